@@ -1,0 +1,75 @@
+# simblas.m4 -- SimBLAS's configure checks, in the manner of hwloc:
+# each optional feature is detected, can be forced with --with/--without,
+# and is reported in the summary at the end of configure.
+
+# SimGrid: libsimblas uses its C API (sg_actor_self, smpi_execute_benched).
+AC_DEFUN([SB_CHECK_SIMGRID], [
+  AC_ARG_WITH([simgrid],
+    [AS_HELP_STRING([--without-simgrid], [build without the SMPI sink (only the null, passthrough and trace modes work)])],
+    [], [with_simgrid=check])
+  sb_have_simgrid=no
+  AS_IF([test "x$with_simgrid" != xno], [
+    PKG_CHECK_MODULES([SIMGRID], [simgrid >= 3.30], [sb_have_simgrid=yes], [
+      AS_IF([test "x$with_simgrid" = xyes],
+        [AC_MSG_ERROR([SimGrid not found: install it with 'apt-get install libsimgrid-dev simgrid' or configure --without-simgrid])])])])
+  AS_IF([test $sb_have_simgrid = yes], [
+    AC_DEFINE([SB_HAVE_SIMGRID], [1], [SMPI sink compiled in])
+    AC_PATH_PROG([SMPIRUN], [smpirun], [])
+    AC_PATH_PROG([SMPICC], [smpicc], [])])
+  AM_CONDITIONAL([HAVE_SIMGRID], [test $sb_have_simgrid = yes])
+  AM_CONDITIONAL([HAVE_SMPIRUN], [test "x$SMPIRUN" != x && test "x$SMPICC" != x])
+])
+
+# The real BLAS that the passthrough and trace modes dlopen at run time
+# (never linked into libsimblas).
+AC_DEFUN([SB_CHECK_BLAS_BACKEND], [
+  AC_ARG_WITH([backend],
+    [AS_HELP_STRING([--with-backend=LIB], [default real BLAS for SIMBLAS_MODE=passthrough (a path or soname; default: OpenBLAS if found)])],
+    [sb_backend=$withval], [sb_backend=])
+  AS_IF([test "x$sb_backend" = x], [
+    AC_MSG_CHECKING([for OpenBLAS as the passthrough backend])
+    for d in /usr/lib/${host_cpu}-linux-gnu/openblas-pthread /usr/lib/${host_cpu}-linux-gnu/openblas-openmp \
+             /usr/lib/${host_cpu}-linux-gnu/openblas-serial /usr/lib64 /usr/lib /usr/local/lib; do
+      AS_IF([test -e "$d/libopenblas.so.0"], [sb_backend="$d/libopenblas.so.0"; break])
+    done
+    AS_IF([test "x$sb_backend" = x], [sb_backend=libopenblas.so.0; AC_MSG_RESULT([not found (will try $sb_backend at run time)])],
+          [AC_MSG_RESULT([$sb_backend])])])
+  AC_DEFINE_UNQUOTED([SB_DEFAULT_BACKEND], ["$sb_backend"], [default backend for passthrough])
+  AC_SUBST([SB_BACKEND], [$sb_backend])
+  AM_CONDITIONAL([HAVE_BACKEND], [test -e "$sb_backend"])
+])
+
+# A system cblas.h lets the compiler check every cblas_ definition.
+AC_DEFUN([SB_CHECK_CBLAS_HEADER], [
+  # netlib's header is the reference (OpenBLAS's differs on cblas_csrot,
+  # cblas_zdrot and cblas_xerbla; test/cblas-proto covers both)
+  sb_cblas_netlib=; sb_cblas_openblas=
+  for h in /usr/include/${host_cpu}-linux-gnu/cblas-netlib.h; do AS_IF([test -f $h], [sb_cblas_netlib=$h]); done
+  AS_IF([test "x$sb_cblas_netlib" != x],
+    [AC_DEFINE_UNQUOTED([SB_SYSTEM_CBLAS_H], ["$sb_cblas_netlib"], [netlib cblas.h to check the definitions against])])
+  for h in /usr/include/${host_cpu}-linux-gnu/cblas-openblas.h /usr/include/${host_cpu}-linux-gnu/openblas-pthread/cblas.h; do
+    AS_IF([test -f $h && test "x$sb_cblas_openblas" = x], [sb_cblas_openblas=$h]); done
+  AC_SUBST([CBLAS_NETLIB_H], [$sb_cblas_netlib])
+  AC_SUBST([CBLAS_OPENBLAS_H], [$sb_cblas_openblas])
+])
+
+# What `make check` uses beyond a C compiler.
+AC_DEFUN([SB_CHECK_TEST_TOOLS], [
+  PKG_CHECK_MODULES([CMOCKA], [cmocka], [sb_have_cmocka=yes], [sb_have_cmocka=no])
+  AM_CONDITIONAL([HAVE_CMOCKA], [test $sb_have_cmocka = yes])
+  AC_PATH_PROG([GFORTRAN], [gfortran], [])
+  AM_CONDITIONAL([HAVE_GFORTRAN], [test "x$GFORTRAN" != x])
+  AC_PATH_PROG([NM], [nm], [nm])
+])
+
+AC_DEFUN([SB_SUMMARY], [
+  echo
+  echo "SimBLAS $PACKAGE_VERSION configured:"
+  echo "  SMPI sink (SimGrid)      : $sb_have_simgrid"
+  echo "  smpirun tests            : ${SMPIRUN:-no (install the simgrid package)}"
+  echo "  passthrough backend      : $sb_backend"
+  echo "  cmocka unit tests        : $sb_have_cmocka"
+  echo "  netlib test programs     : ${GFORTRAN:-no (install gfortran)}"
+  echo "  model installed at       : ${datadir}/simblas/default.model"
+  echo
+])

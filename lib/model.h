@@ -1,0 +1,53 @@
+/*
+ * model.h -- the model core: reads a model file (doc/model-format.md) and
+ * predicts the duration of a call from its canonical shape.  Pure C: no
+ * SimGrid, no BLAS, no GSL.  Read-only once loaded, so one copy serves
+ * every simulated rank.
+ */
+#ifndef SB_MODEL_H
+#define SB_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sb_call.h"
+
+/* the 8 monomials of (m, n, k): bit 0 = m, bit 1 = n, bit 2 = k */
+#define SB_NTERMS 8
+extern const char *const sb_term_names[SB_NTERMS] SB_HIDDEN;
+
+typedef struct sb_coefs {
+  double mu[SB_NTERMS];    /* seconds per unit of each term          */
+  double sigma[SB_NTERMS]; /* standard deviation of the residual      */
+  unsigned char present;   /* the file has a line for this op         */
+  unsigned char has_sigma;
+} sb_coefs;
+
+typedef struct sb_model {
+  char *path;
+  int version;
+  double reference_speed; /* flop/s of the host the model describes */
+  int nsets;
+  char **set_names;      /* set 0 is "node": the default set        */
+  sb_coefs *coefs;       /* nsets * SB_OP_COUNT                     */
+} sb_model;
+
+/* Parse a model file.  On error returns NULL and writes "FILE:LINE: what
+ * is wrong; what to do" into err. */
+SB_HIDDEN sb_model *sb_model_load(const char *path, char *err, size_t errlen);
+SB_HIDDEN sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen);
+SB_HIDDEN void sb_model_free(sb_model *m);
+
+/* index of a set by name, -1 if absent */
+SB_HIDDEN int sb_model_set(const sb_model *m, const char *name);
+
+/* Coefficients for op in set (falling back to set 0); NULL when the file
+ * has no line for the op in either, which means the flop-count fallback. */
+SB_HIDDEN const sb_coefs *sb_model_coefs(const sb_model *m, int set, int op);
+
+/* the mean prediction, finite and >= 0 for any sizes in [0, 2^31) */
+SB_HIDDEN double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c);
+/* standard deviation of the residual (0 without a sigma line) */
+SB_HIDDEN double sb_model_sigma(const sb_coefs *co, const sb_call *c);
+
+#endif

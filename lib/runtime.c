@@ -1,0 +1,340 @@
+/*
+ * runtime.c -- configuration (SIMBLAS_* variables), the model, per-rank
+ * state and the sinks.
+ *
+ * One copy of libsimblas serves every simulated rank: SMPI runs ranks as
+ * user-level contexts of one thread, so thread-local storage does not tell
+ * them apart.  The model is read once and shared read-only; everything
+ * that differs between ranks (random stream, counters, coefficient set)
+ * lives in a record keyed by the rank's actor id.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model.h"
+#include "sb_rt.h"
+#include "simblas.h"
+#include "sink.h"
+
+#ifndef SB_DEFAULT_MODEL
+#define SB_DEFAULT_MODEL "default.model"
+#endif
+#ifndef SB_DEFAULT_BACKEND
+#define SB_DEFAULT_BACKEND "libopenblas.so.0"
+#endif
+
+int sb_mode_now = SB_MODE_UNSET;
+
+static const char *const mode_names[] = {"smpi", "null", "passthrough", "trace"};
+
+static struct {
+  sb_model *model;
+  int noise;
+  uint64_t seed;
+  void *backend;
+  const char *backend_name;
+  void *syms[2 * SB_OP_COUNT];
+  FILE *trace;
+  simblas_hook_fn hook;
+  void *hook_ctx;
+  unsigned char fallback_logged[SB_OP_COUNT];
+} rt;
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static _Noreturn void fatal(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("simblas: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(2);
+}
+
+/* ---- per-rank state ------------------------------------------------------ */
+typedef struct sb_rank {
+  long id;
+  int set; /* coefficient set, -1 until resolved */
+  uint64_t rng;
+  uint64_t calls;
+  double injected;
+} sb_rank;
+
+static sb_rank rank_solo = {0, -1, 0, 0, 0}; /* outside a simulation */
+static sb_rank **ranks;
+static size_t nranks;
+
+static uint64_t splitmix64(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static void rank_seed(sb_rank *r)
+{
+  uint64_t s = rt.seed ^ ((uint64_t)r->id * 0xD1B54A32D192ED03ull);
+  r->rng = splitmix64(&s);
+}
+
+static sb_rank *rank_self(void)
+{
+  if (!sb_smpi_active())
+    return &rank_solo;
+  long id = sb_smpi_rank();
+  if (id < 0)
+    id = 0;
+  if ((size_t)id >= nranks) {
+    size_t n = nranks ? nranks : 64;
+    while (n <= (size_t)id)
+      n *= 2;
+    sb_rank **p = realloc(ranks, n * sizeof *p);
+    if (!p)
+      fatal("out of memory for per-rank state (%zu ranks)", n);
+    memset(p + nranks, 0, (n - nranks) * sizeof *p);
+    ranks = p;
+    nranks = n;
+  }
+  sb_rank *r = ranks[id];
+  if (!r) {
+    if (!(r = calloc(1, sizeof *r)))
+      fatal("out of memory for per-rank state");
+    r->id = id;
+    r->set = -1;
+    rank_seed(r);
+    ranks[id] = r;
+  }
+  return r;
+}
+
+uint64_t sb_rank_random(void) { return splitmix64(&rank_self()->rng); }
+
+static double rank_normal(sb_rank *r)
+{
+  /* Box-Muller on two 53-bit uniforms in (0, 1] */
+  double u1 = ((double)(splitmix64(&r->rng) >> 11) + 1) * 0x1p-53;
+  double u2 = (double)(splitmix64(&r->rng) >> 11) * 0x1p-53;
+  return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+static int rank_set(sb_rank *r)
+{
+  if (r->set >= 0)
+    return r->set;
+  r->set = 0;
+  const char *want = sb_smpi_active() ? sb_smpi_host_set() : getenv("SIMBLAS_SET");
+  if (want && *want) {
+    int s = sb_model_set(rt.model, want);
+    if (s < 0)
+      fprintf(stderr, "simblas: model %s has no coefficient set '%s'; rank %ld uses set 'node'\n", rt.model->path,
+              want, r->id);
+    else
+      r->set = s;
+  }
+  return r->set;
+}
+
+/* ---- initialisation ------------------------------------------------------ */
+static void load_backend(void)
+{
+  const char *name = getenv("SIMBLAS_BACKEND");
+  if (!name || !*name)
+    name = SB_DEFAULT_BACKEND;
+  rt.backend_name = name;
+  rt.backend = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!rt.backend)
+    fatal("SIMBLAS_MODE=%s needs a real BLAS, but '%s' does not load (%s); set SIMBLAS_BACKEND to the path of one, "
+          "e.g. /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+          mode_names[sb_mode_now >= 0 ? sb_mode_now : SB_MODE_PASSTHROUGH], name, dlerror());
+  /* the calibrator measures one thread per core: do the same */
+  void (*set_threads)(int) = (void (*)(int))dlsym(rt.backend, "openblas_set_num_threads");
+  if (set_threads) {
+    const char *t = getenv("SIMBLAS_BACKEND_THREADS");
+    set_threads(t && atoi(t) > 0 ? atoi(t) : 1);
+  }
+}
+
+static void init(void)
+{
+  const char *m = getenv("SIMBLAS_MODE");
+  int mode = SB_MODE_SMPI;
+  if (m && *m) {
+    for (mode = 0; mode < 4 && strcmp(m, mode_names[mode]); mode++)
+      ;
+    if (mode == 4)
+      fatal("SIMBLAS_MODE='%s' is not one of smpi, null, passthrough, trace", m);
+  }
+  if (mode == SB_MODE_SMPI && !sb_smpi_active()) {
+#ifdef SB_HAVE_SIMGRID
+    fatal("SIMBLAS_MODE=smpi (the default) injects times into SimGrid, but this program is not running under "
+          "smpirun; start it with smpirun, or set SIMBLAS_MODE=null (predict only) or SIMBLAS_MODE=passthrough "
+          "(compute with a real BLAS)");
+#else
+    fatal("SIMBLAS_MODE=smpi (the default) needs SimGrid, and this libsimblas was built without it; rebuild with "
+          "libsimgrid-dev installed, or set SIMBLAS_MODE=null or SIMBLAS_MODE=passthrough");
+#endif
+  }
+
+  const char *path = getenv("SIMBLAS_MODEL");
+  if (!path || !*path)
+    path = SB_DEFAULT_MODEL;
+  char err[512];
+  if (!(rt.model = sb_model_load(path, err, sizeof err)))
+    fatal("%s", err);
+
+  const char *noise = getenv("SIMBLAS_NOISE");
+  rt.noise = noise && !strcmp(noise, "1");
+  const char *seed = getenv("SIMBLAS_SEED");
+  rt.seed = seed && *seed ? strtoull(seed, NULL, 0) : 1;
+  rank_seed(&rank_solo);
+
+  sb_mode_now = mode;
+  if (mode >= SB_MODE_PASSTHROUGH)
+    load_backend();
+  if (mode == SB_MODE_TRACE) {
+    const char *tpath = getenv("SIMBLAS_TRACE");
+    if (!tpath || !*tpath)
+      fatal("SIMBLAS_MODE=trace writes a CSV to SIMBLAS_TRACE, which is not set; set SIMBLAS_TRACE=calls.csv");
+    if (!(rt.trace = fopen(tpath, "w")))
+      fatal("cannot write the trace %s: %s; set SIMBLAS_TRACE to a writable path", tpath, strerror(errno));
+    fputs("routine,m,n,k,predicted_s,measured_s,rank,cblas\n", rt.trace);
+  }
+}
+
+int sb_init(void)
+{
+  pthread_once(&init_once, init);
+  return sb_mode_now;
+}
+
+void *sb_backend_sym(int slot, const char *name)
+{
+  void *f = rt.syms[slot];
+  if (__builtin_expect(f == NULL, 0)) {
+    if (!(f = dlsym(rt.backend, name)))
+      fatal("the backend BLAS %s has no %s, so SIMBLAS_MODE=%s cannot run it; pick a backend that has it with "
+            "SIMBLAS_BACKEND, or use SIMBLAS_MODE=null",
+            rt.backend_name, name, mode_names[sb_mode_now]);
+    rt.syms[slot] = f;
+  }
+  return f;
+}
+
+double sb_clock(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the two ends of a call ---------------------------------------------- */
+static const sb_coefs *coefs_for(sb_rank *r, int op)
+{
+  const sb_coefs *co = sb_model_coefs(rt.model, rank_set(r), op);
+  if (!co && !rt.fallback_logged[op]) {
+    rt.fallback_logged[op] = 1;
+    fprintf(stderr,
+            "simblas: model %s has no line for %s; using the flop-count fallback (flops / reference-speed), "
+            "recalibrate to model it\n",
+            rt.model->path, sb_ops[op].name);
+  }
+  return co;
+}
+
+static void notify(const sb_call *c, double predicted, double injected, double measured, long rank)
+{
+  if (rt.hook) {
+    simblas_call pub = {sb_ops[c->op].name, c->iface, c->m, c->n, c->k, predicted, injected, measured, (int)rank};
+    rt.hook(&pub, rt.hook_ctx);
+  }
+}
+
+static long public_rank(const sb_rank *r) { return r == &rank_solo ? 0 : r->id - 1; }
+
+void sb_model_call(sb_call *c)
+{
+  sb_rank *r = rank_self();
+  const sb_coefs *co = coefs_for(r, c->op);
+  double t = sb_model_mean(rt.model, co, c), injected = 0;
+  if (rt.noise && t > 0) {
+    double s = sb_model_sigma(co, c);
+    if (s > 0) {
+      /* lognormal with mean t and standard deviation s */
+      double v = log1p((s / t) * (s / t));
+      t *= exp(sqrt(v) * rank_normal(r) - v / 2);
+    }
+  }
+  if (sb_mode_now == SB_MODE_SMPI && t > 0) {
+    injected = t * rt.model->reference_speed / sb_smpi_host_speed();
+    sb_smpi_execute(injected);
+  }
+  r->calls++;
+  r->injected += injected;
+  notify(c, t, injected, 0, public_rank(r));
+}
+
+void sb_measured(sb_call *c, double seconds)
+{
+  sb_rank *r = rank_self();
+  double predicted = sb_model_mean(rt.model, coefs_for(r, c->op), c);
+  r->calls++;
+  if (rt.trace)
+    fprintf(rt.trace, "%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d\n", sb_ops[c->op].name, (long long)c->m, (long long)c->n,
+            (long long)c->k, predicted, seconds, public_rank(r), c->iface);
+  notify(c, predicted, 0, seconds, public_rank(r));
+}
+
+/* ---- public API ------------------------------------------------------------ */
+void simblas_set_hook(simblas_hook_fn fn, void *ctx)
+{
+  rt.hook = fn;
+  rt.hook_ctx = ctx;
+}
+
+const char *simblas_mode(void) { return mode_names[sb_init()]; }
+
+double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k)
+{
+  sb_init();
+  int op = sb_op_lookup(routine);
+  if (op < 0)
+    return -1;
+  sb_call c = {op, 0, m, n, k};
+  return sb_model_mean(rt.model, sb_model_coefs(rt.model, 0, op), &c);
+}
+
+double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k)
+{
+  sb_init();
+  int op = sb_op_lookup(routine);
+  if (op < 0)
+    return -1;
+  if (sb_computes()) /* the caller computes for real */
+    return 0;
+  sb_call c = {op, 0, m, n, k};
+  sb_rank *r = rank_self();
+  double before = r->injected;
+  sb_model_call(&c);
+  return r->injected - before;
+}
+
+simblas_stats simblas_get_stats(void)
+{
+  sb_init();
+  sb_rank *r = rank_self();
+  simblas_stats s = {r->calls, r->injected};
+  return s;
+}

@@ -1,0 +1,35 @@
+/*
+ * sb_rt.h -- what the generated entry points need from the runtime
+ * (lib/runtime.c): the mode, the backend for passthrough, and the two
+ * ends of a call: sb_model_call() in the modelling modes, sb_measured() after a
+ * real kernel ran.
+ */
+#ifndef SB_RT_H
+#define SB_RT_H
+
+#include "sb_call.h"
+
+enum sb_mode { SB_MODE_UNSET = -1, SB_MODE_SMPI, SB_MODE_NULL, SB_MODE_PASSTHROUGH, SB_MODE_TRACE };
+
+extern int sb_mode_now SB_HIDDEN;
+SB_HIDDEN int sb_init(void);
+
+/* passthrough and trace run the real kernel */
+static inline int sb_computes(void)
+{
+  int m = sb_mode_now;
+  if (__builtin_expect(m == SB_MODE_UNSET, 0))
+    m = sb_init();
+  return m >= SB_MODE_PASSTHROUGH;
+}
+
+/* the backend's symbol for slot (op, or SB_OP_COUNT + op for cblas_);
+ * stops with a clear message when the backend lacks it */
+SB_HIDDEN void *sb_backend_sym(int slot, const char *name);
+SB_HIDDEN double sb_clock(void);
+SB_HIDDEN void sb_model_call(sb_call *c);
+SB_HIDDEN void sb_measured(sb_call *c, double seconds);
+/* the next number of the current rank's stream (SIMBLAS_SEED) */
+SB_HIDDEN uint64_t sb_rank_random(void);
+
+#endif

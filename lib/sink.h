@@ -1,0 +1,22 @@
+/*
+ * sink.h -- the SimGrid side of SimBLAS (sink_smpi.c, the only file that
+ * includes SimGrid headers).  Without SimGrid support compiled in, the
+ * stubs report that no simulation is running.
+ */
+#ifndef SB_SINK_H
+#define SB_SINK_H
+
+#include "sb_call.h"
+
+/* 1 when called from a simulated rank (an SMPI/S4U actor) */
+SB_HIDDEN int sb_smpi_active(void);
+/* a small integer unique to the calling rank (0 outside a simulation) */
+SB_HIDDEN long sb_smpi_rank(void);
+/* speed of the current simulated host, flop/s */
+SB_HIDDEN double sb_smpi_host_speed(void);
+/* the host property selecting a coefficient set, or NULL */
+SB_HIDDEN const char *sb_smpi_host_set(void);
+/* inject seconds of the simulated host */
+SB_HIDDEN void sb_smpi_execute(double seconds);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * sink_smpi.c -- inject predicted durations into SMPI.
+ *
+ * smpi_execute_benched(d) closes SMPI's benchmark block (so SimBLAS's own
+ * CPU time is not charged to the application) and executes d x speed
+ * flops on the current host: d is seconds *of the simulated host*.  The
+ * caller has already scaled the prediction by reference-speed / host speed.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "sink.h"
+
+#ifdef SB_HAVE_SIMGRID
+#include <simgrid/actor.h>
+#include <simgrid/host.h>
+#include <smpi/smpi.h>
+
+int sb_smpi_active(void) { return sg_actor_self() != NULL; }
+long sb_smpi_rank(void) { return sg_actor_self() ? (long)sg_actor_self_get_pid() : 0; }
+double sb_smpi_host_speed(void) { return sg_host_get_speed(sg_host_self()); }
+const char *sb_smpi_host_set(void) { return sg_host_get_property_value(sg_host_self(), "simblas_set"); }
+void sb_smpi_execute(double seconds) { smpi_execute_benched(seconds); }
+#else
+int sb_smpi_active(void) { return 0; }
+long sb_smpi_rank(void) { return 0; }
+double sb_smpi_host_speed(void) { return 1; }
+const char *sb_smpi_host_set(void) { return NULL; }
+void sb_smpi_execute(double seconds) { (void)seconds; }
+#endif

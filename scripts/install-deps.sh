@@ -1,0 +1,69 @@
+#!/bin/sh
+# Install every Debian package SimBLAS needs to build, test, calibrate and
+# simulate HPL.  Idempotent: packages already present are not reinstalled,
+# and apt-get update runs only when something is missing.
+#
+#   scripts/install-deps.sh            build + test dependencies
+#   scripts/install-deps.sh --sources  also fetch the lapack (netlib tests)
+#                                      and hpcc (HPL 2.0) Debian sources
+set -eu
+
+PKGS="build-essential autoconf automake libtool pkg-config gfortran
+      libsimgrid-dev simgrid libhwloc-dev hwloc libcmocka-dev
+      libopenblas-dev libblas-dev libgsl-dev gnuplot-nox
+      valgrind dpkg-dev python3"
+
+want_sources=no
+for a in "$@"; do
+  case "$a" in
+    --sources) want_sources=yes ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "install-deps.sh: run as root or install sudo; missing packages cannot be installed otherwise" >&2
+    exit 1
+  fi
+fi
+
+missing=
+for p in $PKGS; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+updated=no
+apt_update() {
+  if [ "$updated" = no ]; then
+    $SUDO apt-get update -qq
+    updated=yes
+  fi
+}
+
+if [ -n "$missing" ]; then
+  echo "install-deps.sh: installing:$missing"
+  apt_update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+if [ "$want_sources" = yes ]; then
+  # apt-get source needs deb-src entries.  Add them next to the existing deb
+  # entries (deb822 or one-line format) without touching the originals.
+  if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+        $SUDO tee /etc/apt/sources.list.d/simblas-deb-src.sources >/dev/null
+    else
+      grep -hE '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
+        $SUDO tee /etc/apt/sources.list.d/simblas-deb-src.list >/dev/null
+    fi
+    updated=no
+  fi
+  apt_update
+fi
+echo "install-deps.sh: dependencies present"
