@@ -395,8 +395,8 @@ int sb_cchk_symv(sb_call *c, int layout, int uplo, int n, int k, int lda,
   LAYOUT_CHECK(c, layout);
   char u = uplo_char(uplo, rm);
   if (!u) return cerr(c, 2, "Uplo", uplo);
-  return cblas_end(sb_chk_symv(c, &u, &n, k >= 0 ? &k : NULL,
-                               lda >= 0 || k >= 0 ? &lda : NULL, &incx, &incy, q));
+  return cblas_end(sb_chk_symv(c, &u, &n, k != SB_NA ? &k : NULL,
+                               lda != SB_NA ? &lda : NULL, &incx, &incy, q));
 }
 
 int sb_cchk_trmv(sb_call *c, int layout, int uplo, int ta, int diag, int n,
@@ -407,8 +407,8 @@ int sb_cchk_trmv(sb_call *c, int layout, int uplo, int ta, int diag, int n,
   if (!u) return cerr(c, 2, "Uplo", uplo);
   if (!t) return cerr(c, 3, "TransA", ta);
   if (!d) return cerr(c, 4, "Diag", diag);
-  return cblas_end(sb_chk_trmv(c, &u, &t, &d, &n, k >= 0 ? &k : NULL,
-                               lda >= 0 || k >= 0 ? &lda : NULL, &incx));
+  return cblas_end(sb_chk_trmv(c, &u, &t, &d, &n, k != SB_NA ? &k : NULL,
+                               lda != SB_NA ? &lda : NULL, &incx));
 }
 
 int sb_cchk_ger(sb_call *c, int layout, int m, int n, int incx, int incy,
@@ -427,10 +427,10 @@ int sb_cchk_syr(sb_call *c, int layout, int uplo, int n, int incx, int incy,
   char u = uplo_char(uplo, rm);
   if (!u) return cerr(c, 2, "Uplo", uplo);
   /* row-major her2/hpr2 pass y before x (netlib); syr2 keeps the order */
-  int swap = rm && incy != -1 && sb_ops[c->op].stem[0] == 'h';
+  int swap = rm && incy != SB_NA && sb_ops[c->op].stem[0] == 'h';
   int ix = swap ? incy : incx, iy = swap ? incx : incy;
-  return cblas_end(sb_chk_syr(c, &u, &n, &ix, incy != -1 ? &iy : NULL,
-                              lda >= 0 ? &lda : NULL, q));
+  return cblas_end(sb_chk_syr(c, &u, &n, &ix, incy != SB_NA ? &iy : NULL,
+                              lda != SB_NA ? &lda : NULL, q));
 }
 
 int sb_cchk_gemm(sb_call *c, int layout, int ta, int tb, int m, int n, int k,
@@ -478,11 +478,11 @@ int sb_cchk_syrk(sb_call *c, int layout, int uplo, int trans, int n, int k,
   /* netlib: a row-major he* call turns NoTrans into 'C' */
   int herm = sb_ops[c->op].stem[0] == 'h';
   /* netlib: row-major syrk, herk, syr2k report a bad Uplo as 3 */
-  if (!u) return cerr(c, rm && !(herm && ldb >= 0) ? 3 : 2, "Uplo", uplo);
+  if (!u) return cerr(c, rm && !(herm && ldb != SB_NA) ? 3 : 2, "Uplo", uplo);
   t = tr_char(trans, rm);
   if (rm && herm && t == 'T') t = 'C';
   if (!t) return cerr(c, 3, "Trans", trans);
-  return cblas_end(sb_chk_syrk(c, &u, &t, &n, &k, &lda, ldb >= 0 ? &ldb : NULL,
+  return cblas_end(sb_chk_syrk(c, &u, &t, &n, &k, &lda, ldb != SB_NA ? &ldb : NULL,
                                &ldc, alpha0, beta1));
 }
 

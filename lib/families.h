@@ -221,13 +221,14 @@
   const int *n, const T_ *sb, const T_ *x, const int *incx, const T_ *y,       \
       const int *incy
 #define SB_FA_sdsdot n, sb, x, incx, y, incy
-#define SB_FCK_sdsdot(cl, T_) sb_chk_l1(cl, *n, 1, 0)
+/* never a quick return: for n <= 0 reference sdsdot returns sb */
+#define SB_FCK_sdsdot(cl, T_) (sb_chk_l1(cl, *n, 1, 0), SB_GO)
 #define SB_CR_sdsdot(T_, R_) R_
 #define SB_CP_sdsdot(T_, R_, K_)                                               \
   const CBLAS_INT N, const T_ alpha, const T_ *X, const CBLAS_INT incX,        \
       const T_ *Y, const CBLAS_INT incY
 #define SB_CA_sdsdot N, alpha, X, incX, Y, incY
-#define SB_CCK_sdsdot(cl, T_, K_) sb_chk_l1(cl, N, 1, 0)
+#define SB_CCK_sdsdot(cl, T_, K_) (sb_chk_l1(cl, N, 1, 0), SB_GO)
 #define SB_RV_sdsdot VAL
 #define SB_FM_sdsdot(pfx, T_, R_) r_ = sb_finite_f(*sb);
 #define SB_CM_sdsdot(pfx, T_, R_) r_ = sb_finite_f(alpha);
@@ -385,7 +386,7 @@
       SB_CO(K_, T_) Y, const CBLAS_INT incY
 #define SB_CA_symv layout, Uplo, N, alpha, A, lda, X, incX, beta, Y, incY
 #define SB_CCK_symv(cl, T_, K_)                                                \
-  sb_cchk_symv(cl, layout, Uplo, N, -1, lda, incX, incY,                       \
+  sb_cchk_symv(cl, layout, Uplo, N, SB_NA, lda, incX, incY,                       \
                SB_Z(SB_SP(K_, T_, alpha)) && SB_ONE(SB_SP(K_, T_, beta)))
 #define SB_RV_symv VOID
 #define SB_FM_symv SB_NOTHING
@@ -428,7 +429,7 @@
       const CBLAS_INT incY
 #define SB_CA_spmv layout, Uplo, N, alpha, Ap, X, incX, beta, Y, incY
 #define SB_CCK_spmv(cl, T_, K_)                                                \
-  sb_cchk_symv(cl, layout, Uplo, N, -1, -1, incX, incY,                        \
+  sb_cchk_symv(cl, layout, Uplo, N, SB_NA, SB_NA, incX, incY,                        \
                SB_Z(SB_SP(K_, T_, alpha)) && SB_ONE(SB_SP(K_, T_, beta)))
 #define SB_RV_spmv VOID
 #define SB_FM_spmv SB_NOTHING
@@ -448,7 +449,7 @@
       SB_CI(K_, T_) A, const CBLAS_INT lda, SB_CO(K_, T_) X,                   \
       const CBLAS_INT incX
 #define SB_CA_trmv layout, Uplo, TransA, Diag, N, A, lda, X, incX
-#define SB_CCK_trmv(cl, T_, K_) sb_cchk_trmv(cl, layout, Uplo, TransA, Diag, N, -1, lda, incX)
+#define SB_CCK_trmv(cl, T_, K_) sb_cchk_trmv(cl, layout, Uplo, TransA, Diag, N, SB_NA, lda, incX)
 #define SB_RV_trmv VOID
 #define SB_FM_trmv SB_NOTHING
 #define SB_CM_trmv SB_NOTHING
@@ -483,7 +484,7 @@
       const CBLAS_TRANSPOSE TransA, const CBLAS_DIAG Diag, const CBLAS_INT N,  \
       SB_CI(K_, T_) Ap, SB_CO(K_, T_) X, const CBLAS_INT incX
 #define SB_CA_tpmv layout, Uplo, TransA, Diag, N, Ap, X, incX
-#define SB_CCK_tpmv(cl, T_, K_) sb_cchk_trmv(cl, layout, Uplo, TransA, Diag, N, -1, -1, incX)
+#define SB_CCK_tpmv(cl, T_, K_) sb_cchk_trmv(cl, layout, Uplo, TransA, Diag, N, SB_NA, SB_NA, incX)
 #define SB_RV_tpmv VOID
 #define SB_FM_tpmv SB_NOTHING
 #define SB_CM_tpmv SB_NOTHING
@@ -521,7 +522,7 @@
       const R_ alpha, SB_CI(K_, T_) X, const CBLAS_INT incX, SB_CO(K_, T_) A,  \
       const CBLAS_INT lda
 #define SB_CA_syr layout, Uplo, N, alpha, X, incX, A, lda
-#define SB_CCK_syr(cl, T_, K_) sb_cchk_syr(cl, layout, Uplo, N, incX, -1, lda, alpha == 0)
+#define SB_CCK_syr(cl, T_, K_) sb_cchk_syr(cl, layout, Uplo, N, incX, SB_NA, lda, alpha == 0)
 #define SB_RV_syr VOID
 #define SB_FM_syr SB_NOTHING
 #define SB_CM_syr SB_NOTHING
@@ -537,7 +538,7 @@
   const CBLAS_LAYOUT layout, const CBLAS_UPLO Uplo, const CBLAS_INT N,         \
       const R_ alpha, SB_CI(K_, T_) X, const CBLAS_INT incX, SB_CO(K_, T_) Ap
 #define SB_CA_spr layout, Uplo, N, alpha, X, incX, Ap
-#define SB_CCK_spr(cl, T_, K_) sb_cchk_syr(cl, layout, Uplo, N, incX, -1, -1, alpha == 0)
+#define SB_CCK_spr(cl, T_, K_) sb_cchk_syr(cl, layout, Uplo, N, incX, SB_NA, SB_NA, alpha == 0)
 #define SB_RV_spr VOID
 #define SB_FM_spr SB_NOTHING
 #define SB_CM_spr SB_NOTHING
@@ -575,7 +576,7 @@
       SB_CI(K_, T_) Y, const CBLAS_INT incY, SB_CO(K_, T_) Ap
 #define SB_CA_spr2 layout, Uplo, N, alpha, X, incX, Y, incY, Ap
 #define SB_CCK_spr2(cl, T_, K_)                                                \
-  sb_cchk_syr(cl, layout, Uplo, N, incX, incY, -1, SB_Z(SB_SP(K_, T_, alpha)))
+  sb_cchk_syr(cl, layout, Uplo, N, incX, incY, SB_NA, SB_Z(SB_SP(K_, T_, alpha)))
 #define SB_RV_spr2 VOID
 #define SB_FM_spr2 SB_NOTHING
 #define SB_CM_spr2 SB_NOTHING
@@ -670,7 +671,7 @@
       SB_CS(K_, T_) beta, SB_CO(K_, T_) C, const CBLAS_INT ldc
 #define SB_CA_syrk layout, Uplo, Trans, N, K, alpha, A, lda, beta, C, ldc
 #define SB_CCK_syrk(cl, T_, K_)                                                \
-  sb_cchk_syrk(cl, layout, Uplo, Trans, N, K, lda, -1, ldc,                    \
+  sb_cchk_syrk(cl, layout, Uplo, Trans, N, K, lda, SB_NA, ldc,                    \
                SB_Z(SB_SP(K_, T_, alpha)), SB_ONE(SB_SP(K_, T_, beta)))
 #define SB_RV_syrk VOID
 #define SB_FM_syrk SB_NOTHING
@@ -691,7 +692,7 @@
       SB_CO(K_, T_) C, const CBLAS_INT ldc
 #define SB_CA_herk SB_CA_syrk
 #define SB_CCK_herk(cl, T_, K_)                                                \
-  sb_cchk_syrk(cl, layout, Uplo, Trans, N, K, lda, -1, ldc, alpha == 0,        \
+  sb_cchk_syrk(cl, layout, Uplo, Trans, N, K, lda, SB_NA, ldc, alpha == 0,        \
                beta == 1)
 #define SB_RV_herk VOID
 #define SB_FM_herk SB_NOTHING

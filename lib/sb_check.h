@@ -63,7 +63,9 @@ SB_CHK sb_chk_matcopy(sb_call *c, const char *order, const char *trans,
                       const int *rows, const int *cols, const int *lda,
                       const int *ldb, int inplace);
 
-/* CBLAS forms; -1 for a size the routine does not have */
+/* CBLAS forms; SB_NA for a size the routine does not have */
+#include <limits.h>
+#define SB_NA INT_MIN
 SB_CHK sb_cchk_gemv(sb_call *c, int layout, int ta, int m, int n, int lda,
                     int incx, int incy, int q);
 SB_CHK sb_cchk_gbmv(sb_call *c, int layout, int ta, int m, int n, int kl,
