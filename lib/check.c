@@ -11,6 +11,9 @@
 #include "sb_check.h"
 #include "simblas.h"
 
+/* netlib's prototype (lib/xerbla.c) */
+void cblas_xerbla(int p, const char *rout, const char *form, ...);
+
 /* CBLAS enum values (cblas.h) */
 enum { ROW = 101, COL = 102 };
 enum { NOTR = 111, TR = 112, CTR = 113 };

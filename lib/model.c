@@ -113,7 +113,7 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
   sb_model *m = calloc(1, sizeof *m);
   char *buf = NULL;
   size_t cap = 0;
-  int line = 0, set = -1, ok = 0;
+  int line = 0, set = -1, ok = 0, ended = 0;
   if (!m || !(m->path = strdup(name)) || add_set(m, "node") != 0) {
     seterr(err, errlen, name, 0, "out of memory");
     goto out;
@@ -126,6 +126,10 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
     char *save = NULL, *key = strtok_r(buf, " \t\r\n", &save);
     if (!key)
       continue;
+    if (ended) {
+      seterr(err, errlen, name, line, "text after the 'end' line; remove it or regenerate the model");
+      goto out;
+    }
     /* the rest of the line, without the newline */
     char *rest = save ? save + strspn(save, " \t") : NULL;
     if (rest)
@@ -153,7 +157,9 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
       m->version = (int)v;
       continue;
     }
-    if (!strcmp(key, "reference-speed")) {
+    if (!strcmp(key, "end")) {
+      ended = 1;
+    } else if (!strcmp(key, "reference-speed")) {
       char *end;
       double v = rest ? strtod(rest, &end) : 0;
       if (!rest || end == rest || !(v > 0) || !isfinite(v)) {
@@ -213,6 +219,10 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
   }
   if (!m->version) {
     seterr(err, errlen, name, 0, "empty model file (truncated?); regenerate it with simblas-calibrate");
+    goto out;
+  }
+  if (!ended) {
+    seterr(err, errlen, name, 0, "truncated model file: no 'end' line; regenerate it with simblas-calibrate");
     goto out;
   }
   if (!(m->reference_speed > 0)) {

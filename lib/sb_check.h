@@ -18,8 +18,6 @@
 
 #define SB_CHK SB_HIDDEN int
 
-/* netlib's prototype (lib/xerbla.c) */
-void cblas_xerbla(int p, const char *rout, const char *form, ...);
 
 SB_CHK sb_chk_scalar(sb_call *c);
 SB_CHK sb_chk_l1(sb_call *c, int n, int inc, int quick);

@@ -31,5 +31,6 @@ int main(void)
     double speed = term == 7 ? SPEED : MEMBOUND_SPEED;
     printf("%-10s %s=%.6g 1=%g\n", sb_ops[op].name, sb_term_names[term], coef / speed, OVERHEAD);
   }
+  printf("end\n");
   return 0;
 }

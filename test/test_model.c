@@ -1,0 +1,193 @@
+/*
+ * test_model.c -- the model core alone (no SimGrid, no libsimblas): the
+ * parser's errors name the file and line, predictions are finite and
+ * >= 0 for any sizes, sets and the flop-count fallback behave as
+ * doc/model-format.md says.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+
+/* cmocka 1.1 has no assert_close */
+#define assert_close(a, b, tol) assert_close_((a), (b), (tol), #a, __FILE__, __LINE__)
+static void assert_close_(double a, double b, double tol, const char *what, const char *file, int line)
+{
+  if (!(fabs(a - b) <= tol))
+    fail_msg("%s:%d: %s = %.17g, expected %.17g", file, line, what, a, b);
+}
+
+static sb_model *parse(const char *text, char *err, size_t errlen)
+{
+  FILE *f = fmemopen((void *)text, strlen(text), "r");
+  assert_non_null(f);
+  sb_model *m = sb_model_parse(f, "test.model", err, errlen);
+  fclose(f);
+  return m;
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+  char err[512] = "";
+  sb_model *m = parse(text, err, sizeof err);
+  if (m || !strstr(err, needle))
+    fail_msg("expected an error containing \"%s\", got %s \"%s\"", needle, m ? "a model and" : "", err);
+}
+
+static const char *good = "simblas-model 1\n"
+                          "# a comment\n"
+                          "meta machine \"test box\"\n"
+                          "reference-speed 2e10\n"
+                          "set node\n"
+                          "dgemm mnk=1e-10 mn=2e-9 1=1e-6 | mnk=1e-12\n"
+                          "daxpy n=1e-9 1=5e-7\n"
+                          "set core1\n"
+                          "dgemm mnk=2e-10\n"
+                          "end\n";
+
+static sb_call call(const char *name, int64_t m, int64_t n, int64_t k)
+{
+  sb_call c = {sb_op_lookup(name), 0, m, n, k};
+  assert_true(c.op >= 0);
+  return c;
+}
+
+static void test_good_file(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = parse(good, err, sizeof err);
+  assert_non_null(m);
+  assert_true(m->reference_speed == 2e10);
+  sb_call c = call("dgemm", 10, 20, 30);
+  const sb_coefs *co = sb_model_coefs(m, 0, c.op);
+  assert_non_null(co);
+  assert_close(sb_model_mean(m, co, &c), 1e-10 * 6000 + 2e-9 * 200 + 1e-6, 1e-18);
+  assert_close(sb_model_sigma(co, &c), 1e-12 * 6000, 1e-20);
+  /* per-core set overrides; a routine missing there falls back to node */
+  int s1 = sb_model_set(m, "core1");
+  assert_int_equal(s1, 1);
+  assert_close(sb_model_mean(m, sb_model_coefs(m, s1, c.op), &c), 2e-10 * 6000, 1e-18);
+  sb_call a = call("daxpy", 0, 1000, 0);
+  assert_ptr_equal(sb_model_coefs(m, s1, a.op), sb_model_coefs(m, 0, a.op));
+  assert_int_equal(sb_model_set(m, "core7"), -1);
+  sb_model_free(m);
+}
+
+static void test_fallback_is_flops_over_speed(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = parse(good, err, sizeof err);
+  sb_call c = call("ztrsm", 100, 200, 100);
+  assert_null(sb_model_coefs(m, 0, c.op));
+  /* trsm: m*n*k flops (k = order of the triangle), complex x4 */
+  assert_close(sb_model_mean(m, NULL, &c), 4.0 * 100 * 200 * 100 / 2e10, 1e-15);
+  sb_model_free(m);
+}
+
+static void test_extreme_sizes(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = parse("simblas-model 1\nreference-speed 1e9\n"
+                      "dgemm mnk=1e-300 mn=-5 1=-1\n"
+                      "dtrsm mnk=1e300\nend\n",
+                      err, sizeof err);
+  assert_non_null(m);
+  const int64_t big = 2147483647;
+  for (int op = 0; op < SB_OP_COUNT; op++) {
+    sb_call c = {op, 0, big, big, big};
+    double t = sb_model_mean(m, sb_model_coefs(m, 0, op), &c);
+    if (!isfinite(t) || t < 0)
+      fail_msg("%s: prediction %g at 2^31-1", sb_ops[op].name, t);
+    sb_call z = {op, 0, 0, 0, 0};
+    t = sb_model_mean(m, sb_model_coefs(m, 0, op), &z);
+    if (!isfinite(t) || t < 0)
+      fail_msg("%s: prediction %g at 0", sb_ops[op].name, t);
+  }
+  /* negative fits are clamped to 0, huge ones stay finite */
+  sb_call g = call("dgemm", 1, 1, 1);
+  assert_true(sb_model_mean(m, sb_model_coefs(m, 0, g.op), &g) == 0);
+  sb_call t = call("dtrsm", big, big, big);
+  assert_true(isfinite(sb_model_mean(m, sb_model_coefs(m, 0, t.op), &t)));
+  sb_model_free(m);
+}
+
+static void test_malformed(void **state)
+{
+  (void)state;
+  expect_error("", "test.model: empty model file");
+  expect_error("dgemm mnk=1\n", "test.model:1: not a SimBLAS model file");
+  expect_error("simblas-model 99\n", "test.model:1: model format 99 is newer");
+  expect_error("simblas-model 1\nreference-speed -3\n", "test.model:2: reference-speed needs a positive");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgem mnk=1\n", "test.model:3: unknown routine 'dgem'");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm mnq=1\n", "test.model:3: unknown term 'mnq'");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm mnk=abc\n", "test.model:3: coefficient 'abc'");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm mnk=1e999\n", "test.model:3: coefficient");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm mnk\n", "test.model:3: 'mnk' in the line of dgemm");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm\n", "test.model:3: dgemm has no TERM");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm 1=1\ndgemm 1=2\n", "test.model:4: second line for dgemm");
+  expect_error("simblas-model 1\nreference-speed 1e9\nset\n", "test.model:3: 'set' needs a name");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm 1=1\n", "test.model: truncated model file");
+  expect_error("simblas-model 1\nreference-speed 1e9\nend\ndgemm 1=1\n", "test.model:4: text after the 'end'");
+  expect_error("simblas-model 1\nend\n", "no 'reference-speed' line");
+}
+
+static void test_truncated(void **state)
+{
+  (void)state;
+  /* cut a good file at every byte: never crashes, and a file cut before
+   * its 'end' line is refused as truncated */
+  size_t len = strlen(good);
+  char *buf = malloc(len + 1);
+  for (size_t cut = 0; cut < len; cut++) {
+    memcpy(buf, good, cut);
+    buf[cut] = '\0';
+    char err[512] = "";
+    sb_model *m = parse(buf, err, sizeof err);
+    if (cut < len - 1) { /* "end" without its newline is complete */
+      if (m)
+        fail_msg("cut at %zu accepted", cut);
+      assert_true(strstr(err, "test.model") != NULL);
+    }
+    sb_model_free(m);
+  }
+  free(buf);
+}
+
+static void test_missing_file(void **state)
+{
+  (void)state;
+  char err[512];
+  assert_null(sb_model_load("/nonexistent/simblas.model", err, sizeof err));
+  assert_non_null(strstr(err, "/nonexistent/simblas.model"));
+  assert_non_null(strstr(err, "SIMBLAS_MODEL"));
+}
+
+static void test_every_op_has_a_key(void **state)
+{
+  (void)state;
+  for (int op = 0; op < SB_OP_COUNT; op++)
+    assert_int_equal(sb_op_lookup(sb_ops[op].name), op);
+  assert_int_equal(sb_op_lookup("dgemm_"), -1);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_good_file),    cmocka_unit_test(test_fallback_is_flops_over_speed),
+      cmocka_unit_test(test_extreme_sizes), cmocka_unit_test(test_malformed),
+      cmocka_unit_test(test_truncated),     cmocka_unit_test(test_missing_file),
+      cmocka_unit_test(test_every_op_has_a_key),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
