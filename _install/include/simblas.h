@@ -1,0 +1,73 @@
+/*
+ * simblas.h -- public API of SimBLAS, the BLAS that predicts instead of
+ * computing.  The BLAS routines themselves need no header of ours: use
+ * your usual cblas.h, or Fortran.  This header adds what only SimBLAS has.
+ */
+#ifndef SIMBLAS_H
+#define SIMBLAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SIMBLAS_VERSION_MAJOR 0
+#define SIMBLAS_VERSION_MINOR 1
+#define SIMBLAS_MODEL_FORMAT 1 /* the model-file version this library reads */
+
+/* ---- what happened in one BLAS call -------------------------------------- */
+typedef struct simblas_call {
+  const char *routine; /* "dgemm", "ctrsm", ... (the model-file key)   */
+  int cblas;           /* 1 when entered through cblas_*                */
+  int64_t m, n, k;     /* canonical column-major sizes, 0 when unused   */
+  double predicted_s;  /* model prediction on the reference host        */
+  double injected_s;   /* what the sink was asked to inject on the
+                          current host (after host-speed scaling and
+                          noise); 0 in the passthrough and trace modes */
+  double measured_s;   /* passthrough/trace: the real kernel time       */
+  int rank;            /* simulated rank (0 outside smpirun)            */
+} simblas_call;
+
+/* Called after every BLAS call that passed its argument checks and did not
+ * quick-return, in every mode.  One hook per process; NULL removes it. */
+typedef void (*simblas_hook_fn)(const simblas_call *call, void *ctx);
+void simblas_set_hook(simblas_hook_fn fn, void *ctx);
+
+/* "smpi", "null", "passthrough" or "trace" (initialises the library). */
+const char *simblas_mode(void);
+
+/* Predict a kernel's duration in seconds on the model's reference host,
+ * from the default coefficient set.  routine is a model-file key
+ * ("dgemm"); returns a negative value for an unknown routine. */
+double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k);
+
+/* Predict and inject through the active sink, as a BLAS call would:
+ * for kernels that are not BLAS (HPL's dlaswp, dlacpy ...) whose model
+ * rows the calibrator provides.  Returns the injected seconds, or a
+ * negative value for an unknown routine. */
+double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k);
+
+/* Per-rank counters: calls modelled and seconds injected so far. */
+typedef struct simblas_stats {
+  uint64_t calls;
+  double injected_s;
+} simblas_stats;
+simblas_stats simblas_get_stats(void);
+
+/* ---- netlib error handling, exported as reference BLAS/CBLAS do ---------- */
+void xerbla_(const char *srname, const int *info, size_t srname_len);
+void xerbla_array_(const char *srname_array, const int *srname_len,
+                   const int *info, size_t array_len);
+int lsame_(const char *ca, const char *cb, size_t la, size_t lb);
+/* cblas_xerbla(int p, const char *rout, const char *form, ...) is exported
+ * too; it is declared by cblas.h (OpenBLAS's header and netlib's disagree
+ * on its const qualifiers, so it is not redeclared here). */
+extern int CBLAS_CallFromC;
+extern int RowMajorStrg;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,46 @@
+#!/bin/sh
+# The whole test suite, on a fresh Debian 12 machine (as root), from the
+# repository: installs what is missing, builds twice and tests:
+#   1. with -fsanitize=address,undefined: make check
+#   2. a plain build: make distcheck (builds the tarball, installs it into
+#      a staging prefix and runs make check there)
+# Usage: scripts/run-tests.sh            (CI runs exactly this)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+sh scripts/install-deps.sh --sources
+./autogen.sh > /dev/null 2>&1 || ./autogen.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+start=$(date +%s)
+
+echo "== sanitizer build (address, undefined) =="
+rm -rf _build/asan && mkdir -p _build/asan && cd _build/asan
+san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+"$top/configure" -q CFLAGS="-O1 -g $san" LDFLAGS="$san"
+make -j"$jobs" > build.log 2>&1 || { tail -50 build.log; exit 1; }
+# programs that are not instrumented (gfortran test programs, smpirun's
+# smpimain) load libsimblas: preload the sanitizer runtimes for them
+LD_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)"
+ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:abort_on_error=1
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS
+status=0
+make -j"$jobs" check || status=$?
+unset LD_PRELOAD
+if [ $status -ne 0 ]; then
+  for f in test/*.log test/*/*.log; do
+    case "$f" in *test-suite.log) continue ;; esac
+    grep -q '^FAIL\|^ERROR' "${f%.log}.trs" 2>/dev/null && { echo "---- $f"; tail -40 "$f"; }
+  done
+  exit $status
+fi
+cd "$top"
+
+echo "== plain build: make distcheck =="
+rm -rf _build/plain && mkdir -p _build/plain && cd _build/plain
+"$top/configure" -q
+make -j"$jobs" > build.log 2>&1 || { tail -50 build.log; exit 1; }
+make -j"$jobs" distcheck > distcheck.log 2>&1 || { grep -E '^(PASS|FAIL|ERROR|SKIP)' distcheck.log; tail -60 distcheck.log; exit 1; }
+grep -E '^(PASS|FAIL|ERROR|SKIP|#)' distcheck.log
+grep -A2 'archives ready for distribution' distcheck.log || true
+echo "test suite: $(( $(date +%s) - start )) s"
