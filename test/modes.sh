@@ -1,0 +1,62 @@
+#!/bin/sh
+# The modes and the configuration errors of libsimblas, outside smpirun:
+# trace CSV, noise reproducibility and mean, and the one-line errors for a
+# bad SIMBLAS_MODE, a missing model, a missing backend, smpi without smpirun.
+set -u
+prog=${SB_BUILDDIR:-.}/test/modes_prog
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+
+# -- trace: header, one row per call, real measured times
+if SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/t.csv "$prog" 3 > /dev/null 2>&1; then
+  head -1 "$tmp/t.csv" | grep -q '^routine,m,n,k,predicted_s,measured_s' && ok "trace header" || ko "trace header: $(head -1 "$tmp/t.csv")"
+  rows=$(($(wc -l < "$tmp/t.csv") - 1))
+  [ "$rows" -eq 6 ] && ok "trace has one row per call (6)" || ko "trace rows: $rows, expected 6"
+  awk -F, 'NR > 1 && !($6 > 0) { bad = 1 } END { exit bad }' "$tmp/t.csv" && ok "trace measured_s > 0" || ko "trace measured_s"
+  grep -q '^dgemm,64,48,32,' "$tmp/t.csv" && ok "trace sizes" || ko "trace sizes: $(sed -n 2p "$tmp/t.csv")"
+  grep -q '^daxpy,0,1000,0,' "$tmp/t.csv" && ok "trace unused sizes are 0" || ko "trace level-1 row: $(sed -n 3p "$tmp/t.csv")"
+else
+  ko "trace mode run failed"
+fi
+
+# -- noise: a model with sigma
+cat > "$tmp/noisy.model" <<M
+simblas-model 1
+reference-speed 1e10
+dgemm mnk=1e-10 | mnk=2e-11
+end
+M
+run_noise() { SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/noisy.model SIMBLAS_NOISE=1 SIMBLAS_SEED=$1 "$prog" "$2" 2>/dev/null | awk '$1 == "dgemm" { print $5 }'; }
+run_noise 7 20 > "$tmp/a"; run_noise 7 20 > "$tmp/b"; run_noise 8 20 > "$tmp/c"
+cmp -s "$tmp/a" "$tmp/b" && ok "noise: same seed, same durations" || ko "noise: same seed differs"
+cmp -s "$tmp/a" "$tmp/c" && ko "noise: different seeds give the same durations" || ok "noise: another seed, other durations"
+[ "$(sort -u "$tmp/a" | wc -l)" -gt 15 ] && ok "noise: durations vary" || ko "noise: durations do not vary"
+# mean and standard deviation over 20000 draws: mu = 1e-10*64*48*32, sigma = mu/5
+run_noise 1 20000 | awk -v mu=9.8304e-6 '{ s += $1; q += $1 * $1; n++; if ($1 <= 0) neg++ }
+  END { m = s / n; sd = sqrt(q / n - m * m);
+        printf "noise: mean %.4g (model %.4g), sd %.3g (model %.3g)\n", m, mu, sd, mu / 5;
+        exit !(neg == 0 && m > 0.99 * mu && m < 1.01 * mu && sd > 0.9 * mu / 5 && sd < 1.1 * mu / 5) }' \
+  && ok "noise: mean and sigma as modelled, all positive" || ko "noise: mean or sigma off"
+SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/noisy.model "$prog" 5 2>/dev/null | awk '$1 == "dgemm"' | sort -u | wc -l | grep -qx 1 \
+  && ok "no noise without SIMBLAS_NOISE" || ko "durations vary without SIMBLAS_NOISE"
+
+# -- configuration errors: one line naming the problem and the remedy, exit 2
+expect_error() { # what, pattern, env...
+  what=$1 pat=$2; shift 2
+  out=$(env "$@" "$prog" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 2 ] && echo "$out" | grep -q "$pat" && [ "$(echo "$out" | wc -l)" -eq 1 ]; then ok "$what"
+  else ko "$what: rc=$rc, message: $out"; fi
+}
+expect_error "bad SIMBLAS_MODE" "SIMBLAS_MODE='fast' is not one of" SIMBLAS_MODE=fast
+expect_error "missing model" "/nonexistent.model.*SIMBLAS_MODEL" SIMBLAS_MODE=null SIMBLAS_MODEL=/nonexistent.model
+expect_error "missing backend" "SIMBLAS_BACKEND" SIMBLAS_MODE=passthrough SIMBLAS_BACKEND=/nonexistent/libblas.so
+expect_error "trace without SIMBLAS_TRACE" "SIMBLAS_TRACE" SIMBLAS_MODE=trace SIMBLAS_TRACE=
+expect_error "smpi mode outside smpirun" "SIMBLAS_MODE" SIMBLAS_MODE=smpi
+env -u SIMBLAS_MODE "$prog" > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && ok "default mode outside smpirun stops cleanly (rc 2)" || ko "default mode outside smpirun: rc $rc"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
