@@ -176,7 +176,7 @@ int sb_chk_gemm(sb_call *c, const char *ta, const char *tb, const int *m,
   int nota = is(ta, 'N'), notb = is(tb, 'N');
   int nrowa = nota ? *m : *k, nrowb = notb ? *k : *n, info = 0;
   /* OpenBLAS's gemm3m accepts a leading dimension of 0 for empty matrices */
-  int lo = strcmp(sb_ops[c->op].stem, "gemm3m") ? 1 : 0;
+  int lo = c->op == SB_OP_cgemm3m || c->op == SB_OP_zgemm3m ? 0 : 1;
 #define imax1(x) ((x) > lo ? (x) : lo)
   if (!nota && !is(ta, 'C') && !is(ta, 'T')) info = 1;
   else if (!notb && !is(tb, 'C') && !is(tb, 'T')) info = 2;

@@ -144,7 +144,7 @@ run_platform() {
   # TMPDIR: where smpirun puts the per-rank copies of the program (its
   # -tmpdir option is broken in 3.32: it shifts one argument only)
   # shellcheck disable=SC2086
-  ( cd "$WORK" && TMPDIR=$WORK exec timeout -k 5 60 smpirun -np 2 -platform "$WORK/$name.xml" \
+  ( cd "$WORK" && exec env TMPDIR="$WORK" timeout -k 5 60 smpirun -np 2 -platform "$WORK/$name.xml" \
       -hostfile "$WORK/hostfile" $SMPI_FLAGS --log=root.thres:warning "$WORK/timing" "$REF" "$speed" ) \
     >"$out" 2>"$log" || rc=$?
   if [ "$rc" -ne 0 ]; then
@@ -274,7 +274,7 @@ if "$CC" -o "$WORK/nompi" "$WORK/nompi.c" $LINK >"$WORK/nompi-build.log" 2>&1; t
     echo "outside smpirun, SIMBLAS_MODE unset: exit status $rc, \"${msg:0:110}...\""
   fi
   rc=0
-  { ( cd "$WORK" && SIMBLAS_MODE=null exec timeout -k 5 30 ./nompi ) >"$WORK/nompi.out" 2>"$WORK/nompi.err"; } 2>/dev/null || rc=$?
+  { ( cd "$WORK" && exec env SIMBLAS_MODE=null timeout -k 5 30 ./nompi ) >"$WORK/nompi.out" 2>"$WORK/nompi.err"; } 2>/dev/null || rc=$?
   if [ "$rc" -eq 0 ] && grep -q 'dgemm_ returned' "$WORK/nompi.out"; then
     ok
     echo "outside smpirun, SIMBLAS_MODE=null: runs (exit status 0)"
