@@ -70,6 +70,7 @@ AC_DEFUN([SB_SUMMARY], [
   echo "  passthrough backend      : $sb_backend"
   echo "  cmocka unit tests        : $sb_have_cmocka"
   echo "  netlib test programs     : ${GFORTRAN:-no (install gfortran)}"
-  echo "  model installed at       : ${datadir}/simblas/default.model"
+  sb_pkgdatadir=$(eval eval echo "${datadir}/simblas")
+  echo "  model installed at       : $sb_pkgdatadir/default.model"
   echo
 ])

@@ -44,3 +44,9 @@ make -j"$jobs" distcheck > distcheck.log 2>&1 || { grep -E '^(PASS|FAIL|ERROR|SK
 grep -E '^(PASS|FAIL|ERROR|SKIP|#)' distcheck.log
 grep -A2 'archives ready for distribution' distcheck.log || true
 echo "test suite: $(( $(date +%s) - start )) s"
+# one closing line over both builds
+p1=$(cat "$top"/_build/asan/test/*.trs | grep -c '^:test-result: PASS' || true)
+f1=$(cat "$top"/_build/asan/test/*.trs | grep -c '^:test-result: \(FAIL\|ERROR\)' || true)
+p2=$(awk '/^# PASS:/ { s += $3 } END { print s + 0 }' distcheck.log)
+f2=$(awk '/^# (FAIL|ERROR):/ { s += $3 } END { print s + 0 }' distcheck.log)
+echo "$((p1 + p2)) passed, $((f1 + f2)) failed"
