@@ -39,6 +39,24 @@ AC_DEFUN([SB_CHECK_BLAS_BACKEND], [
   AM_CONDITIONAL([HAVE_BACKEND], [test -e "$sb_backend"])
 ])
 
+# The calibrator: hwloc (cores, pinning), GSL (least squares), the real
+# BLAS it measures (dlopened: never linked into libsimblas), gnuplot.
+AC_DEFUN([SB_CHECK_CALIBRATOR], [
+  AC_ARG_WITH([calibration-blas],
+    [AS_HELP_STRING([--with-calibration-blas=LIB], [the real BLAS simblas-calibrate measures: a shared library path or soname (default: OpenBLAS, run single-threaded)])],
+    [sb_calblas=$withval], [sb_calblas=$sb_backend])
+  AC_DEFINE_UNQUOTED([SB_CALIBRATION_BLAS], ["$sb_calblas"], [BLAS measured by simblas-calibrate])
+  PKG_CHECK_MODULES([HWLOC], [hwloc], [sb_have_hwloc=yes], [sb_have_hwloc=no])
+  PKG_CHECK_MODULES([GSL], [gsl], [sb_have_gsl=yes], [sb_have_gsl=no])
+  sb_calibrator=no
+  AS_IF([test $sb_have_hwloc = yes && test $sb_have_gsl = yes], [sb_calibrator=yes],
+        [AC_MSG_WARN([simblas-calibrate will not be built: install libhwloc-dev and libgsl-dev])])
+  AM_CONDITIONAL([HAVE_CALIBRATOR], [test $sb_calibrator = yes])
+  AC_PATH_PROG([GNUPLOT], [gnuplot], [])
+  AC_DEFINE_UNQUOTED([SB_GNUPLOT], ["$GNUPLOT"], [gnuplot for the calibration report])
+  AC_SUBST([SB_CALBLAS], [$sb_calblas])
+])
+
 # A system cblas.h lets the compiler check every cblas_ definition.
 AC_DEFUN([SB_CHECK_CBLAS_HEADER], [
   # netlib's header is the reference (OpenBLAS's differs on cblas_csrot,
@@ -68,6 +86,8 @@ AC_DEFUN([SB_SUMMARY], [
   echo "  SMPI sink (SimGrid)      : $sb_have_simgrid"
   echo "  smpirun tests            : ${SMPIRUN:-no (install the simgrid package)}"
   echo "  passthrough backend      : $sb_backend"
+  echo "  simblas-calibrate        : $sb_calibrator (measures $sb_calblas)"
+  echo "  calibration figures      : ${GNUPLOT:-no (install gnuplot; figures are skipped)}"
   echo "  cmocka unit tests        : $sb_have_cmocka"
   echo "  netlib test programs     : ${GFORTRAN:-no (install gfortran)}"
   sb_pkgdatadir=$(eval eval echo "${datadir}/simblas")

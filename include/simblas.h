@@ -40,7 +40,8 @@ const char *simblas_mode(void);
 
 /* Predict a kernel's duration in seconds on the model's reference host,
  * from the default coefficient set.  routine is a model-file key
- * ("dgemm"); returns a negative value for an unknown routine. */
+ * ("dgemm", or "dtrsm.right" for the Right-side form); returns a negative
+ * value for an unknown routine. */
 double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k);
 
 /* Predict and inject through the active sink, as a BLAS call would:

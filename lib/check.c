@@ -226,6 +226,7 @@ int sb_chk_symm(sb_call *c, const char *side, const char *uplo, const int *m,
   else if (*ldc < imax1(*m)) info = 12;
   if (info) return err(c, info);
   shape(c, *m, *n, nrowa); /* k: order of the symmetric matrix */
+  c->variant = !left;
   return (*m == 0 || *n == 0 || q) ? SB_QUICK : SB_GO;
 }
 
@@ -268,6 +269,7 @@ int sb_chk_trmm(sb_call *c, const char *side, const char *uplo,
   else if (*ldb < imax1(*m)) info = 11;
   if (info) return err(c, info);
   shape(c, *m, *n, nrowa); /* k: order of the triangular matrix */
+  c->variant = !left;
   return (*m == 0 || *n == 0) ? SB_QUICK : SB_GO;
 }
 

@@ -64,11 +64,12 @@ static int add_set(sb_model *m, const char *name)
   if (!names)
     return -1;
   m->set_names = names;
-  sb_coefs *co = realloc(m->coefs, sizeof *co * SB_OP_COUNT * (size_t)(m->nsets + 1));
+  const size_t per = (size_t)SB_NVARIANTS * SB_OP_COUNT;
+  sb_coefs *co = realloc(m->coefs, sizeof *co * per * (size_t)(m->nsets + 1));
   if (!co)
     return -1;
   m->coefs = co;
-  memset(co + (size_t)m->nsets * SB_OP_COUNT, 0, sizeof *co * SB_OP_COUNT);
+  memset(co + (size_t)m->nsets * per, 0, sizeof *co * per);
   if (!(names[m->nsets] = strdup(name)))
     return -1;
   return m->nsets++;
@@ -181,7 +182,7 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
         goto out;
       }
     } else {
-      int op = sb_op_lookup(key);
+      int variant = 0, op = sb_model_key(key, &variant);
       if (op < 0) {
         seterr(err, errlen, name, line,
                "unknown routine '%s'; a line starts with a routine name (dgemm, ztrsm, ...) or one of "
@@ -191,7 +192,7 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
       }
       if (set < 0)
         set = 0;
-      sb_coefs *co = &m->coefs[(size_t)set * SB_OP_COUNT + (size_t)op];
+      sb_coefs *co = &m->coefs[((size_t)set * SB_NVARIANTS + (size_t)variant) * SB_OP_COUNT + (size_t)op];
       if (co->present) {
         seterr(err, errlen, name, line, "second line for %s in set '%s'; keep one", key, m->set_names[set]);
         goto out;
@@ -251,15 +252,46 @@ sb_model *sb_model_load(const char *path, char *err, size_t errlen)
   return m;
 }
 
-const sb_coefs *sb_model_coefs(const sb_model *m, int set, int op)
+int sb_model_key(const char *key, int *variant)
 {
-  const sb_coefs *co = NULL;
-  if (set > 0 && set < m->nsets)
-    co = &m->coefs[(size_t)set * SB_OP_COUNT + (size_t)op];
-  if (!co || !co->present)
-    co = &m->coefs[op];
+  size_t len = strlen(key), sl = strlen(SB_RIGHT_SUFFIX);
+  *variant = 0;
+  if (len > sl && !strcmp(key + len - sl, SB_RIGHT_SUFFIX)) {
+    char base[64];
+    if (len - sl >= sizeof base)
+      return -1;
+    memcpy(base, key, len - sl);
+    base[len - sl] = '\0';
+    int op = sb_op_lookup(base), f = op >= 0 ? sb_ops[op].fam : -1;
+    if (f != SB_FAM_trmm && f != SB_FAM_symm) /* only these have sides */
+      return -1;
+    *variant = 1;
+    return op;
+  }
+  return sb_op_lookup(key);
+}
+
+static const sb_coefs *lookup(const sb_model *m, int set, int op, int variant)
+{
+  const sb_coefs *co = &m->coefs[((size_t)set * SB_NVARIANTS + (size_t)variant) * SB_OP_COUNT + (size_t)op];
   return co->present ? co : NULL;
 }
+
+const sb_coefs *sb_model_coefs_v(const sb_model *m, int set, int op, int variant)
+{
+  const sb_coefs *co = NULL;
+  if (set < 0 || set >= m->nsets)
+    set = 0;
+  if (variant && !(co = lookup(m, set, op, variant)) && set)
+    co = lookup(m, 0, op, variant);
+  if (!co)
+    co = lookup(m, set, op, 0);
+  if (!co && set)
+    co = lookup(m, 0, op, 0);
+  return co;
+}
+
+const sb_coefs *sb_model_coefs(const sb_model *m, int set, int op) { return sb_model_coefs_v(m, set, op, 0); }
 
 static void terms(const sb_call *c, double v[SB_NTERMS])
 {

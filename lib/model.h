@@ -12,6 +12,10 @@
 
 #include "sb_call.h"
 
+/* variant 1: a routine's Right-side form, key "<name>.right" */
+#define SB_NVARIANTS 2
+#define SB_RIGHT_SUFFIX ".right"
+
 /* the 8 monomials of (m, n, k): bit 0 = m, bit 1 = n, bit 2 = k */
 #define SB_NTERMS 8
 extern const char *const sb_term_names[SB_NTERMS] SB_HIDDEN;
@@ -29,7 +33,7 @@ typedef struct sb_model {
   double reference_speed; /* flop/s of the host the model describes */
   int nsets;
   char **set_names;      /* set 0 is "node": the default set        */
-  sb_coefs *coefs;       /* nsets * SB_OP_COUNT                     */
+  sb_coefs *coefs;       /* nsets * SB_NVARIANTS * SB_OP_COUNT      */
 } sb_model;
 
 /* Parse a model file.  On error returns NULL and writes "FILE:LINE: what
@@ -42,8 +46,12 @@ SB_HIDDEN void sb_model_free(sb_model *m);
 SB_HIDDEN int sb_model_set(const sb_model *m, const char *name);
 
 /* Coefficients for op in set (falling back to set 0); NULL when the file
- * has no line for the op in either, which means the flop-count fallback. */
+ * has no line for the op in either, which means the flop-count fallback.
+ * A variant without its own line uses the op's plain line. */
 SB_HIDDEN const sb_coefs *sb_model_coefs(const sb_model *m, int set, int op);
+SB_HIDDEN const sb_coefs *sb_model_coefs_v(const sb_model *m, int set, int op, int variant);
+/* model-file key to (op, variant); -1 if unknown */
+SB_HIDDEN int sb_model_key(const char *key, int *variant);
 
 /* the mean prediction, finite and >= 0 for any sizes in [0, 2^31) */
 SB_HIDDEN double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c);

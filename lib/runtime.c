@@ -241,9 +241,9 @@ double sb_clock(void)
 }
 
 /* ---- the two ends of a call ---------------------------------------------- */
-static const sb_coefs *coefs_for(sb_rank *r, int op)
+static const sb_coefs *coefs_for(sb_rank *r, int op, int variant)
 {
-  const sb_coefs *co = sb_model_coefs(rt.model, rank_set(r), op);
+  const sb_coefs *co = sb_model_coefs_v(rt.model, rank_set(r), op, variant);
   if (!co && !rt.fallback_logged[op]) {
     rt.fallback_logged[op] = 1;
     fprintf(stderr,
@@ -267,7 +267,7 @@ static long public_rank(const sb_rank *r) { return r == &rank_solo ? 0 : r->id -
 void sb_model_call(sb_call *c)
 {
   sb_rank *r = rank_self();
-  const sb_coefs *co = coefs_for(r, c->op);
+  const sb_coefs *co = coefs_for(r, c->op, c->variant);
   double t = sb_model_mean(rt.model, co, c), injected = 0;
   if (rt.noise && t > 0) {
     double s = sb_model_sigma(co, c);
@@ -289,7 +289,7 @@ void sb_model_call(sb_call *c)
 void sb_measured(sb_call *c, double seconds)
 {
   sb_rank *r = rank_self();
-  double predicted = sb_model_mean(rt.model, coefs_for(r, c->op), c);
+  double predicted = sb_model_mean(rt.model, coefs_for(r, c->op, c->variant), c);
   r->calls++;
   if (rt.trace)
     fprintf(rt.trace, "%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d\n", sb_ops[c->op].name, (long long)c->m, (long long)c->n,
@@ -309,22 +309,22 @@ const char *simblas_mode(void) { return mode_names[sb_init()]; }
 double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k)
 {
   sb_init();
-  int op = sb_op_lookup(routine);
+  int variant, op = sb_model_key(routine, &variant);
   if (op < 0)
     return -1;
-  sb_call c = {op, 0, m, n, k};
-  return sb_model_mean(rt.model, sb_model_coefs(rt.model, 0, op), &c);
+  sb_call c = {op, 0, m, n, k, variant};
+  return sb_model_mean(rt.model, sb_model_coefs_v(rt.model, 0, op, variant), &c);
 }
 
 double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k)
 {
   sb_init();
-  int op = sb_op_lookup(routine);
+  int variant, op = sb_model_key(routine, &variant);
   if (op < 0)
     return -1;
   if (sb_computes()) /* the caller computes for real */
     return 0;
-  sb_call c = {op, 0, m, n, k};
+  sb_call c = {op, 0, m, n, k, variant};
   sb_rank *r = rank_self();
   double before = r->injected;
   sb_model_call(&c);

@@ -54,6 +54,8 @@ typedef struct sb_call {
   int op;
   int iface; /* 0 Fortran, 1 CBLAS */
   int64_t m, n, k;
+  int variant; /* 1: the Right-side form of trmm/trsm/symm/hemm, which
+                  the model may describe with its own line (".right") */
 } sb_call;
 
 enum { SB_GO = 0, SB_QUICK = 1, SB_ERR = 2 };

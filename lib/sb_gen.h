@@ -21,10 +21,10 @@
 
 /* One interface (Fortran or CBLAS) of one op: check, then either run the
  * backend's same-named symbol (passthrough, trace) or model the call. */
-#define SB_ENTRY_BODY(RT, PARAMS, ARGS, CHECK, FAKE, rv, op, slot, sym)        \
+#define SB_ENTRY_BODY(RT, PARAMS, ARGS, CHECK, FAKE, rv, op_, slot, sym)       \
   {                                                                            \
     typedef RT (*fn_t)(PARAMS);                                                \
-    sb_call c_ = {op, (slot) >= SB_OP_COUNT, 0, 0, 0};                         \
+    sb_call c_ = {.op = op_, .iface = (slot) >= SB_OP_COUNT};                  \
     SB_CAT(SB_RDECL_, rv)(RT)                                                  \
     if (CHECK == SB_GO) {                                                      \
       if (sb_computes()) {                                                     \

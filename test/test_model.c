@@ -55,7 +55,7 @@ static const char *good = "simblas-model 1\n"
 
 static sb_call call(const char *name, int64_t m, int64_t n, int64_t k)
 {
-  sb_call c = {sb_op_lookup(name), 0, m, n, k};
+  sb_call c = {.op = sb_op_lookup(name), .m = m, .n = n, .k = k};
   assert_true(c.op >= 0);
   return c;
 }
@@ -105,11 +105,11 @@ static void test_extreme_sizes(void **state)
   assert_non_null(m);
   const int64_t big = 2147483647;
   for (int op = 0; op < SB_OP_COUNT; op++) {
-    sb_call c = {op, 0, big, big, big};
+    sb_call c = {.op = op, .m = big, .n = big, .k = big};
     double t = sb_model_mean(m, sb_model_coefs(m, 0, op), &c);
     if (!isfinite(t) || t < 0)
       fail_msg("%s: prediction %g at 2^31-1", sb_ops[op].name, t);
-    sb_call z = {op, 0, 0, 0, 0};
+    sb_call z = {.op = op};
     t = sb_model_mean(m, sb_model_coefs(m, 0, op), &z);
     if (!isfinite(t) || t < 0)
       fail_msg("%s: prediction %g at 0", sb_ops[op].name, t);

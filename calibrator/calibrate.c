@@ -1,0 +1,906 @@
+/*
+ * simblas-calibrate -- measure the machine's real BLAS and write the model
+ * file libsimblas reads.  See doc/calibration.md.
+ *
+ * Method, in short:
+ *   1. a probe measures the dgemm and daxpy rates, to size the experiment;
+ *   2. the design draws, for every op of blas.def, shapes log-uniformly up
+ *      to a size whose call lasts about --max-call seconds, plus HPL-shaped
+ *      calls, until the op's time budget is spent (HPL kernels get most);
+ *   3. one worker per core (hwloc, pinned) runs the whole design, all
+ *      cores at once as HPL runs, each in its own random order; every
+ *      point is one untimed warm-up call then R timed repetitions
+ *      (CLOCK_MONOTONIC) on the same, cache-warm operands;
+ *   4. per op, per core and for the node: GSL weighted least squares with
+ *      term selection on 20% held-out points, a sigma model, quality figures;
+ *   5. the model is written to a temporary file and renamed over the
+ *      output: an interrupted run leaves the previous model untouched.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <hwloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "fit.h"
+#include "model.h"
+#include "simblas.h"
+
+#ifndef SB_CALIBRATION_BLAS
+#define SB_CALIBRATION_BLAS "libopenblas.so.0"
+#endif
+#ifndef SB_GNUPLOT
+#define SB_GNUPLOT ""
+#endif
+
+/* ---- options ------------------------------------------------------------- */
+static struct {
+  const char *out, *summary, *blas, *routines;
+  int quick, cores, reps, report;
+  double budget, max_call;
+  uint64_t seed;
+} opt = {NULL, NULL, NULL, NULL, 0, 0, 0, 1, 0, 0, 1};
+
+static volatile sig_atomic_t stop_requested;
+static void on_signal(int sig) { stop_requested = sig; }
+
+static _Noreturn void die(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("simblas-calibrate: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(2);
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- random numbers --------------------------------------------------------- */
+static uint64_t rnd(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static double unif(uint64_t *s) { return (double)(rnd(s) >> 11) * 0x1p-53; }
+static int64_t loguni(uint64_t *s, double lo, double hi)
+{
+  if (hi < lo)
+    hi = lo;
+  return (int64_t)llround(exp(log(lo) + unif(s) * (log(hi) - log(lo))));
+}
+
+/* ---- the experiment --------------------------------------------------------- */
+typedef struct point {
+  int op, variant;
+  int64_t m, n, k;
+  double est; /* estimated seconds for warm-up + repetitions */
+} point;
+
+static int hpl_kernel(int op)
+{
+  static const char *const hpl[] = {"dgemm", "dtrsm", "dgemv", "dger", "dtrsv", "dscal",
+                                    "daxpy", "dswap", "idamax", "dcopy"};
+  for (size_t i = 0; i < sizeof hpl / sizeof *hpl; i++)
+    if (!strcmp(sb_ops[op].name, hpl[i]))
+      return 1;
+  return 0;
+}
+
+static int level_of(int fam)
+{
+  switch (fam) {
+  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
+  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
+    return 3;
+  case SB_FAM_gemv: case SB_FAM_gbmv: case SB_FAM_symv: case SB_FAM_sbmv: case SB_FAM_spmv: case SB_FAM_trmv:
+  case SB_FAM_tbmv: case SB_FAM_tpmv: case SB_FAM_ger: case SB_FAM_syr: case SB_FAM_spr: case SB_FAM_syr2:
+  case SB_FAM_spr2: case SB_FAM_geadd: case SB_FAM_omatcopy: case SB_FAM_imatcopy:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+/* rates measured by the probe, to estimate a call's duration */
+static double rate3 = 1e10, rate12 = 1e9;
+static int64_t maxdim = 2048; /* buffers hold maxdim^2 complex doubles */
+
+static double estimate(int op, int64_t m, int64_t n, int64_t k)
+{
+  sb_call c = {.op = op, .m = m, .n = n, .k = k};
+  double f = sb_call_flops(&c);
+  return 2e-7 + f / (level_of(sb_ops[op].fam) == 3 ? rate3 : rate12);
+}
+
+/* the largest size for which a call of op takes about max_call seconds */
+static int64_t size_cap(int op, int dims)
+{
+  double coef;
+  sb_op_flop_term(op, &coef);
+  double rate = level_of(sb_ops[op].fam) == 3 ? rate3 : rate12;
+  double s = pow(opt.max_call * rate / coef, 1.0 / dims);
+  if (s > (double)maxdim)
+    s = (double)maxdim;
+  if (dims == 1 && s > (double)maxdim * (double)maxdim)
+    s = (double)maxdim * (double)maxdim;
+  return s < 16 ? 16 : (int64_t)s;
+}
+
+/* draw one shape for op; hpl: an HPL-shaped call */
+static void draw(int op, uint64_t *s, int64_t *m, int64_t *n, int64_t *k, int *variant)
+{
+  *variant = 0;
+  int fam = sb_ops[op].fam, lvl = level_of(fam);
+  static const int nbs[] = {64, 128, 256, 384, 512};
+  *m = *n = *k = 0;
+  if (fam == SB_FAM_rotg || fam == SB_FAM_rotmg || fam == SB_FAM_cabs1) {
+    *n = 1;
+    return;
+  }
+  if (lvl == 1) {
+    int64_t cap = size_cap(op, 1);
+    *n = loguni(s, 16, (double)cap);
+    return;
+  }
+  if (lvl == 2) {
+    int64_t cap = size_cap(op, 2);
+    int square = fam != SB_FAM_gemv && fam != SB_FAM_gbmv && fam != SB_FAM_ger && fam != SB_FAM_geadd &&
+                 fam != SB_FAM_omatcopy && fam != SB_FAM_imatcopy;
+    *m = loguni(s, 8, (double)cap);
+    *n = square ? *m : loguni(s, 8, (double)cap);
+    if (fam == SB_FAM_imatcopy)
+      *n = *m; /* the in-place kernel */
+    if (fam == SB_FAM_gbmv || fam == SB_FAM_sbmv || fam == SB_FAM_tbmv)
+      *k = loguni(s, 2, fmin((double)*n, 256));
+    return;
+  }
+  int64_t cap = size_cap(op, 3), nb = nbs[rnd(s) % 5];
+  int hpl = hpl_kernel(op) && unif(s) < 0.5;
+  switch (fam) {
+  case SB_FAM_gemm:
+    if (hpl) { /* trailing update: k = NB; or a long thin panel */
+      *k = nb;
+      *m = loguni(s, nb, (double)maxdim);
+      *n = unif(s) < 0.3 ? nb : loguni(s, 8, (double)maxdim);
+    } else {
+      *m = loguni(s, 8, (double)cap);
+      *n = loguni(s, 8, (double)cap);
+      *k = loguni(s, 8, (double)cap);
+    }
+    break;
+  case SB_FAM_trmm:
+  case SB_FAM_symm:
+    *m = hpl ? nb : loguni(s, 8, (double)cap);
+    *n = loguni(s, 8, hpl ? (double)maxdim : (double)cap);
+    *variant = !hpl && unif(s) < 0.5; /* side: Left (k = m) or Right (k = n) */
+    *k = *variant ? *n : *m;
+    break;
+  default: /* gemmt, syrk, herk, syr2k, her2k: n x n, inner k */
+    *m = *n = loguni(s, 8, (double)cap);
+    *k = loguni(s, 8, (double)cap);
+    break;
+  }
+  /* keep every operand within the buffers */
+  if (*m > maxdim) *m = maxdim;
+  if (*n > maxdim) *n = maxdim;
+  if (*k > maxdim) *k = maxdim;
+}
+
+/* share of the measuring time: the HPL level-3 kernels (96% of HPL's
+ * time) most, then the other HPL kernels, level 3, level 2, level 1 */
+static double weight(int op)
+{
+  int l = level_of(sb_ops[op].fam);
+  if (hpl_kernel(op))
+    return l == 3 ? 0.14 : 0.006;
+  if (!strcmp(sb_ops[op].name, "dsyrk"))
+    return 0.05;
+  return l == 3 ? 0.006 : l == 2 ? 0.0015 : 0.0006;
+}
+
+static point *design(const int *ops, int nops, size_t *npts)
+{
+  /* seconds of one worker's time per op: HPL kernels most, then level 3,
+   * level 2, level 1 */
+  double wsum = 0;
+  for (int i = 0; i < nops; i++)
+    wsum += weight(ops[i]);
+  size_t cap = 1024, n = 0;
+  point *p = malloc(sizeof *p * cap);
+  uint64_t s = opt.seed;
+  for (int i = 0; i < nops; i++) {
+    int op = ops[i], l = level_of(sb_ops[op].fam);
+    double budget = opt.budget * weight(op) / wsum, spent = 0;
+    int count = 0, min_points = 16, max_points = (hpl_kernel(op) ? 4 : 1) * (l == 3 ? 4000 : l == 2 ? 1000 : 400);
+    while ((spent < budget || count < min_points) && count < max_points) {
+      if (n == cap)
+        p = realloc(p, sizeof *p * (cap *= 2));
+      draw(op, &s, &p[n].m, &p[n].n, &p[n].k, &p[n].variant);
+      p[n].op = op;
+      p[n].est = estimate(op, p[n].m, p[n].n, p[n].k) * (opt.reps + 1) + 2e-6;
+      spent += p[n].est;
+      n++;
+      count++;
+    }
+  }
+  *npts = n;
+  return p;
+}
+
+/* ---- workers ------------------------------------------------------------------ */
+typedef struct result {
+  double t, sd;
+} result;
+
+typedef struct worker {
+  int id;
+  hwloc_topology_t topo;
+  hwloc_obj_t core;
+  const point *pts;
+  size_t npts;
+  result *res; /* per point */
+  cal_bufs bufs;
+  _Atomic double done_est;
+  int pinned;
+} worker;
+
+static void *blas_handle;
+static void *syms[SB_OP_COUNT];
+
+static void fill(void *p, size_t bytes, uint64_t seed)
+{
+  /* small positive values: no overflow, no denormals, unit-triangular
+   * solves stay bounded */
+  double *d = p;
+  size_t n = bytes / sizeof(double);
+  for (size_t i = 0; i < n; i++)
+    d[i] = (0.5 + unif(&seed)) / (double)maxdim;
+}
+
+static void *run_worker(void *arg)
+{
+  worker *w = arg;
+  if (w->core) {
+    hwloc_cpuset_t set = hwloc_bitmap_dup(w->core->cpuset);
+    hwloc_bitmap_singlify(set);
+    w->pinned = hwloc_set_cpubind(w->topo, set, HWLOC_CPUBIND_THREAD) == 0;
+    hwloc_bitmap_free(set);
+  }
+  size_t mat = (size_t)maxdim * (size_t)maxdim * 16;
+  void **bufs[] = {&w->bufs.a, &w->bufs.b, &w->bufs.c, &w->bufs.x, &w->bufs.y};
+  for (int i = 0; i < 5; i++) {
+    /* first touch by the pinned thread: pages on the worker's NUMA node */
+    if (!(*bufs[i] = aligned_alloc(64, mat)))
+      die("out of memory for %zu MB of buffers per core; lower --max-call", 5 * mat >> 20);
+    fill(*bufs[i], mat, (uint64_t)w->id * 7919 + (uint64_t)i);
+  }
+  /* this worker's own random order */
+  size_t *order = malloc(sizeof *order * w->npts);
+  for (size_t i = 0; i < w->npts; i++)
+    order[i] = i;
+  uint64_t s = opt.seed ^ (0xA5A5ull * (uint64_t)(w->id + 1));
+  for (size_t i = w->npts; i > 1; i--) {
+    size_t j = rnd(&s) % i, t = order[i - 1];
+    order[i - 1] = order[j];
+    order[j] = t;
+  }
+  double *rep = malloc(sizeof *rep * (size_t)opt.reps);
+  for (size_t oi = 0; oi < w->npts && !stop_requested; oi++) {
+    size_t i = order[oi];
+    const point *p = &w->pts[i];
+    cal_fn f = cal_ops[p->op].run;
+    void *sym = syms[p->op];
+    f(sym, p->m, p->n, p->k, p->variant, &w->bufs); /* warm-up, not timed */
+    for (int r = 0; r < opt.reps; r++) {
+      double t0 = now();
+      f(sym, p->m, p->n, p->k, p->variant, &w->bufs);
+      rep[r] = now() - t0;
+    }
+    /* median and standard deviation of the repetitions */
+    for (int a = 1; a < opt.reps; a++)
+      for (int b = a; b > 0 && rep[b] < rep[b - 1]; b--) {
+        double t = rep[b];
+        rep[b] = rep[b - 1];
+        rep[b - 1] = t;
+      }
+    double med = opt.reps % 2 ? rep[opt.reps / 2] : (rep[opt.reps / 2 - 1] + rep[opt.reps / 2]) / 2, mean = 0, var = 0;
+    for (int r = 0; r < opt.reps; r++)
+      mean += rep[r] / opt.reps;
+    for (int r = 0; r < opt.reps; r++)
+      var += (rep[r] - mean) * (rep[r] - mean) / (opt.reps > 1 ? opt.reps - 1 : 1);
+    w->res[i].t = med;
+    w->res[i].sd = sqrt(var);
+    atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est);
+  }
+  free(rep);
+  free(order);
+  for (int i = 0; i < 5; i++)
+    free(*bufs[i]);
+  return NULL;
+}
+
+/* ---- progress ------------------------------------------------------------------- */
+static void progress(worker *ws, int nw, double total, double t0, int tty, double *last_plain)
+{
+  double done = 0;
+  for (int i = 0; i < nw; i++)
+    done += atomic_load(&ws[i].done_est);
+  double frac = total > 0 ? done / (total * nw) : 1, el = now() - t0;
+  if (frac > 1)
+    frac = 1;
+  double eta = frac > 0.01 ? el / frac - el : total;
+  if (tty) {
+    int bar = (int)(frac * 40);
+    fprintf(stderr, "\r[%.*s%*s] %3.0f%%  %4.0fs elapsed, ETA %4.0fs ", bar,
+            "########################################", 40 - bar, "", frac * 100, el, eta);
+  } else if (el - *last_plain >= 10 || frac >= 1) {
+    fprintf(stderr, "simblas-calibrate: %3.0f%% measured, %.0f s elapsed, about %.0f s left\n", frac * 100, el, eta);
+    *last_plain = el;
+  }
+}
+
+/* ---- output ------------------------------------------------------------------ */
+/* fits are kept per model-file key: op, and op + SB_OP_COUNT for the
+ * Right-side form of the routines that have sides */
+#define NKEYS (SB_NVARIANTS * SB_OP_COUNT)
+static int nvariants(int op)
+{
+  int f = sb_ops[op].fam;
+  return f == SB_FAM_trmm || f == SB_FAM_symm ? 2 : 1;
+}
+static const char *key_name(int key, char *buf, size_t len)
+{
+  int op = key % SB_OP_COUNT;
+  snprintf(buf, len, "%s%s", sb_ops[op].name, key >= SB_OP_COUNT ? SB_RIGHT_SUFFIX : "");
+  return buf;
+}
+
+static void split_name(int key, char *routine, char *prec)
+{
+  int op = key % SB_OP_COUNT;
+  const char *name = sb_ops[op].name, *stem = sb_ops[op].stem, *sfx = key >= SB_OP_COUNT ? SB_RIGHT_SUFFIX : "";
+  size_t pl = strlen(name) - strlen(stem);
+  if (sb_ops[op].fam == SB_FAM_iamax) { /* isamax: routine iamax, precision s */
+    snprintf(routine, 32, "i%s", stem);
+    snprintf(prec, 8, "%.*s", (int)pl - 1, name + 1);
+  } else {
+    snprintf(routine, 32, "%s%s", stem, sfx);
+    snprintf(prec, 8, "%.*s", (int)pl, name);
+  }
+}
+
+static void write_terms(FILE *f, const double *c, unsigned terms)
+{
+  for (int t = SB_NTERMS - 1; t >= 0; t--)
+    if (terms & (1u << t))
+      fprintf(f, " %s=%.9g", sb_term_names[t], c[t]);
+}
+
+static void write_line(FILE *f, int key, const fit_result *r)
+{
+  char kn[64];
+  fprintf(f, "%-10s", key_name(key, kn, sizeof kn));
+  write_terms(f, r->mu, r->terms);
+  if (r->has_sigma) {
+    fputs(" |", f);
+    write_terms(f, r->sigma, r->terms);
+  }
+  fputc('\n', f);
+}
+
+typedef struct calib {
+  int nops, ncores;
+  const int *ops;
+  fit_result *node;  /* per key */
+  fit_result *cores; /* ncores * NKEYS */
+  double reference_speed;
+  char machine[256], topology[512], backend[256];
+  double wall;
+} calib;
+
+static int write_model(const char *path, const calib *c)
+{
+  char dir[4096], tmp[4200];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    strcpy(dir, ".");
+  snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, slash ? slash + 1 : path);
+  /* no signal between writing and renaming: either the new model is in
+   * place or the old one is untouched */
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    die("cannot write the model next to %s: %s; choose a writable path with -o", path, strerror(errno));
+  }
+  FILE *f = fdopen(fd, "w");
+  time_t now_t = time(NULL);
+  char date[64];
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now_t));
+  fprintf(f, "simblas-model %d\n", SIMBLAS_MODEL_FORMAT);
+  fprintf(f, "# written by simblas-calibrate %s; read with simblas-calibrate --summary\n", PACKAGE_VERSION);
+  fprintf(f, "meta machine \"%s\"\nmeta topology \"%s\"\nmeta cores %d\n", c->machine, c->topology, c->ncores);
+  fprintf(f, "meta backend \"%s\"\nmeta date %s\nmeta mode %s\nmeta seed %llu\nmeta wall_s %.1f\n", c->backend, date,
+          opt.quick ? "quick" : "full", (unsigned long long)opt.seed, c->wall);
+  fprintf(f, "# reference-speed: the node fit's asymptotic dgemm rate of one core (2 / mnk coefficient)\n");
+  fprintf(f, "reference-speed %.6g\n", c->reference_speed);
+  char kn[64];
+  for (int i = 0; i < c->nops; i++)
+    for (int v = 0; v < nvariants(c->ops[i]); v++) {
+      int key = v * SB_OP_COUNT + c->ops[i];
+      const fit_result *r = &c->node[key];
+      if (r->ok)
+        fprintf(f, "quality %s n=%zu r2=%.4f median_rel_err=%.4f p95_rel_err=%.4f heldout=%zu scope=%s\n",
+                key_name(key, kn, sizeof kn), r->n, r->r2, r->median_rel_err, r->p95_rel_err, r->n_scored,
+                r->scored_ge_1ms ? "ge1ms" : "all");
+    }
+  for (int w = -1; w < (c->ncores > 1 ? c->ncores : 0); w++) {
+    if (w < 0)
+      fputs("set node\n", f);
+    else
+      fprintf(f, "set core%d\n", w);
+    const fit_result *res = w < 0 ? c->node : &c->cores[(size_t)w * NKEYS];
+    for (int i = 0; i < c->nops; i++)
+      for (int v = 0; v < nvariants(c->ops[i]); v++) {
+        int key = v * SB_OP_COUNT + c->ops[i];
+        if (res[key].ok)
+          write_line(f, key, &res[key]);
+      }
+  }
+  fputs("end\n", f);
+  int bad = fflush(f) != 0 || fsync(fd) != 0;
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    int e = errno;
+    unlink(tmp);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    die("cannot write %s: %s", path, strerror(e));
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return 0;
+}
+
+/* ---- report (gnuplot) ------------------------------------------------------------ */
+static void report(const char *model_path, const calib *c, worker *ws, int nw, const point *pts, size_t npts)
+{
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s.report", model_path);
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "simblas-calibrate: no report: cannot create %s: %s\n", dir, strerror(errno));
+    return;
+  }
+  static const char *const show[] = {"dgemm", "dtrsm", "dsyrk", "dgemv", "dger", "daxpy", "idamax"};
+  char path[4400];
+  snprintf(path, sizeof path, "%s/summary.txt", dir);
+  FILE *sum = fopen(path, "w");
+  if (sum) {
+    fprintf(sum, "SimBLAS calibration of %s (%d cores), %s\nreference speed %.4g flop/s, wall %.0f s\n\n",
+            c->machine, c->ncores, c->backend, c->reference_speed, c->wall);
+    fprintf(sum, "%-8s %-4s %6s %8s %10s %10s  (held-out calls, >= 1 ms where enough)\n", "routine", "prec", "n",
+            "r2", "median_err", "p95_err");
+    for (int i = 0; i < c->nops; i++)
+      for (int v = 0; v < nvariants(c->ops[i]); v++) {
+        int key = v * SB_OP_COUNT + c->ops[i];
+        const fit_result *r = &c->node[key];
+        char rt[32], pr[8];
+        split_name(key, rt, pr);
+        if (r->ok)
+          fprintf(sum, "%-10s %-4s %6zu %8.4f %9.2f%% %9.2f%%\n", rt, pr, r->n, r->r2, 100 * r->median_rel_err,
+                  100 * r->p95_rel_err);
+      }
+    fclose(sum);
+  }
+  if (!*SB_GNUPLOT) {
+    fprintf(stderr, "simblas-calibrate: gnuplot was not found at configure time: report %s has no figures\n", dir);
+    return;
+  }
+  for (size_t s = 0; s < sizeof show / sizeof *show; s++) {
+    int op = sb_op_lookup(show[s]);
+    if (op < 0 || !c->node[op].ok)
+      continue;
+    snprintf(path, sizeof path, "%s/%s.dat", dir, show[s]);
+    FILE *d = fopen(path, "w");
+    if (!d)
+      continue;
+    fprintf(d, "# flops measured_s predicted_s core m n k\n");
+    for (int w = 0; w < nw; w++)
+      for (size_t i = 0; i < npts; i++) {
+        if (pts[i].op != op || !(ws[w].res[i].t > 0))
+          continue;
+        sb_call cl = {.op = op, .m = pts[i].m, .n = pts[i].n, .k = pts[i].k, .variant = pts[i].variant};
+        double x = sb_call_flops(&cl);
+        fprintf(d, "%.6g %.6g %.6g %d %lld %lld %lld\n", x, ws[w].res[i].t,
+                fit_predict(c->node[pts[i].variant * SB_OP_COUNT + op].mu, pts[i].m, pts[i].n, pts[i].k), w,
+                (long long)pts[i].m,
+                (long long)pts[i].n, (long long)pts[i].k);
+      }
+    fclose(d);
+    snprintf(path, sizeof path, "%s/%s.gp", dir, show[s]);
+    FILE *g = fopen(path, "w");
+    if (!g)
+      continue;
+    fprintf(g,
+            "set logscale xy\nset xlabel 'flops of the call'\nset ylabel 'seconds'\nset key top left\n"
+            "set title '%s on %s: measured (all cores) and the fitted model'\nset grid\n"
+            "plot '%s.dat' using 1:2 with points pt 7 ps 0.4 title 'measured', "
+            "'%s.dat' using 1:3 with points pt 1 ps 0.6 lc rgb 'red' title 'model'\n",
+            show[s], c->machine, show[s], show[s]);
+    fclose(g);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' -e \"set terminal svg size 900,600; set output '%s.svg'\" %s.gp && "
+             "'%s' -e \"set terminal pngcairo size 900,600; set output '%s.png'\" %s.gp",
+             dir, SB_GNUPLOT, show[s], show[s], SB_GNUPLOT, show[s], show[s]);
+    if (system(cmd) != 0)
+      fprintf(stderr, "simblas-calibrate: gnuplot failed for %s (figures skipped)\n", show[s]);
+  }
+  fprintf(stderr, "simblas-calibrate: report in %s\n", dir);
+}
+
+/* ---- --summary ------------------------------------------------------------------ */
+static int summary(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  if (!f)
+    die("cannot open %s: %s", path, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0;
+  int any = 0;
+  while (getline(&line, &cap, f) >= 0) {
+    char name[64];
+    if (sscanf(line, "quality %63s", name) != 1)
+      continue;
+    int variant, op = sb_model_key(name, &variant);
+    if (op < 0)
+      continue;
+    char rt[32], pr[8], *q;
+    split_name(variant * SB_OP_COUNT + op, rt, pr);
+    const char *keys[] = {"n=", "r2=", "median_rel_err=", "p95_rel_err="};
+    printf("%s %s", rt, pr);
+    for (int i = 0; i < 4; i++) {
+      q = strstr(line, keys[i]);
+      int len = q ? (int)strcspn(q, " \n") : 0;
+      printf(" %.*s", len, q ? q : "");
+    }
+    putchar('\n');
+    any = 1;
+  }
+  free(line);
+  fclose(f);
+  if (!any)
+    die("%s has no quality lines: not written by simblas-calibrate?", path);
+  return 0;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: simblas-calibrate [--quick] [-o MODEL] [options]\n"
+              "       simblas-calibrate --summary MODEL\n"
+              "Measures this machine's BLAS and writes a SimBLAS model file.\n"
+              "  -o, --output FILE     model to write (default: ./simblas.model); written atomically\n"
+              "  -q, --quick           short run (about a minute) for CI and demos\n"
+              "      --budget SEC      measuring time per core (default 480; quick 30)\n"
+              "      --max-call SEC    longest single call to draw (default 0.25; quick 0.05)\n"
+              "      --reps N          timed repetitions per point (default 5; quick 3)\n"
+              "      --cores N         workers, one pinned per core (default: all cores)\n"
+              "      --routines LIST   only these ops, comma-separated (e.g. dgemm,dtrsm)\n"
+              "      --blas LIB        the real BLAS to measure (default %s)\n"
+              "      --seed N          experiment seed (default 1)\n"
+              "      --no-report       no gnuplot figures\n"
+              "      --summary MODEL   print the quality figures of a model\n",
+          SB_CALIBRATION_BLAS);
+}
+
+static double parse_pos(const char *o, const char *v)
+{
+  char *e;
+  double d = strtod(v, &e);
+  if (e == v || *e || !(d > 0) || !isfinite(d))
+    die("%s needs a positive number, not '%s'", o, v);
+  return d;
+}
+
+int main(int argc, char **argv)
+{
+  static const struct option lo[] = {
+      {"output", required_argument, 0, 'o'}, {"quick", no_argument, 0, 'q'},
+      {"budget", required_argument, 0, 'b'}, {"max-call", required_argument, 0, 'M'},
+      {"reps", required_argument, 0, 'r'},   {"cores", required_argument, 0, 'c'},
+      {"routines", required_argument, 0, 'R'}, {"blas", required_argument, 0, 'B'},
+      {"seed", required_argument, 0, 's'},   {"no-report", no_argument, 0, 'N'},
+      {"summary", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  int c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+    switch (c) {
+    case 'o': opt.out = optarg; break;
+    case 'q': opt.quick = 1; break;
+    case 'b': opt.budget = parse_pos("--budget", optarg); break;
+    case 'M': opt.max_call = parse_pos("--max-call", optarg); break;
+    case 'r': opt.reps = (int)parse_pos("--reps", optarg); break;
+    case 'c': opt.cores = (int)parse_pos("--cores", optarg); break;
+    case 'R': opt.routines = optarg; break;
+    case 'B': opt.blas = optarg; break;
+    case 's': opt.seed = strtoull(optarg, NULL, 0); break;
+    case 'N': opt.report = 0; break;
+    case 'S': opt.summary = optarg; break;
+    case 'h': usage(stdout); return 0;
+    default:
+      fprintf(stderr, "simblas-calibrate: unknown or incomplete option '%s'\n", argv[optind - 1]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (optind < argc)
+    die("unexpected argument '%s' (see --help)", argv[optind]);
+  if (opt.summary)
+    return summary(opt.summary);
+  if (!opt.out)
+    opt.out = "simblas.model";
+  if (!opt.budget)
+    opt.budget = opt.quick ? 30 : 480;
+  if (!opt.max_call)
+    opt.max_call = opt.quick ? 0.05 : 0.25;
+  if (!opt.reps)
+    opt.reps = opt.quick ? 3 : 5;
+  if (opt.reps < 2)
+    die("--reps must be at least 2 (the noise model needs repetitions)");
+
+  /* check the output before spending minutes */
+  {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", opt.out);
+    char *sl = strrchr(dir, '/');
+    if (sl)
+      *sl = '\0';
+    else
+      strcpy(dir, ".");
+    struct stat st;
+    if (stat(opt.out, &st) == 0 && S_ISDIR(st.st_mode))
+      die("-o %s is a directory; give a file name, e.g. -o %s/simblas.model", opt.out, opt.out);
+    if (access(dir, W_OK) != 0)
+      die("cannot write the model into %s: %s; choose another path with -o", dir, strerror(errno));
+  }
+
+  /* the real BLAS, one thread: each worker is one core */
+  setenv("OPENBLAS_NUM_THREADS", "1", 1);
+  setenv("OMP_NUM_THREADS", "1", 1);
+  const char *blas = opt.blas ? opt.blas : SB_CALIBRATION_BLAS;
+  if (!(blas_handle = dlopen(blas, RTLD_NOW | RTLD_LOCAL)))
+    die("cannot load the BLAS to measure, %s: %s; name one with --blas (or configure --with-calibration-blas)",
+        blas, dlerror());
+  void (*threads)(int) = (void (*)(int))dlsym(blas_handle, "openblas_set_num_threads");
+  if (threads)
+    threads(1);
+  char *(*config)(void) = (char *(*)(void))dlsym(blas_handle, "openblas_get_config");
+
+  /* which ops */
+  int ops[SB_OP_COUNT], nops = 0, skipped = 0;
+  char skipped_names[4096] = "";
+  for (int op = 0; op < SB_OP_COUNT; op++) {
+    if (opt.routines) {
+      char pat[80];
+      snprintf(pat, sizeof pat, ",%s,", sb_ops[op].name);
+      char list[4096];
+      snprintf(list, sizeof list, ",%s,", opt.routines);
+      if (!strstr(list, pat))
+        continue;
+    }
+    if (!(syms[op] = dlsym(blas_handle, cal_ops[op].symbol))) {
+      skipped++;
+      if (strlen(skipped_names) < sizeof skipped_names - 16) {
+        strcat(skipped_names, " ");
+        strcat(skipped_names, sb_ops[op].name);
+      }
+      continue;
+    }
+    ops[nops++] = op;
+  }
+  if (opt.routines) { /* every name must exist */
+    char list[4096], *save = NULL;
+    snprintf(list, sizeof list, "%s", opt.routines);
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+      if (sb_op_lookup(t) < 0)
+        die("--routines: unknown routine '%s' (names as in the model file: dgemm, ztrsm, idamax ...)", t);
+  }
+  if (!nops)
+    die("nothing to measure: %s has none of the requested routines", blas);
+
+  /* topology and workers */
+  hwloc_topology_t topo;
+  hwloc_topology_init(&topo);
+  hwloc_topology_load(topo);
+  int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+  if (ncores < 1)
+    ncores = 1;
+  if (opt.cores > 0 && opt.cores < ncores)
+    ncores = opt.cores;
+  calib cal = {0};
+  cal.ncores = ncores;
+  hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+  const char *cpu = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
+  snprintf(cal.machine, sizeof cal.machine, "%s", cpu ? cpu : "unknown CPU");
+  {
+    hwloc_obj_t l3 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L3CACHE, 0);
+    hwloc_obj_t l2 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L2CACHE, 0);
+    snprintf(cal.topology, sizeof cal.topology, "%d packages, %d NUMA nodes, %d cores, %d PUs, L2 %llu KiB, L3 %llu KiB",
+             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE), hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE),
+             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU),
+             l2 ? (unsigned long long)l2->attr->cache.size >> 10 : 0ull,
+             l3 ? (unsigned long long)l3->attr->cache.size >> 10 : 0ull);
+  }
+  Dl_info di;
+  snprintf(cal.backend, sizeof cal.backend, "%s%s%s", config ? config() : blas,
+           dladdr(syms[ops[0]], &di) && di.dli_fname ? " at " : "", dladdr(syms[ops[0]], &di) ? di.dli_fname : "");
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+
+  double t0 = now();
+  /* probe: dgemm and daxpy rates on one core, to size the design */
+  {
+    int gop = sb_op_lookup("dgemm"), aop = sb_op_lookup("daxpy");
+    void *g = dlsym(blas_handle, "dgemm_"), *a = dlsym(blas_handle, "daxpy_");
+    maxdim = 512;
+    cal_bufs pb;
+    size_t bytes = (size_t)512 * 512 * 16;
+    pb.a = malloc(bytes); pb.b = malloc(bytes); pb.c = malloc(bytes); pb.x = malloc(bytes); pb.y = malloc(bytes);
+    fill(pb.a, bytes, 1); fill(pb.b, bytes, 2); fill(pb.c, bytes, 3); fill(pb.x, bytes, 4); fill(pb.y, bytes, 5);
+    if (g) {
+      cal_ops[gop].run(g, 384, 384, 384, 0, &pb);
+      double best = INFINITY;
+      for (int r = 0; r < 3; r++) {
+        double s = now();
+        cal_ops[gop].run(g, 384, 384, 384, 0, &pb);
+        best = fmin(best, now() - s);
+      }
+      rate3 = 2.0 * 384 * 384 * 384 / best;
+    }
+    if (a) {
+      double best = INFINITY;
+      for (int r = 0; r < 5; r++) {
+        double s = now();
+        cal_ops[aop].run(a, 0, 200000, 0, 0, &pb);
+        best = fmin(best, now() - s);
+      }
+      rate12 = 2.0 * 200000 / best;
+    }
+    free(pb.a); free(pb.b); free(pb.c); free(pb.x); free(pb.y);
+    /* buffers: the largest level-3 operand the time cap allows */
+    maxdim = (int64_t)fmin(4096, fmax(512, cbrt(opt.max_call * rate3 / 2) * 2));
+  }
+  size_t npts;
+  point *pts = design(ops, nops, &npts);
+  double total_est = 0;
+  for (size_t i = 0; i < npts; i++)
+    total_est += pts[i].est;
+  fprintf(stderr,
+          "simblas-calibrate: %s, %d core(s); %s\n"
+          "simblas-calibrate: %d routines (%d not in this BLAS), %zu shapes x %d repetitions on every core, "
+          "about %.0f s (probe: dgemm %.1f GFlop/s, daxpy %.2f GFlop/s)\n",
+          cal.machine, ncores, cal.backend, nops, skipped, npts, opt.reps, total_est, rate3 / 1e9, rate12 / 1e9);
+
+  worker *ws = calloc((size_t)ncores, sizeof *ws);
+  pthread_t *th = calloc((size_t)ncores, sizeof *th);
+  for (int w = 0; w < ncores; w++) {
+    ws[w].id = w;
+    ws[w].topo = topo;
+    ws[w].core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)w);
+    ws[w].pts = pts;
+    ws[w].npts = npts;
+    ws[w].res = calloc(npts, sizeof *ws[w].res);
+    if (pthread_create(&th[w], NULL, run_worker, &ws[w]) != 0)
+      die("cannot start worker %d", w);
+  }
+  int tty = isatty(2), alive = ncores;
+  char *joined = calloc((size_t)ncores, 1);
+  double last_plain = 0;
+  while (alive) {
+    for (int w = 0; w < ncores; w++)
+      if (!joined[w] && pthread_tryjoin_np(th[w], NULL) == 0) {
+        joined[w] = 1;
+        alive--;
+      }
+    progress(ws, ncores, total_est, t0, tty, &last_plain);
+    struct timespec ts = {0, 250000000};
+    if (alive)
+      nanosleep(&ts, NULL);
+  }
+  free(joined);
+  progress(ws, ncores, total_est, t0, tty, &last_plain);
+  if (tty)
+    fputc('\n', stderr);
+  if (stop_requested) {
+    fprintf(stderr, "simblas-calibrate: interrupted (signal %d); %s left untouched\n", (int)stop_requested, opt.out);
+    return 130;
+  }
+
+  /* fit: per core, and pooled for the node */
+  cal.nops = nops;
+  cal.ops = ops;
+  cal.node = calloc(NKEYS, sizeof *cal.node);
+  cal.cores = calloc((size_t)ncores * NKEYS, sizeof *cal.cores);
+  fit_point *fp = malloc(sizeof *fp * npts * (size_t)ncores);
+  for (int i = 0; i < nops; i++)
+    for (int v = 0; v < nvariants(ops[i]); v++) {
+      int op = ops[i], key = v * SB_OP_COUNT + op;
+      size_t nn = 0;
+      for (int w = 0; w < ncores; w++) {
+        size_t start = nn;
+        for (size_t j = 0; j < npts; j++)
+          if (pts[j].op == op && pts[j].variant == v && ws[w].res[j].t > 0)
+            fp[nn++] = (fit_point){pts[j].m, pts[j].n, pts[j].k, ws[w].res[j].t, ws[w].res[j].sd, opt.reps, 0};
+        fit_holdout(fp + start, nn - start, 0.2, opt.seed + (uint64_t)key * 31 + (uint64_t)w);
+        if (ncores > 1)
+          fit_op(sb_ops[op].fam, fp + start, nn - start, &cal.cores[(size_t)w * NKEYS + (size_t)key]);
+      }
+      char kn[64];
+      if (nn && fit_op(sb_ops[op].fam, fp, nn, &cal.node[key]) != 0)
+        fprintf(stderr, "simblas-calibrate: could not fit %s (%zu points); it will use the fallback\n",
+                key_name(key, kn, sizeof kn), nn);
+    }
+  free(fp);
+  int gop = sb_op_lookup("dgemm");
+  cal.reference_speed = rate3;
+  if (cal.node[gop].ok && cal.node[gop].mu[7] > 0)
+    cal.reference_speed = 2 / cal.node[gop].mu[7];
+  cal.wall = now() - t0;
+  write_model(opt.out, &cal);
+  if (opt.report)
+    report(opt.out, &cal, ws, ncores, pts, npts);
+  for (int i = 0; i < nops; i++) {
+    int op = ops[i];
+    if (!hpl_kernel(op) && strcmp(sb_ops[op].name, "dsyrk"))
+      continue;
+    if (!cal.node[op].ok)
+      continue;
+    const fit_result *r = &cal.node[op];
+    fprintf(stderr, "  %-7s n=%-5zu r2=%.4f median_rel_err=%5.2f%% p95_rel_err=%6.2f%% (%zu held-out calls%s)\n",
+            sb_ops[op].name, r->n, r->r2, 100 * r->median_rel_err, 100 * r->p95_rel_err, r->n_scored,
+            r->scored_ge_1ms ? " >= 1 ms" : ", all sizes");
+  }
+  fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s) in %.1f s wall time\n", opt.out,
+          cal.reference_speed, cal.wall);
+  if (skipped)
+    fprintf(stderr, "simblas-calibrate: not in %s, so modelled by flop count:%s\n", blas, skipped_names);
+  for (int w = 0; w < ncores; w++)
+    free(ws[w].res);
+  free(ws);
+  free(th);
+  free(pts);
+  hwloc_topology_destroy(topo);
+  return 0;
+}

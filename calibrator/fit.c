@@ -1,0 +1,237 @@
+/*
+ * fit.c -- see fit.h.  Least squares with GSL (gsl_multifit_wlinear);
+ * weights 1/t^2 make the fit minimise relative, not absolute, error, so
+ * that microsecond calls count as much as second-long ones.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_sf_gamma.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "fit.h"
+
+/* Weights are 1/max(t, FIT_T0)^2: relative error for calls longer than
+ * FIT_T0, absolute error below, so that timer noise on sub-microsecond
+ * calls cannot pull the fit away from the calls that make up the run. */
+#ifndef FIT_T0
+#define FIT_T0 1e-4
+#endif
+
+enum { T1 = 1u << 0, TM = 1u << 1, TN = 1u << 2, TMN = 1u << 3, TK = 1u << 4, TMK = 1u << 5, TNK = 1u << 6, TMNK = 1u << 7 };
+
+size_t fit_candidates(int family, unsigned out[8])
+{
+  size_t c = 0;
+  switch (family) {
+  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
+  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
+    out[c++] = TMNK;
+    out[c++] = TMNK | T1;
+    out[c++] = TMNK | TMN | T1;
+    out[c++] = TMNK | TMN | TMK | TNK | T1;
+    break;
+  case SB_FAM_gbmv: case SB_FAM_sbmv: case SB_FAM_tbmv:
+    out[c++] = TNK | T1;
+    out[c++] = TNK | TN | T1;
+    out[c++] = TNK | TMN | TN | T1;
+    break;
+  case SB_FAM_gemv: case SB_FAM_symv: case SB_FAM_spmv: case SB_FAM_trmv: case SB_FAM_tpmv:
+  case SB_FAM_ger: case SB_FAM_syr: case SB_FAM_spr: case SB_FAM_syr2: case SB_FAM_spr2:
+  case SB_FAM_geadd: case SB_FAM_omatcopy: case SB_FAM_imatcopy:
+    out[c++] = TMN | T1;
+    out[c++] = TMN | TM | TN | T1;
+    out[c++] = TMN;
+    break;
+  case SB_FAM_rotg: case SB_FAM_rotmg: case SB_FAM_cabs1:
+    out[c++] = T1;
+    break;
+  default: /* level 1 */
+    out[c++] = TN | T1;
+    out[c++] = TN;
+    break;
+  }
+  return c;
+}
+
+static uint64_t mix(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed)
+{
+  for (size_t i = 0; i < n; i++)
+    p[i].heldout = (double)(mix(&seed) >> 11) * 0x1p-53 < fraction;
+}
+
+static void term_values(int64_t m64, int64_t n64, int64_t k64, double v[SB_NTERMS])
+{
+  double m = (double)m64, n = (double)n64, k = (double)k64;
+  for (int t = 0; t < SB_NTERMS; t++)
+    v[t] = (t & 1 ? m : 1) * (t & 2 ? n : 1) * (t & 4 ? k : 1);
+}
+
+double fit_predict(const double coef[SB_NTERMS], int64_t m, int64_t n, int64_t k)
+{
+  double v[SB_NTERMS], t = 0;
+  term_values(m, n, k, v);
+  for (int i = 0; i < SB_NTERMS; i++)
+    t += coef[i] * v[i];
+  return t > 0 ? t : 0;
+}
+
+/* weighted least squares of y on the chosen terms; which: 0 training
+ * points, 1 all points; absolute: fit the spreads instead of the times */
+static int wls(unsigned terms, const fit_point *p, size_t n, int all, int spreads, const double *mu_for_weight,
+               double coef[SB_NTERMS])
+{
+  int idx[SB_NTERMS], nt = 0;
+  for (int t = 0; t < SB_NTERMS; t++)
+    if (terms & (1u << t))
+      idx[nt++] = t;
+  size_t rows = 0;
+  for (size_t i = 0; i < n; i++)
+    if (all || !p[i].heldout)
+      rows++;
+  memset(coef, 0, sizeof(double) * SB_NTERMS);
+  if (nt == 0 || rows < (size_t)nt)
+    return -1;
+  gsl_matrix *X = gsl_matrix_alloc(rows, (size_t)nt);
+  gsl_vector *y = gsl_vector_alloc(rows), *w = gsl_vector_alloc(rows), *c = gsl_vector_alloc((size_t)nt);
+  gsl_matrix *cov = gsl_matrix_alloc((size_t)nt, (size_t)nt);
+  gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(rows, (size_t)nt);
+  size_t r = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!(all || !p[i].heldout))
+      continue;
+    double v[SB_NTERMS];
+    term_values(p[i].m, p[i].n, p[i].k, v);
+    for (int j = 0; j < nt; j++)
+      gsl_matrix_set(X, r, (size_t)j, v[idx[j]]);
+    double yi = spreads ? p[i].spread : p[i].t;
+    double scale = mu_for_weight ? mu_for_weight[i] : p[i].t;
+    if (!(scale > FIT_T0))
+      scale = FIT_T0;
+    gsl_vector_set(y, r, yi);
+    gsl_vector_set(w, r, 1 / (scale * scale));
+    r++;
+  }
+  double chisq;
+  int rc = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, ws);
+  for (int j = 0; j < nt; j++)
+    coef[idx[j]] = gsl_vector_get(c, (size_t)j);
+  gsl_multifit_linear_free(ws);
+  gsl_matrix_free(cov);
+  gsl_vector_free(c);
+  gsl_vector_free(w);
+  gsl_vector_free(y);
+  gsl_matrix_free(X);
+  for (int t = 0; t < SB_NTERMS; t++)
+    if (!isfinite(coef[t]))
+      return -1;
+  return rc ? -1 : 0;
+}
+
+int fit_terms(unsigned terms, const fit_point *p, size_t n, int use_heldout, double coef[SB_NTERMS])
+{
+  return wls(terms, p, n, use_heldout, 0, NULL, coef);
+}
+
+/* median relative error on held-out points (>= 1 ms when there are enough) */
+static double heldout_errors(const double coef[SB_NTERMS], const fit_point *p, size_t n, fit_result *q)
+{
+  size_t cnt = 0, big = 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i].heldout) {
+      cnt++;
+      big += p[i].t >= 1e-3;
+    }
+  int ge1ms = big >= 5;
+  double *e = malloc(sizeof *e * (cnt ? cnt : 1));
+  size_t ne = 0;
+  double ybar = 0, ssr = 0, sst = 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i].heldout)
+      ybar += p[i].t / (double)cnt;
+  for (size_t i = 0; i < n; i++) {
+    if (!p[i].heldout)
+      continue;
+    double pred = fit_predict(coef, p[i].m, p[i].n, p[i].k);
+    ssr += (p[i].t - pred) * (p[i].t - pred);
+    sst += (p[i].t - ybar) * (p[i].t - ybar);
+    if (!ge1ms || p[i].t >= 1e-3)
+      e[ne++] = fabs(pred - p[i].t) / p[i].t;
+  }
+  double med = INFINITY;
+  if (ne) {
+    gsl_sort(e, 1, ne);
+    med = gsl_stats_median_from_sorted_data(e, 1, ne);
+    if (q) {
+      q->median_rel_err = med;
+      q->p95_rel_err = gsl_stats_quantile_from_sorted_data(e, 1, ne, 0.95);
+      q->n_scored = ne;
+      q->scored_ge_1ms = ge1ms;
+      q->r2 = sst > 0 ? 1 - ssr / sst : 1;
+      q->n_heldout = cnt;
+    }
+  }
+  free(e);
+  return med;
+}
+
+int fit_op(int family, const fit_point *p, size_t n, fit_result *out)
+{
+  memset(out, 0, sizeof *out);
+  out->n = n;
+  unsigned cand[8];
+  size_t nc = fit_candidates(family, cand);
+  double best = INFINITY;
+  unsigned best_terms = 0;
+  for (size_t c = 0; c < nc; c++) {
+    double coef[SB_NTERMS];
+    if (wls(cand[c], p, n, 0, 0, NULL, coef) != 0)
+      continue;
+    double e = heldout_errors(coef, p, n, NULL);
+    /* a richer set must do clearly better (1% of relative error) */
+    if (best_terms == 0 || e < best - 0.01) {
+      best = e;
+      best_terms = cand[c];
+    }
+  }
+  if (!best_terms)
+    return -1;
+  double train[SB_NTERMS];
+  wls(best_terms, p, n, 0, 0, NULL, train);
+  heldout_errors(train, p, n, out); /* quality: training fit on held-out points */
+  out->terms = best_terms;
+  if (wls(best_terms, p, n, 1, 0, NULL, out->mu) != 0)
+    return -1;
+  /* sigma: the sample standard deviation s of r repetitions has mean
+   * c4(r) sigma; fit sigma on s / c4(r), weighted by the mean */
+  fit_point *q = malloc(sizeof *q * n);
+  double *mu = malloc(sizeof *mu * n);
+  size_t nq = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].reps < 2)
+      continue;
+    double r = p[i].reps;
+    double c4 = sqrt(2 / (r - 1)) * exp(gsl_sf_lngamma(r / 2) - gsl_sf_lngamma((r - 1) / 2));
+    q[nq] = p[i];
+    q[nq].spread = p[i].spread / c4;
+    mu[nq] = fit_predict(out->mu, p[i].m, p[i].n, p[i].k);
+    nq++;
+  }
+  if (nq > 0 && wls(best_terms, q, nq, 1, 1, mu, out->sigma) == 0)
+    out->has_sigma = 1;
+  free(q);
+  free(mu);
+  out->ok = 1;
+  return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * fit.h -- fitting of SimBLAS's linear models (GSL least squares), term
+ * selection on held-out error, the residual (sigma) model and the quality
+ * figures.  No BLAS timing here: testable on synthetic data.
+ */
+#ifndef SB_FIT_H
+#define SB_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+typedef struct fit_point {
+  int64_t m, n, k;
+  double t;        /* median of the repetitions, seconds         */
+  double spread;   /* sample standard deviation of repetitions   */
+  int reps;        /* how many repetitions (>= 2 for a spread)   */
+  unsigned char heldout;
+} fit_point;
+
+typedef struct fit_result {
+  int ok;
+  unsigned terms;             /* bit t set: term t (model.h) is used */
+  double mu[SB_NTERMS];
+  double sigma[SB_NTERMS];
+  int has_sigma;
+  size_t n, n_heldout, n_scored; /* n_scored: held-out points used for the errors */
+  int scored_ge_1ms;          /* the errors are over held-out calls >= 1 ms */
+  double r2;                  /* on the held-out points */
+  double median_rel_err, p95_rel_err;
+} fit_result;
+
+/* Candidate term sets for a family (model.h bit masks), simplest first;
+ * returns how many. */
+size_t fit_candidates(int family, unsigned out[8]);
+
+/* Mark about `fraction` of the points held out (seeded, deterministic). */
+void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed);
+
+/* Fit mu = sum c_t term_t by least squares weighted for relative error
+ * (above 100 us; absolute below),
+ * for each candidate; keep the one with the lowest held-out median
+ * relative error (ties: fewer terms); refit it on all points; fit sigma
+ * (the run-to-run standard deviation of one call) on the repetitions'
+ * standard deviations, corrected for small-sample bias; compute the
+ * quality figures.  Returns 0 or -1. */
+int fit_op(int family, const fit_point *p, size_t n, fit_result *out);
+
+/* One weighted least-squares fit of the given terms (exposed for tests). */
+int fit_terms(unsigned terms, const fit_point *p, size_t n, int use_heldout, double coef[SB_NTERMS]);
+
+double fit_predict(const double coef[SB_NTERMS], int64_t m, int64_t n, int64_t k);
+
+#endif
