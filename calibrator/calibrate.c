@@ -265,6 +265,7 @@ typedef struct worker {
   cal_bufs bufs;
   _Atomic double done_est;
   int pinned;
+  pthread_barrier_t *start; /* all start measuring together */
 } worker;
 
 static void *blas_handle;
@@ -297,7 +298,9 @@ static void *run_worker(void *arg)
       die("out of memory for %zu MB of buffers per core; lower --max-call", 5 * mat >> 20);
     fill(*bufs[i], mat, (uint64_t)w->id * 7919 + (uint64_t)i);
   }
-  /* this worker's own random order */
+  /* this worker's own random order: what runs beside a call varies, as
+   * it does between HPL's ranks (a synchronised design, every core on the
+   * same shape at once, measured 7% core-to-core spread against 5% here) */
   size_t *order = malloc(sizeof *order * w->npts);
   for (size_t i = 0; i < w->npts; i++)
     order[i] = i;
@@ -308,6 +311,7 @@ static void *run_worker(void *arg)
     order[j] = t;
   }
   double *rep = malloc(sizeof *rep * (size_t)opt.reps);
+  pthread_barrier_wait(w->start); /* all cores start measuring together */
   for (size_t oi = 0; oi < w->npts && !stop_requested; oi++) {
     size_t i = order[oi];
     const point *p = &w->pts[i];
@@ -409,6 +413,15 @@ static void write_line(FILE *f, int key, const fit_result *r)
     write_terms(f, r->sigma, r->terms);
   }
   fputc('\n', f);
+  if (r->split_at) {
+    fprintf(f, "%s[%c>=%lld]", kn, "mnk"[r->split_dim], (long long)r->split_at);
+    write_terms(f, r->hi_mu, r->hi_terms);
+    if (r->hi_has_sigma) {
+      fputs(" |", f);
+      write_terms(f, r->hi_sigma, r->hi_terms);
+    }
+    fputc('\n', f);
+  }
 }
 
 typedef struct calib {
@@ -530,17 +543,18 @@ static void report(const char *model_path, const calib *c, worker *ws, int nw, c
     FILE *d = fopen(path, "w");
     if (!d)
       continue;
-    fprintf(d, "# flops measured_s predicted_s core m n k\n");
+    fprintf(d, "# flops measured_s predicted_s core m n k model_key\n");
     for (int w = 0; w < nw; w++)
       for (size_t i = 0; i < npts; i++) {
         if (pts[i].op != op || !(ws[w].res[i].t > 0))
           continue;
         sb_call cl = {.op = op, .m = pts[i].m, .n = pts[i].n, .k = pts[i].k, .variant = pts[i].variant};
         double x = sb_call_flops(&cl);
-        fprintf(d, "%.6g %.6g %.6g %d %lld %lld %lld\n", x, ws[w].res[i].t,
-                fit_predict(c->node[pts[i].variant * SB_OP_COUNT + op].mu, pts[i].m, pts[i].n, pts[i].k), w,
-                (long long)pts[i].m,
-                (long long)pts[i].n, (long long)pts[i].k);
+        char kn[64];
+        fprintf(d, "%.6g %.6g %.17g %d %lld %lld %lld %s\n", x, ws[w].res[i].t,
+                fit_result_predict(&c->node[pts[i].variant * SB_OP_COUNT + op], pts[i].m, pts[i].n, pts[i].k), w,
+                (long long)pts[i].m, (long long)pts[i].n, (long long)pts[i].k,
+                key_name(pts[i].variant * SB_OP_COUNT + op, kn, sizeof kn));
       }
     fclose(d);
     snprintf(path, sizeof path, "%s/%s.gp", dir, show[s]);
@@ -815,7 +829,10 @@ int main(int argc, char **argv)
 
   worker *ws = calloc((size_t)ncores, sizeof *ws);
   pthread_t *th = calloc((size_t)ncores, sizeof *th);
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, (unsigned)ncores);
   for (int w = 0; w < ncores; w++) {
+    ws[w].start = &start;
     ws[w].id = w;
     ws[w].topo = topo;
     ws[w].core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)w);
@@ -840,6 +857,7 @@ int main(int argc, char **argv)
       nanosleep(&ts, NULL);
   }
   free(joined);
+  pthread_barrier_destroy(&start);
   progress(ws, ncores, total_est, t0, tty, &last_plain);
   if (tty)
     fputc('\n', stderr);
@@ -865,10 +883,10 @@ int main(int argc, char **argv)
             fp[nn++] = (fit_point){pts[j].m, pts[j].n, pts[j].k, ws[w].res[j].t, ws[w].res[j].sd, opt.reps, 0};
         fit_holdout(fp + start, nn - start, 0.2, opt.seed + (uint64_t)key * 31 + (uint64_t)w);
         if (ncores > 1)
-          fit_op(sb_ops[op].fam, fp + start, nn - start, &cal.cores[(size_t)w * NKEYS + (size_t)key]);
+          fit_model(sb_ops[op].fam, fp + start, nn - start, &cal.cores[(size_t)w * NKEYS + (size_t)key]);
       }
       char kn[64];
-      if (nn && fit_op(sb_ops[op].fam, fp, nn, &cal.node[key]) != 0)
+      if (nn && fit_model(sb_ops[op].fam, fp, nn, &cal.node[key]) != 0)
         fprintf(stderr, "simblas-calibrate: could not fit %s (%zu points); it will use the fallback\n",
                 key_name(key, kn, sizeof kn), nn);
     }

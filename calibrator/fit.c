@@ -17,6 +17,9 @@
 /* Weights are 1/max(t, FIT_T0)^2: relative error for calls longer than
  * FIT_T0, absolute error below, so that timer noise on sub-microsecond
  * calls cannot pull the fit away from the calls that make up the run. */
+/* fewer points than this are not fitted (the op keeps the fallback) */
+#define FIT_MIN_POINTS 8
+
 #ifndef FIT_T0
 #define FIT_T0 1e-4
 #endif
@@ -33,6 +36,7 @@ size_t fit_candidates(int family, unsigned out[8])
     out[c++] = TMNK | T1;
     out[c++] = TMNK | TMN | T1;
     out[c++] = TMNK | TMN | TMK | TNK | T1;
+    out[c++] = 0xff; /* every monomial (collinear ones are dropped) */
     break;
   case SB_FAM_gbmv: case SB_FAM_sbmv: case SB_FAM_tbmv:
     out[c++] = TNK | T1;
@@ -93,13 +97,27 @@ static int wls(unsigned terms, const fit_point *p, size_t n, int all, int spread
                double coef[SB_NTERMS])
 {
   int idx[SB_NTERMS], nt = 0;
-  for (int t = 0; t < SB_NTERMS; t++)
-    if (terms & (1u << t))
-      idx[nt++] = t;
   size_t rows = 0;
   for (size_t i = 0; i < n; i++)
     if (all || !p[i].heldout)
       rows++;
+  /* drop a term equal to an earlier one on every point (for trsm, k = m
+   * makes nk the same column as mn): its coefficient is not identifiable */
+  for (int t = 0; t < SB_NTERMS; t++) {
+    if (!(terms & (1u << t)))
+      continue;
+    int dup = 0;
+    for (int j = 0; j < nt && !dup; j++) {
+      dup = 1;
+      for (size_t i = 0; i < n && dup; i++) {
+        double v[SB_NTERMS];
+        term_values(p[i].m, p[i].n, p[i].k, v);
+        dup = v[t] == v[idx[j]];
+      }
+    }
+    if (!dup)
+      idx[nt++] = t;
+  }
   memset(coef, 0, sizeof(double) * SB_NTERMS);
   if (nt == 0 || rows < (size_t)nt)
     return -1;
@@ -144,8 +162,13 @@ int fit_terms(unsigned terms, const fit_point *p, size_t n, int use_heldout, dou
   return wls(terms, p, n, use_heldout, 0, NULL, coef);
 }
 
-/* median relative error on held-out points (>= 1 ms when there are enough) */
-static double heldout_errors(const double coef[SB_NTERMS], const fit_point *p, size_t n, fit_result *q)
+static int64_t dimval(int dim, int64_t m, int64_t n, int64_t k) { return dim == 0 ? m : dim == 1 ? n : k; }
+
+/* held-out quality of a predictor (one or two pieces of coefficients):
+ * median and p95 relative error over held-out calls >= 1 ms when at least
+ * 5 are, else over all held-out calls; R^2 over all held-out calls */
+static double score(const double *lo, const double *hi, int dim, int64_t at, const fit_point *p, size_t n,
+                    fit_result *q)
 {
   size_t cnt = 0, big = 0;
   for (size_t i = 0; i < n; i++)
@@ -163,7 +186,8 @@ static double heldout_errors(const double coef[SB_NTERMS], const fit_point *p, s
   for (size_t i = 0; i < n; i++) {
     if (!p[i].heldout)
       continue;
-    double pred = fit_predict(coef, p[i].m, p[i].n, p[i].k);
+    const double *c = hi && dimval(dim, p[i].m, p[i].n, p[i].k) >= at ? hi : lo;
+    double pred = fit_predict(c, p[i].m, p[i].n, p[i].k);
     ssr += (p[i].t - pred) * (p[i].t - pred);
     sst += (p[i].t - ybar) * (p[i].t - ybar);
     if (!ge1ms || p[i].t >= 1e-3)
@@ -186,10 +210,17 @@ static double heldout_errors(const double coef[SB_NTERMS], const fit_point *p, s
   return med;
 }
 
+static double heldout_errors(const double coef[SB_NTERMS], const fit_point *p, size_t n, fit_result *q)
+{
+  return score(coef, NULL, 0, 0, p, n, q);
+}
+
 int fit_op(int family, const fit_point *p, size_t n, fit_result *out)
 {
   memset(out, 0, sizeof *out);
   out->n = n;
+  if (n < FIT_MIN_POINTS)
+    return -1;
   unsigned cand[8];
   size_t nc = fit_candidates(family, cand);
   double best = INFINITY;
@@ -207,12 +238,16 @@ int fit_op(int family, const fit_point *p, size_t n, fit_result *out)
   }
   if (!best_terms)
     return -1;
-  double train[SB_NTERMS];
-  wls(best_terms, p, n, 0, 0, NULL, train);
-  heldout_errors(train, p, n, out); /* quality: training fit on held-out points */
+  wls(best_terms, p, n, 0, 0, NULL, out->train);
+  heldout_errors(out->train, p, n, out); /* quality: training fit on held-out points */
   out->terms = best_terms;
   if (wls(best_terms, p, n, 1, 0, NULL, out->mu) != 0)
     return -1;
+  for (int t = 0; t < SB_NTERMS; t++) /* drop what wls dropped */
+    if (out->mu[t] == 0)
+      out->terms &= ~(1u << t);
+  if (!out->terms)
+    out->terms = 1; /* a constant, even if 0 */
   /* sigma: the sample standard deviation s of r repetitions has mean
    * c4(r) sigma; fit sigma on s / c4(r), weighted by the mean */
   fit_point *q = malloc(sizeof *q * n);
@@ -233,5 +268,79 @@ int fit_op(int family, const fit_point *p, size_t n, fit_result *out)
   free(q);
   free(mu);
   out->ok = 1;
+  return 0;
+}
+
+double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k)
+{
+  if (r->split_at && dimval(r->split_dim, m, n, k) >= r->split_at)
+    return fit_predict(r->hi_mu, m, n, k);
+  return fit_predict(r->mu, m, n, k);
+}
+
+int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
+{
+  if (fit_op(family, p, n, out) != 0)
+    return -1;
+  switch (family) {
+  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
+  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
+    break;
+  default:
+    return 0;
+  }
+  static const int64_t bounds[] = {128, 256, 384, 512, 768, 1024};
+  fit_point *lo = malloc(sizeof *lo * n), *hi = malloc(sizeof *hi * n);
+  fit_result best_lo, best_hi;
+  double best = out->median_rel_err - 0.005;
+  int best_dim = -1;
+  int64_t best_at = 0;
+  for (int d = 0; d < 3; d++) {
+    /* a dimension equal to an earlier one everywhere (syrk: m = n) adds nothing */
+    int same = 1;
+    for (size_t i = 0; i < n && same && d > 0; i++)
+      same = dimval(d, p[i].m, p[i].n, p[i].k) == dimval(d - 1, p[i].m, p[i].n, p[i].k) ||
+             (d == 2 && p[i].k == p[i].m);
+    if (d > 0 && same)
+      continue;
+    for (size_t b = 0; b < sizeof bounds / sizeof *bounds; b++) {
+      size_t nl = 0, nh = 0;
+      for (size_t i = 0; i < n; i++) {
+        if (dimval(d, p[i].m, p[i].n, p[i].k) >= bounds[b])
+          hi[nh++] = p[i];
+        else
+          lo[nl++] = p[i];
+      }
+      size_t need = n / 10 > 40 ? n / 10 : 40;
+      if (nl < need || nh < need)
+        continue;
+      fit_result rl, rh, q;
+      if (fit_op(family, lo, nl, &rl) != 0 || fit_op(family, hi, nh, &rh) != 0)
+        continue;
+      double e = score(rl.train, rh.train, d, bounds[b], p, n, &q);
+      if (e < best) {
+        best = e;
+        best_dim = d;
+        best_at = bounds[b];
+        best_lo = rl;
+        best_hi = rh;
+      }
+    }
+  }
+  if (best_dim >= 0) {
+    fit_result whole = *out;
+    *out = best_lo;
+    out->n = whole.n;
+    out->split_dim = best_dim;
+    out->split_at = best_at;
+    out->hi_terms = best_hi.terms;
+    memcpy(out->hi_mu, best_hi.mu, sizeof out->hi_mu);
+    memcpy(out->hi_sigma, best_hi.sigma, sizeof out->hi_sigma);
+    memcpy(out->hi_train, best_hi.train, sizeof out->hi_train);
+    out->hi_has_sigma = best_hi.has_sigma;
+    score(best_lo.train, best_hi.train, best_dim, best_at, p, n, out);
+  }
+  free(lo);
+  free(hi);
   return 0;
 }

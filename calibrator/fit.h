@@ -29,6 +29,14 @@ typedef struct fit_result {
   int scored_ge_1ms;          /* the errors are over held-out calls >= 1 ms */
   double r2;                  /* on the held-out points */
   double median_rel_err, p95_rel_err;
+  double train[SB_NTERMS];    /* the training fit the figures score */
+  /* a second piece for sizes split_dim (0 m, 1 n, 2 k) >= split_at;
+   * split_at == 0: one piece */
+  int split_dim;
+  int64_t split_at;
+  unsigned hi_terms;
+  double hi_mu[SB_NTERMS], hi_sigma[SB_NTERMS], hi_train[SB_NTERMS];
+  int hi_has_sigma;
 } fit_result;
 
 /* Candidate term sets for a family (model.h bit masks), simplest first;
@@ -46,6 +54,16 @@ void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed);
  * standard deviations, corrected for small-sample bias; compute the
  * quality figures.  Returns 0 or -1. */
 int fit_op(int family, const fit_point *p, size_t n, fit_result *out);
+
+/* fit_op, then for level-3 families also every split of the sizes into
+ * two pieces (on m, n or k at 128 ... 1024, each piece fitted as fit_op
+ * does); keeps a split when it lowers the held-out median relative error
+ * by half a point or more.  OpenBLAS's kernels change regime at its block
+ * sizes, which one polynomial cannot follow. */
+int fit_model(int family, const fit_point *p, size_t n, fit_result *out);
+
+/* the prediction of a fitted result (pieces included) */
+double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k);
 
 /* One weighted least-squares fit of the given terms (exposed for tests). */
 int fit_terms(unsigned terms, const fit_point *p, size_t n, int use_heldout, double coef[SB_NTERMS]);

@@ -182,6 +182,20 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
         goto out;
       }
     } else {
+      /* "dtrsm[m>=384]": a piece of dtrsm's model */
+      char *br = strchr(key, '['), dimc = 0;
+      long long at = 0;
+      if (br) {
+        char close = 0;
+        int used = 0;
+        if (sscanf(br, "[%c>=%lld%c%n", &dimc, &at, &close, &used) != 3 || close != ']' || br[used] ||
+            !strchr("mnk", dimc) || at < 1) {
+          seterr(err, errlen, name, line, "bad piece '%s'; write e.g. dtrsm[m>=384] (m, n or k, >=, a positive size)",
+                 br);
+          goto out;
+        }
+        *br = '\0';
+      }
       int variant = 0, op = sb_model_key(key, &variant);
       if (op < 0) {
         seterr(err, errlen, name, line,
@@ -193,6 +207,36 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
       if (set < 0)
         set = 0;
       sb_coefs *co = &m->coefs[((size_t)set * SB_NVARIANTS + (size_t)variant) * SB_OP_COUNT + (size_t)op];
+      if (br) {
+        if (!co->present) {
+          seterr(err, errlen, name, line, "piece %s[%c>=%lld] before the plain %s line; put that line first", key,
+                 dimc, at, key);
+          goto out;
+        }
+        if (co->npieces == SB_MAX_PIECES) {
+          seterr(err, errlen, name, line, "more than %d pieces for %s", SB_MAX_PIECES, key);
+          goto out;
+        }
+        sb_piece *pc = &co->piece[co->npieces];
+        memset(pc, 0, sizeof *pc);
+        pc->dim = dimc == 'm' ? 0 : dimc == 'n' ? 1 : 2;
+        pc->at = at;
+        int any = 0, rc = parse_terms(&save, pc->mu, name, line, key, err, errlen, &any);
+        if (rc < 0)
+          goto out;
+        if (!any) {
+          seterr(err, errlen, name, line, "%s[%c>=%lld] has no TERM=COEFFICIENT pairs", key, dimc, at);
+          goto out;
+        }
+        if (rc == 1) {
+          int anys = 0;
+          if (parse_terms(&save, pc->sigma, name, line, key, err, errlen, &anys) != 0)
+            goto out;
+          pc->has_sigma = anys;
+        }
+        co->npieces++;
+        continue;
+      }
       if (co->present) {
         seterr(err, errlen, name, line, "second line for %s in set '%s'; keep one", key, m->set_names[set]);
         goto out;
@@ -313,24 +357,43 @@ static double clamp(double t)
   return t < SB_MAX_SECONDS ? t : SB_MAX_SECONDS;
 }
 
+/* the piece that applies to the call, NULL for the plain line */
+static const sb_piece *piece_for(const sb_coefs *co, const sb_call *c)
+{
+  const sb_piece *best = NULL;
+  for (int i = 0; i < co->npieces; i++) {
+    const sb_piece *p = &co->piece[i];
+    int64_t v = p->dim == 0 ? c->m : p->dim == 1 ? c->n : c->k;
+    if (v >= p->at && (!best || p->at > best->at))
+      best = p;
+  }
+  return best;
+}
+
 double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c)
 {
   if (!co)
     return clamp(sb_call_flops(c) / m->reference_speed);
+  const sb_piece *p = co->npieces ? piece_for(co, c) : NULL;
+  const double *mu = p ? p->mu : co->mu;
   double v[SB_NTERMS], t = 0;
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
-    t += co->mu[i] * v[i];
+    t += mu[i] * v[i];
   return clamp(t);
 }
 
 double sb_model_sigma(const sb_coefs *co, const sb_call *c)
 {
-  if (!co || !co->has_sigma)
+  if (!co)
     return 0;
+  const sb_piece *p = co->npieces ? piece_for(co, c) : NULL;
+  if (p ? !p->has_sigma : !co->has_sigma)
+    return 0;
+  const double *sg = p ? p->sigma : co->sigma;
   double v[SB_NTERMS], s = 0;
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
-    s += co->sigma[i] * v[i];
+    s += sg[i] * v[i];
   return clamp(s);
 }

@@ -20,11 +20,24 @@
 #define SB_NTERMS 8
 extern const char *const sb_term_names[SB_NTERMS] SB_HIDDEN;
 
+/* a piece: coefficients for calls whose size `dim` (0 m, 1 n, 2 k) is at
+ * least `at` -- the "dtrsm[m>=384] ..." lines.  The largest matching
+ * piece wins; the plain line covers the rest. */
+#define SB_MAX_PIECES 4
+typedef struct sb_piece {
+  int dim;
+  int64_t at;
+  double mu[SB_NTERMS], sigma[SB_NTERMS];
+  int has_sigma;
+} sb_piece;
+
 typedef struct sb_coefs {
   double mu[SB_NTERMS];    /* seconds per unit of each term          */
   double sigma[SB_NTERMS]; /* standard deviation of the residual      */
   unsigned char present;   /* the file has a line for this op         */
   unsigned char has_sigma;
+  int npieces;
+  sb_piece piece[SB_MAX_PIECES];
 } sb_coefs;
 
 typedef struct sb_model {

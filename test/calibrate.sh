@@ -1,0 +1,81 @@
+#!/bin/sh
+# simblas-calibrate end to end, kept short (a few seconds of measuring):
+#  - bad options and unwritable outputs: one clear error, exit 2;
+#  - the model it writes is read back by libsimblas with the same
+#    predictions it computed itself (round trip);
+#  - --summary prints one line per routine and precision;
+#  - an interrupted calibration (SIGINT, SIGKILL) leaves the previous
+#    model byte-identical.
+set -u
+bld=${SB_BUILDDIR:-.}
+cal=$bld/calibrator/simblas-calibrate
+pred=$bld/test/predict_prog
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+
+expect_error() { # what pattern args...
+  what=$1 pat=$2; shift 2
+  out=$("$cal" "$@" 2>&1); rc=$?
+  if [ $rc -eq 2 ] && echo "$out" | grep -q -- "$pat"; then ok "$what"; else ko "$what: rc=$rc: $out"; fi
+}
+expect_error "unknown option" "unknown or incomplete option '--frobnicate'" --frobnicate
+expect_error "bad number" "--budget needs a positive number, not 'soon'" --budget soon
+expect_error "one repetition" "--reps must be at least 2" --reps 1 -o "$tmp/x.model"
+expect_error "unwritable directory" "cannot write the model into /nonexistent/dir" -o /nonexistent/dir/m.model
+expect_error "output is a directory" "is a directory" -o "$tmp"
+expect_error "unknown routine" "unknown routine 'dgemx'" --routines dgemx -o "$tmp/x.model"
+expect_error "missing BLAS" "cannot load the BLAS to measure" --blas /nonexistent/libblas.so -o "$tmp/x.model"
+expect_error "summary of a non-model" "has no quality lines" --summary /etc/hostname
+[ ! -e "$tmp/x.model" ] && ok "no model written by failed runs" || ko "a failed run wrote a model"
+
+# a short calibration of a few routines
+routines=dgemm,dtrsm,daxpy,idamax,dgemv,zgemm,sdot
+if "$cal" --quick --budget 2 --routines $routines -o "$tmp/m.model" > "$tmp/cal.out" 2> "$tmp/cal.err"; then
+  ok "short calibration ran ($(grep -o 'in [0-9.]* s wall time' "$tmp/cal.err"))"
+else
+  ko "short calibration failed: $(tail -3 "$tmp/cal.err")"
+fi
+grep -q "^reference-speed" "$tmp/m.model" && grep -q "^meta backend" "$tmp/m.model" && grep -q "^meta machine" "$tmp/m.model" \
+  && grep -q "^meta topology" "$tmp/m.model" && grep -q "^meta date" "$tmp/m.model" && tail -1 "$tmp/m.model" | grep -qx end \
+  && ok "model records machine, topology, backend, date, reference speed" || ko "model header incomplete"
+grep -q "^wall\|wall time" "$tmp/cal.err" && ok "wall time printed" || ko "no wall time"
+
+# --summary: <routine> <prec> n=<k> r2=<x> median_rel_err=<x> p95_rel_err=<x>
+"$cal" --summary "$tmp/m.model" > "$tmp/sum"
+bad=$(grep -cvE '^[a-z0-9.]+ [a-z]+ n=[0-9]+ r2=[-0-9.]+ median_rel_err=[0-9.]+ p95_rel_err=[0-9.]+$' "$tmp/sum")
+grep -q '^gemm d ' "$tmp/sum" && grep -q '^gemm z ' "$tmp/sum" && grep -q '^iamax d ' "$tmp/sum" && grep -q '^dot s ' "$tmp/sum" \
+  && [ "$bad" -eq 0 ] && ok "--summary: $(wc -l < "$tmp/sum") lines in the documented format" || ko "--summary output: $(cat "$tmp/sum")"
+
+# round trip: libsimblas predicts what the calibrator predicted
+if [ -f "$tmp/m.model.report/dgemm.dat" ]; then
+  for r in dgemm dtrsm daxpy; do
+    awk '!/^#/ { print $8, $5, $6, $7 }' "$tmp/m.model.report/$r.dat" > "$tmp/$r.in"
+    awk '!/^#/ { print $3 }' "$tmp/m.model.report/$r.dat" > "$tmp/$r.want"
+    SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/m.model "$pred" < "$tmp/$r.in" > "$tmp/$r.got"
+    n=$(wc -l < "$tmp/$r.want")
+    worst=$(paste "$tmp/$r.want" "$tmp/$r.got" | awk '{ d = $1 - $2; if (d < 0) d = -d; r = $1 > 0 ? d / $1 : d; if (r > w) w = r } END { printf "%.2g", w + 0 }')
+    if [ "$n" -gt 0 ] && awk -v w="$worst" 'BEGIN { exit !(w < 1e-7) }'; then ok "round trip $r: $n shapes, worst relative difference $worst"
+    else ko "round trip $r: $n shapes, worst relative difference $worst"; fi
+  done
+else
+  ko "no report to compare predictions with"
+fi
+
+# interruption keeps the previous model byte-identical
+cp "$tmp/m.model" "$tmp/keep.model"
+for sig in INT TERM KILL; do
+  "$cal" --budget 120 --routines dgemm,dtrsm -o "$tmp/keep.model" --no-report > /dev/null 2>&1 &
+  pid=$!
+  sleep 2
+  kill -$sig $pid 2>/dev/null
+  wait $pid; rc=$?
+  if cmp -s "$tmp/m.model" "$tmp/keep.model" && [ $rc -ne 0 ]; then ok "SIG$sig during measuring: exit $rc, previous model untouched"
+  else ko "SIG$sig: exit $rc, model changed"; fi
+done
+ls -a "$tmp" | grep -q 'tmp\.' && ko "temporary files left: $(ls -a "$tmp" | grep 'tmp\.')" || ok "no temporary files left"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

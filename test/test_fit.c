@@ -1,0 +1,137 @@
+/*
+ * test_fit.c -- the calibrator's fitting on synthetic data with known
+ * coefficients: the means and the noise model come back, the term
+ * selection keeps what matters, the quality figures are right.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "fit.h"
+
+enum { T1 = 0, TN = 2, TMN = 3, TMNK = 7 };
+
+static void close_to(double got, double want, double rel, const char *what)
+{
+  if (!(fabs(got - want) <= rel * fabs(want)))
+    fail_msg("%s: got %.6g, want %.6g (+-%.0f%%)", what, got, want, 100 * rel);
+}
+
+/* points of a gemm-like op: R repetitions ~ N(mu, sigma), median and sd */
+static fit_point *synth(gsl_rng *r, size_t n, const double mu[SB_NTERMS], const double sg[SB_NTERMS], int reps)
+{
+  fit_point *p = calloc(n, sizeof *p);
+  double rep[16];
+  for (size_t i = 0; i < n; i++) {
+    p[i].m = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+    p[i].n = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+    p[i].k = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+    double m = fit_predict(mu, p[i].m, p[i].n, p[i].k), s = fit_predict(sg, p[i].m, p[i].n, p[i].k);
+    for (int j = 0; j < reps; j++)
+      rep[j] = m + gsl_ran_gaussian(r, s);
+    gsl_sort(rep, 1, (size_t)reps);
+    p[i].t = gsl_stats_median_from_sorted_data(rep, 1, (size_t)reps);
+    p[i].spread = gsl_stats_sd(rep, 1, (size_t)reps);
+    p[i].reps = reps;
+  }
+  fit_holdout(p, n, 0.2, 42);
+  return p;
+}
+
+static void test_recovers_gemm_coefficients_and_sigma(void **state)
+{
+  (void)state;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 7);
+  double mu[SB_NTERMS] = {0}, sg[SB_NTERMS] = {0};
+  mu[TMNK] = 2e-11;
+  mu[TMN] = 4e-9;
+  mu[T1] = 3e-6;
+  sg[TMNK] = 6e-13; /* 3% of the flop term */
+  sg[T1] = 4e-7;
+  size_t n = 3000;
+  fit_point *p = synth(r, n, mu, sg, 5);
+  fit_result res;
+  assert_int_equal(fit_op(SB_FAM_gemm, p, n, &res), 0);
+  assert_true(res.ok);
+  close_to(res.mu[TMNK], mu[TMNK], 0.01, "mu.mnk");
+  close_to(res.mu[TMN], mu[TMN], 0.25, "mu.mn");
+  assert_true(res.terms & (1u << TMNK));
+  assert_true(res.has_sigma);
+  close_to(res.sigma[TMNK], sg[TMNK], 0.15, "sigma.mnk");
+  /* the noise is 3%: held-out median error near 3% * 0.67 / sqrt(5)... */
+  assert_true(res.median_rel_err < 0.03);
+  assert_true(res.r2 > 0.99);
+  assert_true(res.n_heldout > 400 && res.n_heldout < 800);
+  assert_true(res.scored_ge_1ms);
+  free(p);
+  gsl_rng_free(r);
+}
+
+static void test_level1_selects_latency_and_slope(void **state)
+{
+  (void)state;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 11);
+  size_t n = 800;
+  fit_point *p = calloc(n, sizeof *p);
+  for (size_t i = 0; i < n; i++) {
+    p[i].n = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(1e6 / 16));
+    p[i].t = (2e-7 + 5e-10 * (double)p[i].n) * (1 + 0.01 * gsl_ran_gaussian(r, 1));
+    p[i].reps = 1;
+  }
+  fit_holdout(p, n, 0.2, 3);
+  fit_result res;
+  assert_int_equal(fit_op(SB_FAM_axpy, p, n, &res), 0);
+  close_to(res.mu[TN], 5e-10, 0.02, "mu.n");
+  close_to(res.mu[T1], 2e-7, 0.10, "mu.1");
+  assert_false(res.has_sigma); /* one repetition: no noise model */
+  free(p);
+  gsl_rng_free(r);
+}
+
+static void test_holdout_is_deterministic_and_about_a_fifth(void **state)
+{
+  (void)state;
+  fit_point a[1000], b[1000];
+  memset(a, 0, sizeof a);
+  memset(b, 0, sizeof b);
+  fit_holdout(a, 1000, 0.2, 99);
+  fit_holdout(b, 1000, 0.2, 99);
+  size_t held = 0;
+  for (int i = 0; i < 1000; i++) {
+    assert_int_equal(a[i].heldout, b[i].heldout);
+    held += a[i].heldout;
+  }
+  assert_in_range(held, 160, 240);
+}
+
+static void test_too_few_points_fail(void **state)
+{
+  (void)state;
+  fit_point p[2] = {{.m = 10, .n = 10, .k = 10, .t = 1e-5, .reps = 3}, {.m = 20, .n = 20, .k = 20, .t = 8e-5, .reps = 3}};
+  fit_result res;
+  assert_int_equal(fit_op(SB_FAM_gemm, p, 2, &res), -1);
+  assert_false(res.ok);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_recovers_gemm_coefficients_and_sigma),
+      cmocka_unit_test(test_level1_selects_latency_and_slope),
+      cmocka_unit_test(test_holdout_is_deterministic_and_about_a_fifth),
+      cmocka_unit_test(test_too_few_points_fail),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
