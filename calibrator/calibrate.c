@@ -117,7 +117,7 @@ static int level_of(int fam)
     return 3;
   case SB_FAM_gemv: case SB_FAM_gbmv: case SB_FAM_symv: case SB_FAM_sbmv: case SB_FAM_spmv: case SB_FAM_trmv:
   case SB_FAM_tbmv: case SB_FAM_tpmv: case SB_FAM_ger: case SB_FAM_syr: case SB_FAM_spr: case SB_FAM_syr2:
-  case SB_FAM_spr2: case SB_FAM_geadd: case SB_FAM_omatcopy: case SB_FAM_imatcopy:
+  case SB_FAM_spr2: case SB_FAM_geadd: case SB_FAM_omatcopy: case SB_FAM_imatcopy: case SB_FAM_memk:
     return 2;
   default:
     return 1;
@@ -132,7 +132,9 @@ static double estimate(int op, int64_t m, int64_t n, int64_t k)
 {
   sb_call c = {.op = op, .m = m, .n = n, .k = k};
   double f = sb_call_flops(&c);
-  return 2e-7 + f / (level_of(sb_ops[op].fam) == 3 ? rate3 : rate12);
+  /* HPL's row gathers run well below daxpy's streaming rate */
+  double r = level_of(sb_ops[op].fam) == 3 ? rate3 : sb_ops[op].fam == SB_FAM_memk ? rate12 / 8 : rate12;
+  return 2e-7 + f / r;
 }
 
 /* the largest size for which a call of op takes about max_call seconds */
@@ -168,13 +170,18 @@ static void draw(int op, uint64_t *s, int64_t *m, int64_t *n, int64_t *k, int *v
   if (lvl == 2) {
     int64_t cap = size_cap(op, 2);
     int square = fam != SB_FAM_gemv && fam != SB_FAM_gbmv && fam != SB_FAM_ger && fam != SB_FAM_geadd &&
-                 fam != SB_FAM_omatcopy && fam != SB_FAM_imatcopy;
+                 fam != SB_FAM_omatcopy && fam != SB_FAM_imatcopy && fam != SB_FAM_memk;
     *m = loguni(s, 8, (double)cap);
     *n = square ? *m : loguni(s, 8, (double)cap);
     if (fam == SB_FAM_imatcopy)
       *n = *m; /* the in-place kernel */
     if (fam == SB_FAM_gbmv || fam == SB_FAM_sbmv || fam == SB_FAM_tbmv)
       *k = loguni(s, 2, fmin((double)*n, 256));
+    if (fam == SB_FAM_memk && strstr(sb_ops[op].name, "dlaswp04")) { /* M0 rows one way, M1 the other */
+      *k = loguni(s, 1, (double)*m);
+      if (*m + *k > maxdim)
+        *m = maxdim - *k;
+    }
     return;
   }
   int64_t cap = size_cap(op, 3), nb = nbs[rnd(s) % 5];
@@ -214,7 +221,7 @@ static void draw(int op, uint64_t *s, int64_t *m, int64_t *n, int64_t *k, int *v
 static double weight(int op)
 {
   int l = level_of(sb_ops[op].fam);
-  if (hpl_kernel(op))
+  if (hpl_kernel(op) || sb_ops[op].fam == SB_FAM_memk)
     return l == 3 ? 0.14 : 0.006;
   if (!strcmp(sb_ops[op].name, "dsyrk"))
     return 0.05;
@@ -387,7 +394,10 @@ static void split_name(int key, char *routine, char *prec)
   int op = key % SB_OP_COUNT;
   const char *name = sb_ops[op].name, *stem = sb_ops[op].stem, *sfx = key >= SB_OP_COUNT ? SB_RIGHT_SUFFIX : "";
   size_t pl = strlen(name) - strlen(stem);
-  if (sb_ops[op].fam == SB_FAM_iamax) { /* isamax: routine iamax, precision s */
+  if (sb_ops[op].fam == SB_FAM_memk) { /* hpl_dlaswp00N: double precision */
+    snprintf(routine, 32, "%s", name);
+    snprintf(prec, 8, "d");
+  } else if (sb_ops[op].fam == SB_FAM_iamax) { /* isamax: routine iamax, precision s */
     snprintf(routine, 32, "i%s", stem);
     snprintf(prec, 8, "%.*s", (int)pl - 1, name + 1);
   } else {
@@ -400,7 +410,7 @@ static void write_terms(FILE *f, const double *c, unsigned terms)
 {
   for (int t = SB_NTERMS - 1; t >= 0; t--)
     if (terms & (1u << t))
-      fprintf(f, " %s=%.9g", sb_term_names[t], c[t]);
+      fprintf(f, " %s=%.15g", sb_term_names[t], c[t]);
 }
 
 static void write_line(FILE *f, int key, const fit_result *r)
@@ -414,7 +424,7 @@ static void write_line(FILE *f, int key, const fit_result *r)
   }
   fputc('\n', f);
   if (r->split_at) {
-    fprintf(f, "%s[%c>=%lld]", kn, "mnk"[r->split_dim], (long long)r->split_at);
+    fprintf(f, "%s[%s>=%.0f]", kn, sb_term_names[r->split_dim], r->split_at);
     write_terms(f, r->hi_mu, r->hi_terms);
     if (r->hi_has_sigma) {
       fputs(" |", f);
@@ -510,7 +520,7 @@ static void report(const char *model_path, const calib *c, worker *ws, int nw, c
     fprintf(stderr, "simblas-calibrate: no report: cannot create %s: %s\n", dir, strerror(errno));
     return;
   }
-  static const char *const show[] = {"dgemm", "dtrsm", "dsyrk", "dgemv", "dger", "daxpy", "idamax"};
+  static const char *const show[] = {"dgemm", "dtrsm", "dsyrk", "dgemv", "dger", "daxpy", "idamax", "hpl_dlaswp01T"};
   char path[4400];
   snprintf(path, sizeof path, "%s/summary.txt", dir);
   FILE *sum = fopen(path, "w");
@@ -728,6 +738,11 @@ int main(int argc, char **argv)
       snprintf(list, sizeof list, ",%s,", opt.routines);
       if (!strstr(list, pat))
         continue;
+    }
+    if (!cal_ops[op].symbol) { /* kernels.def: measured in plain C */
+      syms[op] = (void *)cal_ops[op].run;
+      ops[nops++] = op;
+      continue;
     }
     if (!(syms[op] = dlsym(blas_handle, cal_ops[op].symbol))) {
       skipped++;

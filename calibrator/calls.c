@@ -83,9 +83,66 @@
 #include "blas.def"
 #undef SB_OP
 
+/* ---- kernels.def: HPL's memory movement, written here in plain C ------- *
+ * m rows of n columns (m + k rows for HPL_dlaswp04*), rows picked through a
+ * permutation as HPL's pivot vectors pick them, in double precision. */
+static inline size_t perm(size_t i, size_t m) { return (i * 7919u) % m; }
+
+static void cal_mem_COPY(void *sym, int64_t m64, int64_t n64, int64_t k64, int v, const cal_bufs *bf)
+{
+  (void)sym, (void)v;
+  size_t m = (size_t)(m64 + k64), n = (size_t)n64;
+  const double *A = bf->a;
+  double *B = bf->b;
+  for (size_t j = 0; j < n; j++)
+    for (size_t i = 0; i < m; i++)
+      B[i + j * m] = A[perm(i, m) + j * m];
+}
+
+static void cal_mem_TCOPY(void *sym, int64_t m64, int64_t n64, int64_t k64, int v, const cal_bufs *bf)
+{
+  (void)sym, (void)v;
+  size_t m = (size_t)(m64 + k64), n = (size_t)n64;
+  const double *A = bf->a;
+  double *B = bf->b;
+  for (size_t j = 0; j < n; j++)
+    for (size_t i = 0; i < m; i++)
+      B[j + i * n] = A[perm(i, m) + j * m];
+}
+
+static void cal_mem_SWAP(void *sym, int64_t m64, int64_t n64, int64_t k64, int v, const cal_bufs *bf)
+{
+  (void)sym, (void)v, (void)k64;
+  size_t m = (size_t)m64, n = (size_t)n64;
+  double *A = bf->a, *B = bf->b;
+  for (size_t j = 0; j < n; j++)
+    for (size_t i = 0; i < m; i++) {
+      double t = A[i + j * m];
+      A[i + j * m] = B[perm(i, m) + j * m];
+      B[perm(i, m) + j * m] = t;
+    }
+}
+
+static void cal_mem_COLS(void *sym, int64_t m64, int64_t n64, int64_t k64, int v, const cal_bufs *bf)
+{
+  (void)sym, (void)v, (void)k64;
+  size_t m = (size_t)m64, n = (size_t)n64;
+  double *A = bf->a;
+  for (size_t j = 0; j < n; j++) {
+    double *x = A + j * m, *y = A + perm(j, n) * m;
+    for (size_t i = 0; i < m; i++) {
+      double t = x[i];
+      x[i] = y[i];
+      y[i] = t;
+    }
+  }
+}
+
 #define CAL_ENTRY(pfx, T_, R_, K_, fam, stem, ifc) [SB_OP_##pfx##stem] = {cal_##pfx##stem, #pfx #stem "_"},
+#define SB_KERNEL(name, kind) [SB_OP_##name] = {cal_mem_##kind, NULL},
 const cal_op cal_ops[SB_OP_COUNT] = {
 #define SB_OP(...) SB_EXPAND_OP(CAL_ENTRY, __VA_ARGS__)
 #include "blas.def"
+#include "kernels.def"
 #undef SB_OP
 };

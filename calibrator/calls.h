@@ -20,7 +20,8 @@ typedef void (*cal_fn)(void *sym, int64_t m, int64_t n, int64_t k, int variant, 
 
 typedef struct cal_op {
   cal_fn run;
-  const char *symbol; /* the Fortran symbol of the real BLAS: "dgemm_" */
+  const char *symbol; /* the Fortran symbol of the real BLAS: "dgemm_";
+                         NULL: a kernel of kernels.def, run in plain C */
 } cal_op;
 
 extern const cal_op cal_ops[SB_OP_COUNT];

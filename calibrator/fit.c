@@ -14,15 +14,25 @@
 
 #include "fit.h"
 
-/* Weights are 1/max(t, FIT_T0)^2: relative error for calls longer than
- * FIT_T0, absolute error below, so that timer noise on sub-microsecond
- * calls cannot pull the fit away from the calls that make up the run. */
 /* fewer points than this are not fitted (the op keeps the fallback) */
 #define FIT_MIN_POINTS 8
 
-#ifndef FIT_T0
-#define FIT_T0 1e-4
-#endif
+/* Weights are 1/max(t, t0)^2: relative error for calls longer than t0,
+ * absolute error below, so that noise on short calls cannot pull the fit
+ * away from the calls that make up a run: t0 = 100 us for level 3 (HPL's
+ * time is in its long dgemm and dtrsm calls), 1 us for the rest (their
+ * calls are short; the timer resolves about 20 ns). */
+static _Thread_local double fit_t0 = 1e-4;
+static double t0_for(int family)
+{
+  switch (family) {
+  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
+  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
+    return 1e-4;
+  default:
+    return 1e-6;
+  }
+}
 
 enum { T1 = 1u << 0, TM = 1u << 1, TN = 1u << 2, TMN = 1u << 3, TK = 1u << 4, TMK = 1u << 5, TNK = 1u << 6, TMNK = 1u << 7 };
 
@@ -42,6 +52,12 @@ size_t fit_candidates(int family, unsigned out[8])
     out[c++] = TNK | T1;
     out[c++] = TNK | TN | T1;
     out[c++] = TNK | TMN | TN | T1;
+    break;
+  case SB_FAM_memk: /* m x n moved; HPL_dlaswp04*: (m + k) x n */
+    out[c++] = TMN | T1;
+    out[c++] = TMN | TM | TN | T1;
+    out[c++] = TMN | TNK | T1;
+    out[c++] = TMN | TNK | TM | TN | T1;
     break;
   case SB_FAM_gemv: case SB_FAM_symv: case SB_FAM_spmv: case SB_FAM_trmv: case SB_FAM_tpmv:
   case SB_FAM_ger: case SB_FAM_syr: case SB_FAM_spr: case SB_FAM_syr2: case SB_FAM_spr2:
@@ -101,12 +117,18 @@ static int wls(unsigned terms, const fit_point *p, size_t n, int all, int spread
   for (size_t i = 0; i < n; i++)
     if (all || !p[i].heldout)
       rows++;
-  /* drop a term equal to an earlier one on every point (for trsm, k = m
-   * makes nk the same column as mn): its coefficient is not identifiable */
+  /* drop a term that is 0 on every point, or equal to an earlier one on
+   * every point (for trsm, k = m makes nk the same column as mn): its
+   * coefficient is not identifiable */
   for (int t = 0; t < SB_NTERMS; t++) {
     if (!(terms & (1u << t)))
       continue;
-    int dup = 0;
+    int dup = 1;
+    for (size_t i = 0; i < n && dup; i++) {
+      double v[SB_NTERMS];
+      term_values(p[i].m, p[i].n, p[i].k, v);
+      dup = v[t] == 0;
+    }
     for (int j = 0; j < nt && !dup; j++) {
       dup = 1;
       for (size_t i = 0; i < n && dup; i++) {
@@ -135,8 +157,8 @@ static int wls(unsigned terms, const fit_point *p, size_t n, int all, int spread
       gsl_matrix_set(X, r, (size_t)j, v[idx[j]]);
     double yi = spreads ? p[i].spread : p[i].t;
     double scale = mu_for_weight ? mu_for_weight[i] : p[i].t;
-    if (!(scale > FIT_T0))
-      scale = FIT_T0;
+    if (!(scale > fit_t0))
+      scale = fit_t0;
     gsl_vector_set(y, r, yi);
     gsl_vector_set(w, r, 1 / (scale * scale));
     r++;
@@ -162,12 +184,16 @@ int fit_terms(unsigned terms, const fit_point *p, size_t n, int use_heldout, dou
   return wls(terms, p, n, use_heldout, 0, NULL, coef);
 }
 
-static int64_t dimval(int dim, int64_t m, int64_t n, int64_t k) { return dim == 0 ? m : dim == 1 ? n : k; }
+/* the value of term t at a shape */
+static double dimval(int t, int64_t m, int64_t n, int64_t k)
+{
+  return (t & 1 ? (double)m : 1) * (t & 2 ? (double)n : 1) * (t & 4 ? (double)k : 1);
+}
 
 /* held-out quality of a predictor (one or two pieces of coefficients):
  * median and p95 relative error over held-out calls >= 1 ms when at least
  * 5 are, else over all held-out calls; R^2 over all held-out calls */
-static double score(const double *lo, const double *hi, int dim, int64_t at, const fit_point *p, size_t n,
+static double score(const double *lo, const double *hi, int dim, double at, const fit_point *p, size_t n,
                     fit_result *q)
 {
   size_t cnt = 0, big = 0;
@@ -219,6 +245,7 @@ int fit_op(int family, const fit_point *p, size_t n, fit_result *out)
 {
   memset(out, 0, sizeof *out);
   out->n = n;
+  fit_t0 = t0_for(family);
   if (n < FIT_MIN_POINTS)
     return -1;
   unsigned cand[8];
@@ -285,25 +312,34 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
   switch (family) {
   case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
   case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
+  case SB_FAM_memk: /* memory movement: in cache or not */
     break;
   default:
     return 0;
   }
-  static const int64_t bounds[] = {128, 256, 384, 512, 768, 1024};
+  /* where to cut: m, n or k at sizes near BLAS blocking for level 3; the
+   * number of elements moved (mn) near cache sizes for memory kernels */
+  static const double dims3[] = {128, 256, 384, 512, 768, 1024};
+  static const double cache[] = {4096, 16384, 65536, 262144, 1048576, 4194304};
+  static const int terms3[] = {1, 2, 4}, termsm[] = {3};
+  int memk = family == SB_FAM_memk;
+  const double *bounds = memk ? cache : dims3;
+  const int *tl = memk ? termsm : terms3;
+  int ntl = memk ? 1 : 3;
   fit_point *lo = malloc(sizeof *lo * n), *hi = malloc(sizeof *hi * n);
   fit_result best_lo, best_hi;
-  double best = out->median_rel_err - 0.005;
+  double best = out->median_rel_err - 0.005, best_at = 0;
   int best_dim = -1;
-  int64_t best_at = 0;
-  for (int d = 0; d < 3; d++) {
-    /* a dimension equal to an earlier one everywhere (syrk: m = n) adds nothing */
-    int same = 1;
-    for (size_t i = 0; i < n && same && d > 0; i++)
-      same = dimval(d, p[i].m, p[i].n, p[i].k) == dimval(d - 1, p[i].m, p[i].n, p[i].k) ||
-             (d == 2 && p[i].k == p[i].m);
-    if (d > 0 && same)
+  for (int ti = 0; ti < ntl; ti++) {
+    int d = tl[ti];
+    /* a term equal to an earlier one everywhere (syrk: m = n) adds nothing */
+    int same = ti > 0;
+    for (size_t i = 0; i < n && same; i++)
+      same = dimval(d, p[i].m, p[i].n, p[i].k) == dimval(tl[ti - 1], p[i].m, p[i].n, p[i].k) ||
+             (d == 4 && p[i].k == p[i].m);
+    if (same)
       continue;
-    for (size_t b = 0; b < sizeof bounds / sizeof *bounds; b++) {
+    for (size_t b = 0; b < 6; b++) {
       size_t nl = 0, nh = 0;
       for (size_t i = 0; i < n; i++) {
         if (dimval(d, p[i].m, p[i].n, p[i].k) >= bounds[b])

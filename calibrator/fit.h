@@ -30,10 +30,10 @@ typedef struct fit_result {
   double r2;                  /* on the held-out points */
   double median_rel_err, p95_rel_err;
   double train[SB_NTERMS];    /* the training fit the figures score */
-  /* a second piece for sizes split_dim (0 m, 1 n, 2 k) >= split_at;
-   * split_at == 0: one piece */
+  /* a second piece for calls whose term split_dim (an index into
+   * sb_term_names: 1 m, 2 n, 4 k, 3 mn) is >= split_at; 0: one piece */
   int split_dim;
-  int64_t split_at;
+  double split_at;
   unsigned hi_terms;
   double hi_mu[SB_NTERMS], hi_sigma[SB_NTERMS], hi_train[SB_NTERMS];
   int hi_has_sigma;

@@ -183,15 +183,18 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
       }
     } else {
       /* "dtrsm[m>=384]": a piece of dtrsm's model */
-      char *br = strchr(key, '['), dimc = 0;
-      long long at = 0;
+      char *br = strchr(key, '[');
+      int pterm = -1;
+      double at = 0;
       if (br) {
-        char close = 0;
-        int used = 0;
-        if (sscanf(br, "[%c>=%lld%c%n", &dimc, &at, &close, &used) != 3 || close != ']' || br[used] ||
-            !strchr("mnk", dimc) || at < 1) {
-          seterr(err, errlen, name, line, "bad piece '%s'; write e.g. dtrsm[m>=384] (m, n or k, >=, a positive size)",
-                 br);
+        char *ge = strstr(br, ">="), *end = NULL;
+        if (ge) {
+          pterm = term_index(br + 1, (size_t)(ge - br - 1));
+          at = strtod(ge + 2, &end);
+        }
+        if (!ge || pterm < 1 || !end || strcmp(end, "]") || !(at >= 1)) {
+          seterr(err, errlen, name, line,
+                 "bad piece '%s'; write e.g. dtrsm[m>=384] or hpl_dlacpy[mn>=262144] (a term, >=, a size)", br);
           goto out;
         }
         *br = '\0';
@@ -209,8 +212,8 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
       sb_coefs *co = &m->coefs[((size_t)set * SB_NVARIANTS + (size_t)variant) * SB_OP_COUNT + (size_t)op];
       if (br) {
         if (!co->present) {
-          seterr(err, errlen, name, line, "piece %s[%c>=%lld] before the plain %s line; put that line first", key,
-                 dimc, at, key);
+          seterr(err, errlen, name, line, "piece %s[%s>=%g] before the plain %s line; put that line first", key,
+                 sb_term_names[pterm], at, key);
           goto out;
         }
         if (co->npieces == SB_MAX_PIECES) {
@@ -219,13 +222,13 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
         }
         sb_piece *pc = &co->piece[co->npieces];
         memset(pc, 0, sizeof *pc);
-        pc->dim = dimc == 'm' ? 0 : dimc == 'n' ? 1 : 2;
+        pc->term = pterm;
         pc->at = at;
         int any = 0, rc = parse_terms(&save, pc->mu, name, line, key, err, errlen, &any);
         if (rc < 0)
           goto out;
         if (!any) {
-          seterr(err, errlen, name, line, "%s[%c>=%lld] has no TERM=COEFFICIENT pairs", key, dimc, at);
+          seterr(err, errlen, name, line, "%s[%s>=%g] has no TERM=COEFFICIENT pairs", key, sb_term_names[pterm], at);
           goto out;
         }
         if (rc == 1) {
@@ -361,10 +364,11 @@ static double clamp(double t)
 static const sb_piece *piece_for(const sb_coefs *co, const sb_call *c)
 {
   const sb_piece *best = NULL;
+  double v[SB_NTERMS];
+  terms(c, v);
   for (int i = 0; i < co->npieces; i++) {
     const sb_piece *p = &co->piece[i];
-    int64_t v = p->dim == 0 ? c->m : p->dim == 1 ? c->n : c->k;
-    if (v >= p->at && (!best || p->at > best->at))
+    if (v[p->term] >= p->at && (!best || p->at > best->at))
       best = p;
   }
   return best;

@@ -20,13 +20,15 @@
 #define SB_NTERMS 8
 extern const char *const sb_term_names[SB_NTERMS] SB_HIDDEN;
 
-/* a piece: coefficients for calls whose size `dim` (0 m, 1 n, 2 k) is at
- * least `at` -- the "dtrsm[m>=384] ..." lines.  The largest matching
- * piece wins; the plain line covers the rest. */
+/* a piece: coefficients for calls whose term `term` (an index into
+ * sb_term_names: m, n, k, mn, ...) is at least `at` -- the lines
+ * "dtrsm[m>=384] ..." and "hpl_dlacpy[mn>=262144] ...".  Among matching
+ * pieces the one with the largest bound wins; the plain line covers the
+ * rest. */
 #define SB_MAX_PIECES 4
 typedef struct sb_piece {
-  int dim;
-  int64_t at;
+  int term;
+  double at;
   double mu[SB_NTERMS], sigma[SB_NTERMS];
   int has_sigma;
 } sb_piece;

@@ -11,10 +11,13 @@
   {#pfx #stem, #stem, SB_FAM_##fam, sizeof(T_) > sizeof(R_) || #K_[0] == 'C',   \
    sizeof(R_) == sizeof(double), 0},
 #define SB_OP(...) SB_EXPAND_OP(SB_X_INFO, __VA_ARGS__)
+#define SB_KERNEL(name, kind) [SB_OP_##name] = {#name, #name, SB_FAM_memk, 0, 1, 0},
 const sb_opinfo sb_ops[SB_OP_COUNT] = {
 #include "blas.def"
+#include "kernels.def"
 };
 #undef SB_OP
+#undef SB_KERNEL
 
 static const char *const fam_names[SB_FAM_COUNT] = {
 #define SB_X_NAME(f) #f,
@@ -54,7 +57,7 @@ static const struct { unsigned char term; unsigned char coef; } fam_flops[SB_FAM
     [SB_FAM_rotg] = {T_N, 10},   [SB_FAM_rotmg] = {T_N, 10},   [SB_FAM_cabs1] = {T_N, 2},
     [SB_FAM_scal] = {T_N, 1},    [SB_FAM_rscal] = {T_N, 1},    [SB_FAM_copy] = {T_N, 1},
     [SB_FAM_swap] = {T_N, 1},    [SB_FAM_asum] = {T_N, 1},     [SB_FAM_iamax] = {T_N, 1},
-    [SB_FAM_rvalue] = {T_N, 1},
+    [SB_FAM_rvalue] = {T_N, 1},  [SB_FAM_memk] = {T_MN, 1},
 };
 
 int sb_op_flop_term(int op, double *coef)

@@ -16,12 +16,17 @@
 /* ---- ops: one per expanded row of blas.def ------------------------------ */
 #define SB_X_ENUM(pfx, T_, R_, K_, fam, stem, ifc) SB_OP_##pfx##stem,
 #define SB_OP(...) SB_EXPAND_OP(SB_X_ENUM, __VA_ARGS__)
+#define SB_KERNEL(name, kind) SB_OP_##name,
 enum sb_op {
 #include "blas.def"
+  SB_OP_BLAS_COUNT, /* the ops with BLAS entry points come first */
+  SB_OP_KERNELS_FIRST = SB_OP_BLAS_COUNT - 1,
+#include "kernels.def"
   SB_OP_COUNT
 };
 #undef SB_OP
 #undef SB_X_ENUM
+#undef SB_KERNEL
 
 /* ---- families: one per signature shape ----------------------------------- */
 #define SB_FAMILIES(X)                                                         \
@@ -29,7 +34,8 @@ enum sb_op {
   X(axpby) X(dot) X(sdsdot) X(dotu) X(dotc) X(nrm2) X(asum) X(cabs1) X(iamax)  \
   X(rvalue) X(gemv) X(gbmv) X(symv) X(sbmv) X(spmv) X(trmv) X(tbmv) X(tpmv)    \
   X(ger) X(syr) X(spr) X(syr2) X(spr2) X(gemm) X(gemmt) X(symm) X(syrk)        \
-  X(herk) X(syr2k) X(her2k) X(trmm) X(geadd) X(omatcopy) X(imatcopy)
+  X(herk) X(syr2k) X(her2k) X(trmm) X(geadd) X(omatcopy) X(imatcopy)         \
+  X(memk) /* kernels.def: memory movement, not BLAS */
 #define SB_X_FAM(f) SB_FAM_##f,
 enum sb_family { SB_FAMILIES(SB_X_FAM) SB_FAM_COUNT };
 #undef SB_X_FAM

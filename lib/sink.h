@@ -18,5 +18,8 @@ SB_HIDDEN double sb_smpi_host_speed(void);
 SB_HIDDEN const char *sb_smpi_host_set(void);
 /* inject seconds of the simulated host */
 SB_HIDDEN void sb_smpi_execute(double seconds);
+/* SMPI's partial shared malloc (shared: [start, stop) pairs) and its free */
+SB_HIDDEN void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared);
+SB_HIDDEN void sb_smpi_shared_free(void *p);
 
 #endif

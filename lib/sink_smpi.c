@@ -21,10 +21,21 @@ long sb_smpi_rank(void) { return sg_actor_self() ? (long)sg_actor_self_get_pid()
 double sb_smpi_host_speed(void) { return sg_host_get_speed(sg_host_self()); }
 const char *sb_smpi_host_set(void) { return sg_host_get_property_value(sg_host_self(), "simblas_set"); }
 void sb_smpi_execute(double seconds) { smpi_execute_benched(seconds); }
+void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
+{
+  return smpi_shared_malloc_partial(size, shared, nshared);
+}
+void sb_smpi_shared_free(void *p) { smpi_shared_free(p); }
 #else
 int sb_smpi_active(void) { return 0; }
 long sb_smpi_rank(void) { return 0; }
 double sb_smpi_host_speed(void) { return 1; }
 const char *sb_smpi_host_set(void) { return NULL; }
 void sb_smpi_execute(double seconds) { (void)seconds; }
+void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
+{
+  (void)size, (void)shared, (void)nshared;
+  return NULL;
+}
+void sb_smpi_shared_free(void *p) { (void)p; }
 #endif

@@ -45,7 +45,7 @@ grep -q "^wall\|wall time" "$tmp/cal.err" && ok "wall time printed" || ko "no wa
 
 # --summary: <routine> <prec> n=<k> r2=<x> median_rel_err=<x> p95_rel_err=<x>
 "$cal" --summary "$tmp/m.model" > "$tmp/sum"
-bad=$(grep -cvE '^[a-z0-9.]+ [a-z]+ n=[0-9]+ r2=[-0-9.]+ median_rel_err=[0-9.]+ p95_rel_err=[0-9.]+$' "$tmp/sum")
+bad=$(grep -cvE '^[A-Za-z0-9._]+ [a-z]+ n=[0-9]+ r2=[-0-9.]+ median_rel_err=[0-9.]+ p95_rel_err=[0-9.]+$' "$tmp/sum")
 grep -q '^gemm d ' "$tmp/sum" && grep -q '^gemm z ' "$tmp/sum" && grep -q '^iamax d ' "$tmp/sum" && grep -q '^dot s ' "$tmp/sum" \
   && [ "$bad" -eq 0 ] && ok "--summary: $(wc -l < "$tmp/sum") lines in the documented format" || ko "--summary output: $(cat "$tmp/sum")"
 

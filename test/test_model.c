@@ -164,6 +164,50 @@ static void test_truncated(void **state)
   free(buf);
 }
 
+static void test_pieces_and_sides(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = parse("simblas-model 1\nreference-speed 1e9\n"
+                      "dgemm 1=1\ndgemm[m>=100] 1=2\ndgemm[mn>=100000] 1=5 | 1=0.5\ndgemm[m>=1000] 1=3\n"
+                      "dtrsm mnk=1e-10\ndtrsm.right mnk=2e-10\nend\n",
+                      err, sizeof err);
+  if (!m)
+    fail_msg("%s", err);
+  sb_call c = call("dgemm", 50, 10, 10);
+  const sb_coefs *co = sb_model_coefs(m, 0, c.op);
+  assert_close(sb_model_mean(m, co, &c), 1, 0);
+  c.m = 100;
+  assert_close(sb_model_mean(m, co, &c), 2, 0);
+  c.n = 1000; /* mn = 100000: both pieces match, the larger bound wins */
+  assert_close(sb_model_mean(m, co, &c), 5, 0);
+  assert_close(sb_model_sigma(co, &c), 0.5, 0);
+  c.n = 10;
+  c.m = 5000; /* m >= 1000 and mn = 50000 */
+  assert_close(sb_model_mean(m, co, &c), 3, 0);
+  assert_close(sb_model_sigma(co, &c), 0, 0);
+  /* the Right-side form has its own line; Left uses the plain one */
+  int v;
+  int op = sb_model_key("dtrsm.right", &v);
+  assert_int_equal(v, 1);
+  sb_call t = {.op = op, .m = 10, .n = 20, .k = 20, .variant = 1};
+  assert_close(sb_model_mean(m, sb_model_coefs_v(m, 0, op, 1), &t), 2e-10 * 4000, 1e-18);
+  t.variant = 0;
+  t.k = 10;
+  assert_close(sb_model_mean(m, sb_model_coefs_v(m, 0, op, 0), &t), 1e-10 * 2000, 1e-18);
+  /* without a .right line the Right side falls back to the plain line */
+  int g = sb_model_key("dsymm.right", &v);
+  assert_int_equal(v, 1);
+  assert_null(sb_model_coefs_v(m, 0, g, 1));
+  assert_int_equal(sb_model_key("dgemm.right", &v), -1); /* gemm has no sides */
+  sb_model_free(m);
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm[m>=100] 1=2\ndgemm 1=1\nend\n",
+               "test.model:3: piece dgemm[m>=100] before the plain dgemm line");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm 1=1\ndgemm[q>=100] 1=2\nend\n", "test.model:4: bad piece");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm 1=1\ndgemm[m<100] 1=2\nend\n", "test.model:4: bad piece");
+  expect_error("simblas-model 1\nreference-speed 1e9\ndgemm.right 1=1\nend\n", "test.model:3: unknown routine 'dgemm.right'");
+}
+
 static void test_missing_file(void **state)
 {
   (void)state;
@@ -187,6 +231,7 @@ int main(void)
       cmocka_unit_test(test_good_file),    cmocka_unit_test(test_fallback_is_flops_over_speed),
       cmocka_unit_test(test_extreme_sizes), cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_truncated),     cmocka_unit_test(test_missing_file),
+      cmocka_unit_test(test_pieces_and_sides),
       cmocka_unit_test(test_every_op_has_a_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

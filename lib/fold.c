@@ -1,0 +1,326 @@
+/*
+ * fold.c -- memory folding: large allocations whose contents do not matter
+ * (HPL's matrix in a simulation) cost one small physical block, and the
+ * virtual address space and memory mappings of one rank's allocation,
+ * whatever the number of ranks.  See doc/folding.md.
+ *
+ *  - One "fold block" (SIMBLAS_FOLD_BLOCK, default 64 MiB) of a memfd (or
+ *    of a file in the hugetlbfs directory SIMBLAS_HUGEPAGE_DIR) is mapped
+ *    again and again over a reserved range: N bytes cost N / block
+ *    mappings and one block of memory.
+ *  - Ranges are shared between ranks: a rank asking for a size that an
+ *    existing range covers gets that range (reference counted).  Ranks
+ *    ask for nearly equal sizes (their local matrices differ by a block
+ *    row or column), so a run needs about one rank's worth of address
+ *    space and mappings, not the sum over ranks (N^2 * 8 bytes).
+ *  - Partial folding (simblas_fold_malloc_partial): each call gets its own
+ *    range whose private byte ranges are ordinary private memory.  Under
+ *    smpirun it is SMPI's partial shared malloc, so that SMPI does not copy
+ *    message payloads lying in the folded parts.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "simblas.h"
+#include "sink.h"
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 1U
+#endif
+#define HUGETLBFS_MAGIC 0x958458f6
+
+typedef struct region {
+  char *base;
+  size_t reserved;  /* bytes of address space */
+  size_t mappings;  /* mmaps made for it */
+  int refs;
+  int partial;      /* a simblas_fold_malloc_partial block */
+  int smpi;         /* allocated by SMPI: free with smpi_shared_free */
+  struct region *next;
+} region;
+
+static struct {
+  pthread_mutex_t lock;
+  int fd;
+  size_t block;
+  int huge;
+  region *regions;
+  size_t reserved, mappings;
+} fold = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, NULL, 0, 0};
+
+static _Noreturn void fold_fatal(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("simblas: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(2);
+}
+
+static size_t parse_size(const char *s)
+{
+  char *end;
+  double v = strtod(s, &end);
+  switch (*end) {
+  case 'k': case 'K': v *= 1024; break;
+  case 'm': case 'M': v *= 1024 * 1024; break;
+  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+  case '\0': break;
+  default: return 0;
+  }
+  return v > 0 ? (size_t)v : 0;
+}
+
+static long read_long(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  long v = -1;
+  if (f) {
+    if (fscanf(f, "%ld", &v) != 1)
+      v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
+static long count_maps(void)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  long n = 0;
+  int c;
+  if (!f)
+    return -1;
+  while ((c = getc(f)) != EOF)
+    n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+static void fold_init(void)
+{
+  if (fold.fd >= 0)
+    return;
+  const char *b = getenv("SIMBLAS_FOLD_BLOCK");
+  long page = sysconf(_SC_PAGESIZE);
+  fold.block = b && *b ? parse_size(b) : (size_t)64 << 20;
+  const char *hdir = getenv("SIMBLAS_HUGEPAGE_DIR");
+  size_t align = (size_t)page;
+  if (hdir && *hdir) {
+    struct statfs st;
+    if (statfs(hdir, &st) != 0 || (unsigned long)st.f_type != HUGETLBFS_MAGIC)
+      fold_fatal("SIMBLAS_HUGEPAGE_DIR=%s is not a hugetlbfs mount; mount one with: mkdir -p %s && mount -t hugetlbfs "
+                 "none %s (or unset SIMBLAS_HUGEPAGE_DIR)",
+                 hdir, hdir, hdir);
+    align = (size_t)st.f_bsize; /* the huge page size */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/simblas-fold-XXXXXX", hdir);
+    fold.fd = mkstemp(path);
+    if (fold.fd < 0)
+      fold_fatal("cannot create a file in %s: %s; check its permissions", hdir, strerror(errno));
+    unlink(path);
+    fold.huge = 1;
+  } else {
+    /* a memfd: memory-backed, so writes to folded pages never go through
+     * a disk file's writeback (SimGrid's /tmp file does, on ext4) */
+    fold.fd = memfd_create("simblas-fold", MFD_CLOEXEC);
+    if (fold.fd < 0)
+      fold_fatal("memfd_create failed: %s", strerror(errno));
+  }
+  if (fold.block < align || fold.block % align)
+    fold_fatal("SIMBLAS_FOLD_BLOCK=%s must be a positive multiple of %zu bytes%s", b ? b : "(default)", align,
+               fold.huge ? " (the huge page size)" : "");
+  if (ftruncate(fold.fd, (off_t)fold.block) != 0)
+    fold_fatal("cannot size the fold block (%zu bytes): %s", fold.block, strerror(errno));
+  if (fold.huge) {
+    /* touch it now: a hugetlbfs without free huge pages fails here, with
+     * a message, rather than with SIGBUS later */
+    void *p = mmap(NULL, fold.block, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fold.fd, 0);
+    if (p == MAP_FAILED)
+      fold_fatal("no free huge pages for the %zu-MiB fold block in %s (%s); reserve some with: sysctl -w "
+                 "vm.nr_hugepages=%zu",
+                 fold.block >> 20, hdir, strerror(errno), fold.block / align + 8);
+    munmap(p, fold.block);
+  }
+}
+
+/* why an mmap of `need` more mappings failed: name the limit to raise */
+static _Noreturn void map_failed(int err, size_t bytes, size_t need)
+{
+  long max = read_long("/proc/sys/vm/max_map_count"), used = count_maps();
+  if (max > 0 && used >= 0 && (size_t)used + need + 64 > (size_t)max)
+    fold_fatal("folding %.1f GiB needs %zu more memory mappings (%ld in use) but vm.max_map_count is %ld; raise it "
+               "with: sysctl -w vm.max_map_count=%zu, or fold with bigger blocks: SIMBLAS_FOLD_BLOCK=%zuM",
+               (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536, (fold.block >> 20) * 4);
+  long oc = read_long("/proc/sys/vm/overcommit_memory");
+  fold_fatal("cannot reserve %.1f GiB of virtual address space for folded memory (%s; %.1f GiB already reserved); "
+             "check 'ulimit -v'%s",
+             (double)bytes / (1 << 30), strerror(err), (double)fold.reserved / (1 << 30),
+             oc == 2 ? " and vm.overcommit_memory (it is 2: set it with sysctl -w vm.overcommit_memory=1)" : "");
+}
+
+/* map the fold block over [p, p + len), block after block */
+static size_t map_folded(char *p, size_t len, size_t total)
+{
+  size_t n = 0;
+  for (size_t off = 0; off < len; off += fold.block, n++) {
+    size_t l = len - off < fold.block ? len - off : fold.block;
+    if (mmap(p + off, l, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fold.fd, 0) == MAP_FAILED)
+      map_failed(errno, total, (len - off) / fold.block + 1);
+  }
+  return n;
+}
+
+static char *reserve(size_t bytes)
+{
+  void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    map_failed(errno, bytes, 1);
+  return p;
+}
+
+static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+void *simblas_fold_malloc(size_t size)
+{
+  if (size == 0)
+    size = 1;
+  pthread_mutex_lock(&fold.lock);
+  fold_init();
+  size_t need = round_up(size, fold.block);
+  region *r;
+  for (r = fold.regions; r; r = r->next)
+    if (!r->partial && r->reserved >= need)
+      break;
+  if (!r) {
+    /* an eighth more than asked: the next ranks' slightly larger local
+     * matrices fit in the same range */
+    size_t bytes = round_up(need + need / 8, fold.block);
+    if (!(r = calloc(1, sizeof *r)))
+      fold_fatal("out of memory");
+    r->base = reserve(bytes);
+    r->reserved = bytes;
+    r->mappings = map_folded(r->base, bytes, bytes);
+    r->next = fold.regions;
+    fold.regions = r;
+    fold.reserved += bytes;
+    fold.mappings += r->mappings;
+  }
+  r->refs++;
+  pthread_mutex_unlock(&fold.lock);
+  return r->base;
+}
+
+void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
+{
+  if (size == 0)
+    size = 1;
+  for (int i = 0; i < npriv; i++)
+    if (priv[2 * i] > priv[2 * i + 1] || priv[2 * i + 1] > size)
+      fold_fatal("simblas_fold_malloc_partial: private range %d [%zu, %zu) is not inside the %zu bytes allocated", i,
+                 priv[2 * i], priv[2 * i + 1], size);
+  if (sb_smpi_active()) {
+    /* SMPI's partial shared malloc takes the shared ranges: the gaps */
+    size_t *shared = malloc(sizeof *shared * 2 * (size_t)(npriv + 1));
+    size_t at = 0;
+    int ns = 0;
+    for (int i = 0; i <= npriv; i++) {
+      size_t stop = i < npriv ? priv[2 * i] : size;
+      if (stop > at) {
+        shared[2 * ns] = at;
+        shared[2 * ns + 1] = stop;
+        ns++;
+      }
+      if (i < npriv && priv[2 * i + 1] > at)
+        at = priv[2 * i + 1];
+    }
+    void *p = sb_smpi_shared_malloc_partial(size, shared, ns);
+    free(shared);
+    region *r = calloc(1, sizeof *r);
+    if (!p || !r)
+      fold_fatal("SMPI's partial shared malloc of %zu bytes failed", size);
+    pthread_mutex_lock(&fold.lock);
+    *r = (region){p, size, 0, 1, 1, 1, fold.regions};
+    fold.regions = r;
+    pthread_mutex_unlock(&fold.lock);
+    return p;
+  }
+  pthread_mutex_lock(&fold.lock);
+  fold_init();
+  long page = sysconf(_SC_PAGESIZE);
+  size_t bytes = round_up(size, (size_t)page);
+  region *r = calloc(1, sizeof *r);
+  if (!r)
+    fold_fatal("out of memory");
+  r->base = reserve(bytes);
+  r->reserved = bytes;
+  r->partial = 1;
+  r->refs = 1;
+  r->mappings = map_folded(r->base, bytes, bytes);
+  /* private pages: anonymous memory over every page a private range touches */
+  for (int i = 0; i < npriv; i++) {
+    size_t lo = priv[2 * i] / (size_t)page * (size_t)page, hi = round_up(priv[2 * i + 1], (size_t)page);
+    if (hi > lo) {
+      if (mmap(r->base + lo, hi - lo, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+          MAP_FAILED)
+        map_failed(errno, bytes, 1);
+      r->mappings++;
+    }
+  }
+  r->next = fold.regions;
+  fold.regions = r;
+  fold.reserved += bytes;
+  fold.mappings += r->mappings;
+  pthread_mutex_unlock(&fold.lock);
+  return r->base;
+}
+
+void simblas_fold_free(void *ptr)
+{
+  if (!ptr)
+    return;
+  pthread_mutex_lock(&fold.lock);
+  region **pp = &fold.regions, *r;
+  while ((r = *pp) && r->base != (char *)ptr)
+    pp = &r->next;
+  if (!r) {
+    pthread_mutex_unlock(&fold.lock);
+    fold_fatal("simblas_fold_free(%p): not a pointer returned by simblas_fold_malloc", ptr);
+  }
+  if (--r->refs == 0) {
+    *pp = r->next;
+    if (r->smpi)
+      sb_smpi_shared_free(r->base);
+    else {
+      munmap(r->base, r->reserved);
+      fold.reserved -= r->reserved;
+      fold.mappings -= r->mappings;
+    }
+    free(r);
+  }
+  pthread_mutex_unlock(&fold.lock);
+}
+
+simblas_fold_stats simblas_get_fold_stats(void)
+{
+  pthread_mutex_lock(&fold.lock);
+  simblas_fold_stats s = {fold.reserved, fold.mappings, fold.block, 0};
+  for (region *r = fold.regions; r; r = r->next)
+    s.regions++;
+  pthread_mutex_unlock(&fold.lock);
+  return s;
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Folding limits give one clear line naming the limit and the remedy:
+# vm.max_map_count, address space (ulimit -v), a bad fold block, a
+# SIMBLAS_HUGEPAGE_DIR that is not hugetlbfs.  And a TiB folds in a few
+# thousand mappings with the default block.
+set -u
+prog=${SB_BUILDDIR:-.}/test/fold_prog
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+check() { # what pattern env... -- args
+  what=$1 pat=$2; shift 2
+  out=$(env "$@" 2>&1); rc=$?
+  if [ $rc -eq 2 ] && echo "$out" | grep -q -- "$pat" && [ "$(echo "$out" | wc -l)" -eq 1 ]; then ok "$what"
+  else ko "$what: rc=$rc: $out"; fi
+}
+check "too many mappings names vm.max_map_count" "raise it with: sysctl -w vm.max_map_count=" \
+  SIMBLAS_FOLD_BLOCK=4K "$prog" 1T
+check "address space limit names ulimit -v" "ulimit -v" sh -c "ulimit -v 4000000; exec $prog 64G"
+check "bad fold block" "SIMBLAS_FOLD_BLOCK=3000 must be a positive multiple" SIMBLAS_FOLD_BLOCK=3000 "$prog" 1G
+check "not a hugetlbfs" "is not a hugetlbfs mount; mount one with" SIMBLAS_HUGEPAGE_DIR=/tmp "$prog" 1G
+out=$("$prog" 1T 2>&1) && echo "$out" | awk '{ exit !($4 <= 18500 && $2 >= 1099511627776) }' \
+  && ok "1 TiB folded: $out" || ko "1 TiB: $out"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

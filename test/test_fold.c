@@ -1,0 +1,110 @@
+/*
+ * test_fold.c -- memory folding outside a simulation: aliasing, the
+ * physical memory it costs (Pss), address-space sharing between
+ * allocations of similar sizes, reference counts, partial folding.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "simblas.h"
+
+static long pss_kb(void)
+{
+  FILE *f = fopen("/proc/self/smaps_rollup", "r");
+  char line[256];
+  long v = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Pss: %ld kB", &v) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return v;
+}
+
+static void test_fold_aliases_and_costs_one_block(void **state)
+{
+  (void)state;
+  size_t block = simblas_get_fold_stats().block_bytes, gib = (size_t)1 << 30;
+  long before = pss_kb();
+  char *p = simblas_fold_malloc(gib);
+  assert_non_null(p);
+  block = simblas_get_fold_stats().block_bytes;
+  assert_true(block >= 4096 && gib % block == 0);
+  /* every block is the same memory */
+  p[5] = 42;
+  assert_int_equal(p[block + 5], 42);
+  assert_int_equal(p[gib - block + 5], 42);
+  /* touching every page of 1 GiB costs about one block */
+  for (size_t i = 0; i < gib; i += 4096)
+    p[i] = (char)i;
+  long after = pss_kb();
+  if (before > 0 && after > 0 && (after - before) * 1024L > (long)(2 * block))
+    fail_msg("touching 1 GiB of folded memory raised Pss by %ld kB (block %zu kB)", after - before, block >> 10);
+  simblas_fold_stats s = simblas_get_fold_stats();
+  assert_true(s.mappings >= gib / block && s.mappings <= 2 * (gib / block));
+  simblas_fold_free(p);
+}
+
+static void test_similar_sizes_share_address_space(void **state)
+{
+  (void)state;
+  size_t base = (size_t)3 << 30;
+  simblas_fold_stats s0 = simblas_get_fold_stats();
+  /* ranks' local matrices differ by a few rows and columns */
+  char *a = simblas_fold_malloc(base), *b = simblas_fold_malloc(base + (base >> 6)), *c = simblas_fold_malloc(base - 4096);
+  assert_ptr_equal(a, b);
+  assert_ptr_equal(a, c);
+  simblas_fold_stats s1 = simblas_get_fold_stats();
+  assert_int_equal(s1.regions, s0.regions + 1);
+  assert_true(s1.reserved_bytes - s0.reserved_bytes < base + base / 4);
+  /* a much larger request needs a range of its own */
+  char *d = simblas_fold_malloc(base * 2);
+  assert_ptr_not_equal(a, d);
+  simblas_fold_free(d);
+  /* reference counted: the range lives until its last user frees it */
+  simblas_fold_free(a);
+  simblas_fold_free(b);
+  a[0] = 1; /* still mapped for c */
+  simblas_fold_free(c);
+  assert_int_equal(simblas_get_fold_stats().regions, s0.regions);
+  assert_int_equal(simblas_get_fold_stats().reserved_bytes, s0.reserved_bytes);
+}
+
+static void test_partial_keeps_private_ranges_private(void **state)
+{
+  (void)state;
+  size_t size = (size_t)8 << 20;
+  size_t priv[2] = {(size_t)3 << 20, ((size_t)3 << 20) + 100};
+  char *x = simblas_fold_malloc_partial(size, priv, 1), *y = simblas_fold_malloc_partial(size, priv, 1);
+  assert_ptr_not_equal(x, y);
+  /* private: each its own */
+  memset(x + priv[0], 1, 100);
+  memset(y + priv[0], 2, 100);
+  for (int i = 0; i < 100; i++) {
+    assert_int_equal(x[priv[0] + i], 1);
+    assert_int_equal(y[priv[0] + i], 2);
+  }
+  /* folded: shared with every other folded byte */
+  x[10] = 77;
+  assert_int_equal(y[10], 77);
+  simblas_fold_free(x);
+  simblas_fold_free(y);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fold_aliases_and_costs_one_block),
+      cmocka_unit_test(test_similar_sizes_share_address_space),
+      cmocka_unit_test(test_partial_keeps_private_ranges_private),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
