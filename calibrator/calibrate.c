@@ -473,7 +473,7 @@ static int write_model(const char *path, const calib *c)
   fprintf(f, "meta machine \"%s\"\nmeta topology \"%s\"\nmeta cores %d\n", c->machine, c->topology, c->ncores);
   fprintf(f, "meta backend \"%s\"\nmeta date %s\nmeta mode %s\nmeta seed %llu\nmeta wall_s %.1f\n", c->backend, date,
           opt.quick ? "quick" : "full", (unsigned long long)opt.seed, c->wall);
-  fprintf(f, "# reference-speed: the node fit's asymptotic dgemm rate of one core (2 / mnk coefficient)\n");
+  fprintf(f, "# reference-speed: the node model's dgemm rate at m = n = k = 4096, one core, all cores busy\n");
   fprintf(f, "reference-speed %.6g\n", c->reference_speed);
   char kn[64];
   for (int i = 0; i < c->nops; i++)
@@ -908,8 +908,11 @@ int main(int argc, char **argv)
   free(fp);
   int gop = sb_op_lookup("dgemm");
   cal.reference_speed = rate3;
-  if (cal.node[gop].ok && cal.node[gop].mu[7] > 0)
-    cal.reference_speed = 2 / cal.node[gop].mu[7];
+  if (cal.node[gop].ok) { /* the node model's rate for a large dgemm */
+    double big = 4096, t = fit_result_predict(&cal.node[gop], 4096, 4096, 4096);
+    if (t > 0)
+      cal.reference_speed = 2 * big * big * big / t;
+  }
   cal.wall = now() - t0;
   write_model(opt.out, &cal);
   if (opt.report)

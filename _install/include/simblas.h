@@ -40,7 +40,8 @@ const char *simblas_mode(void);
 
 /* Predict a kernel's duration in seconds on the model's reference host,
  * from the default coefficient set.  routine is a model-file key
- * ("dgemm"); returns a negative value for an unknown routine. */
+ * ("dgemm", or "dtrsm.right" for the Right-side form); returns a negative
+ * value for an unknown routine. */
 double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k);
 
 /* Predict and inject through the active sink, as a BLAS call would:
@@ -55,6 +56,32 @@ typedef struct simblas_stats {
   double injected_s;
 } simblas_stats;
 simblas_stats simblas_get_stats(void);
+
+/* ---- memory folding ---------------------------------------------------------
+ * Memory whose contents do not matter in a simulation (HPL's matrix when
+ * SimBLAS computes nothing): every page of it maps the same few physical
+ * pages, and every rank asking for a size within the same class gets the
+ * same virtual range, so that both physical memory and virtual address
+ * space grow with one rank's matrix, not with the whole run's.  The
+ * contents are garbage shared by everybody: never read control data from it.
+ * Under smpirun the folded pages are SMPI-shared, so SMPI does not copy
+ * message payloads that lie in them.  See doc/folding.md.
+ * Errors (out of address space, vm.max_map_count, hugetlbfs) stop the
+ * program with a message that names the limit and how to raise it. */
+void *simblas_fold_malloc(size_t size);
+void simblas_fold_free(void *ptr);
+
+/* Partial folding: nranges [start, stop) byte ranges of the allocation are
+ * private to the caller (e.g. HPL's pivot indices), the rest is folded.
+ * Each call returns its own block; free it with simblas_fold_free. */
+void *simblas_fold_malloc_partial(size_t size, const size_t *private_ranges, int nranges);
+
+/* what folding holds now: address space reserved, memory mappings made,
+ * the fold block size and the number of ranges */
+typedef struct simblas_fold_stats {
+  size_t reserved_bytes, mappings, block_bytes, regions;
+} simblas_fold_stats;
+simblas_fold_stats simblas_get_fold_stats(void);
 
 /* ---- netlib error handling, exported as reference BLAS/CBLAS do ---------- */
 void xerbla_(const char *srname, const int *info, size_t srname_len);
