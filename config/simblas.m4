@@ -17,6 +17,9 @@ AC_DEFUN([SB_CHECK_SIMGRID], [
     AC_PATH_PROG([SMPIRUN], [smpirun], [])
     AC_PATH_PROG([SMPICC], [smpicc], [])])
   AM_CONDITIONAL([HAVE_SIMGRID], [test $sb_have_simgrid = yes])
+  AC_PATH_PROG([PYTHON3], [python3], [])
+  AS_IF([test $sb_have_simgrid = yes && test "x$PYTHON3" = x],
+    [AC_MSG_ERROR([python3 is needed to generate libsimblas_pmpi's MPI wrappers: apt-get install python3])])
   AM_CONDITIONAL([HAVE_SMPIRUN], [test "x$SMPIRUN" != x && test "x$SMPICC" != x])
 ])
 

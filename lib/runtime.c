@@ -47,6 +47,7 @@ static struct {
   FILE *trace;
   simblas_hook_fn hook;
   void *hook_ctx;
+  int merge;
   unsigned char fallback_logged[SB_OP_COUNT];
 } rt;
 
@@ -70,9 +71,11 @@ typedef struct sb_rank {
   uint64_t rng;
   uint64_t calls;
   double injected;
+  double pending;    /* SIMBLAS_MERGE: injected at the next MPI call */
+  uint64_t flushes;  /* smpi_execute_benched calls made */
 } sb_rank;
 
-static sb_rank rank_solo = {0, -1, 0, 0, 0}; /* outside a simulation */
+static sb_rank rank_solo = {0, -1, 0, 0, 0, 0, 0}; /* outside a simulation */
 static sb_rank **ranks;
 static size_t nranks;
 
@@ -201,6 +204,14 @@ static void init(void)
   rt.seed = seed && *seed ? strtoull(seed, NULL, 0) : 1;
   rank_seed(&rank_solo);
 
+  const char *merge = getenv("SIMBLAS_MERGE");
+  rt.merge = mode == SB_MODE_SMPI && merge && !strcmp(merge, "1");
+  if (rt.merge && !dlsym(RTLD_DEFAULT, "PMPI_Send"))
+    fatal("SIMBLAS_MERGE=1 needs SimGrid's PMPI interface; run under smpirun");
+  if (rt.merge && !simblas_pmpi_linked)
+    fatal("SIMBLAS_MERGE=1 delays injections to the next MPI call, which only libsimblas_pmpi sees: link the "
+          "program with -lsimblas_pmpi -lsimblas (before SimGrid), or unset SIMBLAS_MERGE");
+
   sb_mode_now = mode;
   if (mode >= SB_MODE_PASSTHROUGH)
     load_backend();
@@ -279,7 +290,12 @@ void sb_model_call(sb_call *c)
   }
   if (sb_mode_now == SB_MODE_SMPI && t > 0) {
     injected = t * rt.model->reference_speed / sb_smpi_host_speed();
-    sb_smpi_execute(injected);
+    if (rt.merge) {
+      r->pending += injected;
+    } else {
+      sb_smpi_execute(injected);
+      r->flushes++;
+    }
   }
   r->calls++;
   r->injected += injected;
@@ -335,6 +351,22 @@ simblas_stats simblas_get_stats(void)
 {
   sb_init();
   sb_rank *r = rank_self();
-  simblas_stats s = {r->calls, r->injected};
+  simblas_stats s = {r->calls, r->injected, r->flushes};
   return s;
+}
+
+/* set by libsimblas_pmpi's constructor: its MPI wrappers flush */
+int simblas_pmpi_linked;
+
+void simblas_flush(void)
+{
+  if (sb_mode_now != SB_MODE_SMPI || !rt.merge)
+    return;
+  sb_rank *r = rank_self();
+  if (r->pending > 0) {
+    double t = r->pending;
+    r->pending = 0;
+    sb_smpi_execute(t);
+    r->flushes++;
+  }
 }
