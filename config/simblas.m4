@@ -39,6 +39,7 @@ AC_DEFUN([SB_CHECK_BLAS_BACKEND], [
           [AC_MSG_RESULT([$sb_backend])])])
   AC_DEFINE_UNQUOTED([SB_DEFAULT_BACKEND], ["$sb_backend"], [default backend for passthrough])
   AC_SUBST([SB_BACKEND], [$sb_backend])
+  AC_SUBST([SB_BACKEND_DIR], [$(dirname "$sb_backend")])
   AM_CONDITIONAL([HAVE_BACKEND], [test -e "$sb_backend"])
 ])
 

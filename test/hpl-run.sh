@@ -1,0 +1,303 @@
+#!/bin/sh
+# hpl-run.sh -- tests of the simblas-hpl command line (tools/simblas-hpl.in).
+#
+#  1. argument validation: a P*Q that the platform does not provide, N < NB,
+#     a bad platform spec, a missing model, a missing build (and a few more)
+#     each stop with ONE line on stderr and status 2, before anything is
+#     written or run (a fake smpirun records any call);
+#  2. --dry-run: HPL.dat holds the requested values in the 31-line upstream
+#     format, the smpirun command has the documented settings, and SimGrid
+#     accepts the generated platforms (a hello-world MPI program runs on them
+#     with one rank per core, in hostfile order, and the energy plugin
+#     reports);
+#  3. end to end, when an HPL build is available (SB_HPL_DATA, or built here
+#     by `simblas-hpl build` into $SB_BUILDDIR/test/hpl-data; from
+#     $SB_HPL_TARBALL if set, else Debian's hpcc source): N=8000 NB=128 on
+#     4x4 in model mode (JSON fields present and sane), the energy bounds
+#     idle*T*hosts <= E <= allcores*T*hosts, and a passthrough run whose
+#     residual check passes.  Without a build these are reported as skipped.
+#
+# Environment: SB_SRCDIR, SB_BUILDDIR (a SimBLAS source and build tree; make
+# check sets both).  Prints "N passed, N failed" last; exit 77 (skip) when
+# python3, smpicc/smpirun or the build tree are missing.
+set -u
+src=${SB_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+build=${SB_BUILDDIR:-.}
+build=$(cd "$build" && pwd)
+
+skip() { echo "SKIP: $1"; exit 77; }
+command -v python3 > /dev/null 2>&1 || skip "python3 not found"
+command -v smpirun > /dev/null 2>&1 || skip "smpirun not found"
+command -v smpicc > /dev/null 2>&1 || skip "smpicc not found"
+[ -f "$build/.libs/libsimblas.so" ] || skip "no $build/.libs/libsimblas.so (build SimBLAS first)"
+[ -f "$src/tools/simblas-hpl.in" ] || skip "no $src/tools/simblas-hpl.in"
+
+SIMBLAS_LIBDIR=$build/.libs
+SIMBLAS_INCDIR=$src/include
+SIMBLAS_PATCHDIR=$src/hpl-patches
+SIMBLAS_MODEL=${SIMBLAS_MODEL:-$build/models/default.model}
+[ -f "$SIMBLAS_MODEL" ] || skip "no model file $SIMBLAS_MODEL"
+export SIMBLAS_LIBDIR SIMBLAS_INCDIR SIMBLAS_PATCHDIR SIMBLAS_MODEL
+unset SIMBLAS_HPL_BUILD SMPIRUN SMPICC
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cli() { python3 "$src/tools/simblas-hpl.in" "$@"; }
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+check() { # description, then a command: ok when it succeeds
+  what=$1; shift
+  if "$@"; then ok "$what"; else ko "$what"; fi
+}
+
+# ---- 1. validation errors: one line, status 2, nothing run or written -------
+cat > "$tmp/fake-smpirun" <<EOF
+#!/bin/sh
+touch "$tmp/smpirun-was-called"
+exit 0
+EOF
+chmod +x "$tmp/fake-smpirun"
+mkdir -p "$tmp/nodata"
+expect_error() { # what, pattern, cli args...
+  what=$1 pat=$2; shift 2
+  rm -rf "$tmp/k" "$tmp/smpirun-was-called"
+  err=$(XDG_DATA_HOME=$tmp/nodata SMPIRUN=$tmp/fake-smpirun cli "$@" 2>&1 >/dev/null); rc=$?
+  lines=$(printf '%s\n' "$err" | wc -l)
+  if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && printf '%s\n' "$err" | grep -q -- "$pat" \
+     && [ ! -e "$tmp/smpirun-was-called" ] && [ ! -e "$tmp/k" ]; then
+    ok "$what: $err"
+  else
+    ko "$what: rc=$rc, $lines line(s): $err"
+  fi
+}
+run4="run --n 8000 --nb 128 --keep $tmp/k"
+expect_error "P*Q != ranks of a fattree spec" "P\*Q = 6 ranks.*8 host" \
+  $run4 --p 2 --q 3 --platform "fattree:2;4,2;1,4;1,1"
+expect_error "P*Q not a multiple of --cores-per-node" "multiple" $run4 --p 2 --q 3 --cores-per-node 4
+cat > "$tmp/two.xml" <<'EOF'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf" core="2"/>
+    <host id="b" speed="1Gf"/>
+  </zone>
+</platform>
+EOF
+expect_error "P*Q != ranks of a platform file" "P\*Q = 4 ranks.*provides 3" \
+  $run4 --p 2 --q 2 --platform "$tmp/two.xml"
+expect_error "N < NB" "N >= NB" run --n 100 --nb 128 --p 2 --q 2 --keep "$tmp/k"
+expect_error "NB = 0" "must be > 0" run --n 100 --nb 0 --p 2 --q 2 --keep "$tmp/k"
+expect_error "bad fattree spec" "fattree:LEVELS" $run4 --p 2 --q 2 --platform "fattree:2;4"
+expect_error "fattree with a zero count" "fattree:LEVELS" $run4 --p 2 --q 2 --platform "fattree:2;4,1;1,0;1,1"
+expect_error "unknown platform spec" "expected fattree" $run4 --p 2 --q 2 --platform "torus:4,4"
+expect_error "missing platform file" "no such file" $run4 --p 2 --q 2 --platform "$tmp/none.xml"
+expect_error "missing model" "/nonexistent.model does not exist" $run4 --p 2 --q 2 --model /nonexistent.model
+expect_error "missing build" "run \`simblas-hpl build\` first" $run4 --p 2 --q 2
+expect_error "missing passthrough build" "simblas-hpl build --mode passthrough" \
+  $run4 --p 2 --q 2 --n 1000 --mode passthrough
+expect_error "unknown --hpl-opt" "unknown HPL option" $run4 --p 2 --q 2 --hpl-opt nosuch=1
+expect_error "--hpl-opt out of range" "out of range" $run4 --p 2 --q 2 --hpl-opt pfact=7
+expect_error "bad --bw" "not a bandwidth" $run4 --p 2 --q 2 --bw 10Gbs
+expect_error "bad --lat" "not a latency" $run4 --p 2 --q 2 --lat fast
+expect_error "bad --energy" "IDLE:EPSILON:ALLCORES" $run4 --p 2 --q 2 --energy 100:200
+expect_error "bad --speedup" "positive" $run4 --p 2 --q 2 --speedup 0
+expect_error "--speedup with a platform file" "set speeds" \
+  $run4 --p 1 --q 3 --platform "$tmp/two.xml" --speedup 2
+mkdir -p "$tmp/nopatches"
+err=$(XDG_DATA_HOME=$tmp/nodata SIMBLAS_PATCHDIR=$tmp/nopatches cli build --hpl-tarball /dev/null 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s\n' "$err" | grep -q "patch series is missing" \
+  && ok "build without the patch series: $err" || ko "build without the patch series: rc=$rc: $err"
+
+# ---- 2. dry runs: HPL.dat, command, platforms ---------------------------------
+ref=$(awk '$1 == "reference-speed" { print $2; exit }' "$SIMBLAS_MODEL")
+d=$tmp/dry
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --dry-run --keep "$d" 2>"$tmp/err"); rc=$?
+check "dry run exits 0" [ $rc -eq 0 ]
+check "dry run warns that xhpl is not built" grep -q "simblas-hpl build" "$tmp/err"
+check "HPL.dat has 31 lines" [ "$(wc -l < "$d/HPL.dat")" -eq 31 ]
+dat() { sed -n "$1p" "$d/HPL.dat" | awk '{ print $1 }'; }
+check "HPL.dat: N, NB, P, Q" [ "$(dat 6) $(dat 8) $(dat 11) $(dat 12)" = "8000 128 4 4" ]
+check "HPL.dat: one problem, one NB, one grid" [ "$(dat 5) $(dat 7) $(dat 10)" = "1 1 1" ]
+check "HPL.dat: device out 6 (stdout)" [ "$(dat 4)" = 6 ]
+check "HPL.dat: defaults PMAP 0, threshold 16.0, PFACT 2, NBMIN 4, NDIV 2, RFACT 1" \
+  [ "$(dat 9) $(dat 13) $(dat 15) $(dat 17) $(dat 19) $(dat 21)" = "0 16.0 2 4 2 1" ]
+check "HPL.dat: defaults BCAST 1, DEPTH 1, SWAP 2/64, L1 0, U 0, EQUIL 1, ALIGN 8" \
+  [ "$(dat 23) $(dat 25) $(dat 26) $(dat 27) $(dat 28) $(dat 29) $(dat 30) $(dat 31)" = "1 1 2 64 0 0 1 8" ]
+check "HPL.dat: upstream descriptions" sh -c "sed -n 15p '$d/HPL.dat' | grep -q 'PFACTs (0=left, 1=Crout, 2=Right)' && sed -n 31p '$d/HPL.dat' | grep -q 'memory alignment in double (> 0)'"
+check "hpccinf.txt = HPL.dat (for HPCC's HPL)" cmp -s "$d/HPL.dat" "$d/hpccinf.txt"
+for want in "-np 16" "-platform platform.xml" "-hostfile hostfile" "--cfg=smpi/privatization:1" \
+            "--cfg=smpi/shared-malloc-blocksize:2097152" "--cfg=smpi/iprobe:1e-07" \
+            "--cfg=smpi/simulate-computation:no" "--cfg=smpi/display-timing:yes" "--log=root.thres:warning" \
+            "SIMBLAS_MODE=smpi" "OPENBLAS_NUM_THREADS=1" "TMPDIR=$d/tmp" "SIMBLAS_MODEL=$SIMBLAS_MODEL"; do
+  case "$out" in *"$want"*) ok "command has $want" ;; *) ko "command lacks $want: $out" ;; esac
+done
+case "$out" in *plugin:host_energy*) ko "energy plugin without --energy" ;; *) ok "no energy plugin without --energy" ;; esac
+check "run.sh records the command" grep -q -- "-np 16" "$d/run.sh"
+check "hostfile: 16 ranks on node-0..node-15" [ "$(tr '\n' ' ' < "$d/hostfile")" = "$(seq 0 15 | sed 's/^/node-/' | tr '\n' ' ')" ]
+check "platform: version 4.1 fat tree 2;16,1;1,16;1,1" sh -c "grep -q 'platform version=\"4.1\"' '$d/platform.xml' && grep -q 'topology=\"FAT_TREE\" topo_parameters=\"2;16,1;1,16;1,1\"' '$d/platform.xml'"
+check "platform: speed = reference-speed, 10Gbps, 24us, 1 core" \
+  python3 -c "import re,sys; x=open('$d/platform.xml').read(); s=float(re.search(r'speed=\"([^\"f]+)f\"',x).group(1)); sys.exit(not (abs(s-float('$ref'))<=1e-9*s and 'bw=\"10Gbps\"' in x and 'lat=\"24us\"' in x and 'core=\"1\"' in x))"
+
+# -- passthrough: no simulate-computation:no, host-speed = reference speed
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 1000 --nb 64 --p 2 --q 2 --mode passthrough --dry-run --keep "$tmp/dryp" 2>/dev/null)
+case "$out" in *simulate-computation*) ko "passthrough keeps SMPI's computation timing: $out" ;; *) ok "passthrough: SMPI times the computation" ;; esac
+case "$out" in *SIMBLAS_MODE=passthrough*) ok "passthrough: SIMBLAS_MODE=passthrough" ;; *) ko "passthrough: SIMBLAS_MODE: $out" ;; esac
+hs=$(printf '%s\n' "$out" | sed -n 's/.*--cfg=smpi\/host-speed:\([^ f]*\)f.*/\1/p')
+check "passthrough: smpi/host-speed = model reference-speed ($ref)" \
+  python3 -c "import sys; sys.exit(not abs(float('$hs') - float('$ref')) <= 1e-9 * float('$ref'))"
+
+# -- options: overrides, what-if parameters, energy
+d2=$tmp/dry2
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 20000 --nb 256 --p 4 --q 4 --cores-per-node 4 --speedup 2 \
+      --bw 100Gbps --lat 1.5us --energy 100:120:200 --dry-run --keep "$d2" \
+      --hpl-opt bcast=blongm --hpl-opt depth=0 --hpl-opt swap=bin-exch --hpl-opt threshold=32 \
+      --hpl-opt pfact=crout --hpl-opt pmap=column 2>/dev/null)
+dat() { sed -n "$1p" "$d2/HPL.dat" | awk '{ print $1 }'; }
+check "--hpl-opt overrides: BCAST 5, DEPTH 0, SWAP 0, threshold 32.0, PFACT 1, PMAP 1" \
+  [ "$(dat 23) $(dat 25) $(dat 26) $(dat 13) $(dat 15) $(dat 9)" = "5 0 0 32.0 1 1" ]
+check "4 cores per node: 4 hosts, 4 ranks each, in order" \
+  [ "$(tr '\n' ' ' < "$d2/hostfile")" = "node-0 node-0 node-0 node-0 node-1 node-1 node-1 node-1 node-2 node-2 node-2 node-2 node-3 node-3 node-3 node-3 " ]
+check "platform: core=4, speed 2x reference, 100Gbps, 1.5us, loopback, wattage" \
+  python3 -c "import re,sys; x=open('$d2/platform.xml').read(); s=float(re.search(r'speed=\"([^\"f]+)f\"',x).group(1)); sys.exit(not (abs(s-2*float('$ref'))<=1e-9*s and 'core=\"4\"' in x and 'bw=\"100Gbps\"' in x and 'lat=\"1.5us\"' in x and 'loopback_bw=' in x and 'value=\"100:120:200\"' in x and 'wattage_off' in x))"
+for want in "--cfg=plugin:host_energy" "--cfg=smpi/iprobe-cpu-usage:0.8" "--log=host_energy.thres:info"; do
+  case "$out" in *"$want"*) ok "energy: command has $want" ;; *) ko "energy: command lacks $want" ;; esac
+done
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 100000 --nb 256 --p 16 --q 32 --dry-run --keep "$tmp/dry512" 2>/dev/null)
+check "512 ranks: the default fat tree is 2;16,32;1,16;1,1" grep -q 'topo_parameters="2;16,32;1,16;1,1"' "$tmp/dry512/platform.xml"
+XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --platform "fattree:2;4,4;1,2;1,1" --dry-run \
+  --keep "$tmp/dryft" > /dev/null 2>&1
+check "fattree spec passed verbatim" grep -q 'topo_parameters="2;4,4;1,2;1,1"' "$tmp/dryft/platform.xml"
+XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 1 --q 3 --platform "$tmp/two.xml" --dry-run \
+  --keep "$tmp/dryx" > /dev/null 2>&1
+check "platform file: hostfile from its hosts and cores" [ "$(tr '\n' ' ' < "$tmp/dryx/hostfile")" = "a a b " ]
+
+# -- SimGrid accepts the generated platforms: a hello-world runs on them
+cat > "$tmp/hello.c" <<'EOF'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+  int rank, size, len;
+  char name[MPI_MAX_PROCESSOR_NAME];
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Get_processor_name(name, &len);
+  printf("rank %d of %d on %s\n", rank, size, name);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}
+EOF
+# Sanitizer build (scripts/run-tests.sh preloads libasan): SMPI's dlopen
+# privatization uses RTLD_DEEPBIND, which the ASan runtime refuses.  hello
+# has no globals to privatize; HPL needs privatization, so its runs are skipped.
+asan=no nopriv=""
+case "${LD_PRELOAD:-}" in *libasan*) asan=yes nopriv="--cfg=smpi/privatization:no" ;; esac
+if smpicc -O1 "$tmp/hello.c" -o "$tmp/hello" > "$tmp/cc.log" 2>&1; then
+  for dir in "$d" "$d2" "$tmp/dryft" "$tmp/dry512"; do
+    np=$(wc -l < "$dir/hostfile")
+    shift_args=""
+    [ "$dir" = "$d2" ] && shift_args="--cfg=plugin:host_energy --log=host_energy.thres:info"
+    o=$(cd "$dir" && TMPDIR=$dir/tmp smpirun -np "$np" -platform platform.xml -hostfile hostfile \
+        --log=root.thres:warning $nopriv $shift_args "$tmp/hello" 2>"$tmp/hello.err")
+    got=$(printf '%s\n' "$o" | awk '/^rank / { print $2, $6 }' | sort -n | awk '{ print $2 }' | tr '\n' ' ')
+    o="$o
+$(cat "$tmp/hello.err")"
+    want=$(tr '\n' ' ' < "$dir/hostfile")
+    [ "$got" = "$want" ] && ok "SimGrid runs $np ranks on $(basename "$dir")/platform.xml, placed as the hostfile says" \
+      || ko "hello on $(basename "$dir")/platform.xml: $(printf '%s\n' "$o" | tail -3)"
+    if [ "$dir" = "$d2" ]; then
+      printf '%s\n' "$o" | grep -q "Total energy consumption" && ok "energy plugin reports on the generated platform" \
+        || ko "no energy report: $(printf '%s\n' "$o" | tail -3)"
+    fi
+  done
+else
+  ko "smpicc cannot build a hello world: $(tail -3 "$tmp/cc.log")"
+fi
+
+# ---- 3. end to end, with a built xhpl ----------------------------------------
+data=${SB_HPL_DATA:-$build/test/hpl-data}
+mkdir -p "$data"
+have_build=no
+if [ $asan = yes ]; then
+  echo "SKIP: end-to-end HPL runs (sanitizer build: HPL needs SMPI's dlopen privatization, which ASan refuses)"
+  have_build=asan
+elif [ -n "${SB_HPL_DATA:-}" ]; then
+  XDG_DATA_HOME=$data cli info > /dev/null 2>&1 && have_build=yes
+elif [ -f "$SIMBLAS_PATCHDIR/series" ]; then
+  src_opt=""
+  [ -n "${SB_HPL_TARBALL:-}" ] && src_opt="--hpl-tarball $SB_HPL_TARBALL"
+  echo "building HPL into $data (simblas-hpl build${src_opt:+ $src_opt}; instant when up to date)"
+  if XDG_DATA_HOME=$data XDG_CACHE_HOME=$data/cache cli build $src_opt > "$tmp/build.log" 2>&1; then
+    have_build=yes
+  else
+    echo "simblas-hpl build failed:"; tail -5 "$tmp/build.log"
+  fi
+fi
+if [ $have_build = asan ]; then
+  :
+elif [ $have_build = no ]; then
+  echo "SKIP: end-to-end runs (no HPL build; the patch series in $SIMBLAS_PATCHDIR is missing or does not build)"
+else
+  j=$tmp/e2e.json
+  if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --json "$j" --csv "$tmp/runs.csv" > "$tmp/e2e.out" 2> "$tmp/e2e.err"; then
+    ok "model run N=8000 NB=128 4x4: $(head -1 "$tmp/e2e.out")"
+    python3 - "$j" <<'EOF' && ok "JSON fields present and sane" || ko "JSON fields: $(cat "$j")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+need = ["n", "nb", "p", "q", "ranks", "gflops", "hpl_time_s", "wall_s", "peak_rss_mb", "mode", "simulated_time_s"]
+missing = [k for k in need if k not in d]
+bad = []
+if d.get("ranks") != 16 or (d.get("n"), d.get("nb"), d.get("p"), d.get("q")) != (8000, 128, 4, 4): bad.append("sizes")
+if not d.get("gflops", 0) > 0: bad.append("gflops")
+if not d.get("hpl_time_s", 0) > 0: bad.append("hpl_time_s")
+if not d.get("simulated_time_s", 0) >= d.get("hpl_time_s", 1) - 0.01: bad.append("simulated_time_s < hpl_time_s")
+if not d.get("peak_rss_mb", 0) > 0: bad.append("peak_rss_mb")
+if not d.get("wall_s", 0) > 0: bad.append("wall_s")
+if d.get("mode") != "model": bad.append("mode")
+# HPL's Gflops is 2/3 N^3 + 3/2 N^2 over its time (4 digits printed)
+n, t = d["n"], d["hpl_time_s"]
+if abs((2 / 3 * n**3 + 1.5 * n**2) / t / 1e9 - d["gflops"]) > 0.01 * d["gflops"]: bad.append("gflops vs time")
+print("  gflops %.4g, hpl_time_s %.4g, simulated_time_s %.4g, wall_s %.3g, peak_rss_mb %.4g"
+      % (d["gflops"], d["hpl_time_s"], d["simulated_time_s"], d["wall_s"], d["peak_rss_mb"]))
+if missing or bad:
+    print("  missing:", missing, "bad:", bad)
+    sys.exit(1)
+EOF
+    check "CSV: header and one row" [ "$(wc -l < "$tmp/runs.csv")" -eq 2 ]
+    check "stdout: the HPL result line, then JSON" sh -c "head -1 '$tmp/e2e.out' | grep -q '^W[RC]' && sed -n 2p '$tmp/e2e.out' | grep -q '^{'"
+  else
+    ko "model run N=8000 NB=128 4x4 failed: $(tail -5 "$tmp/e2e.err")"
+  fi
+  if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --energy 100:120:200 --json "$j" > /dev/null 2> "$tmp/e2e.err"; then
+    python3 - "$j" <<'EOF' && ok "energy: idle*T*hosts <= E <= allcores*T*hosts" || ko "energy bounds: $(cat "$j")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t, e, h = d["simulated_time_s"], d["energy_j"], d["hosts"]
+print("  energy %.6g J over %.6g s on %d hosts: bounds [%.6g, %.6g], %d per-host values"
+      % (e, t, h, 100 * t * h, 200 * t * h, len(d.get("energy_per_host_j", {}))))
+sys.exit(not (100 * t * h * (1 - 1e-6) <= e <= 200 * t * h * (1 + 1e-6) and len(d["energy_per_host_j"]) == h))
+EOF
+  else
+    ko "energy run failed: $(tail -5 "$tmp/e2e.err")"
+  fi
+  if XDG_DATA_HOME=$data cli info 2>/dev/null | grep -q '"passthrough"'; then
+    if XDG_DATA_HOME=$data cli run --n 1000 --nb 64 --p 2 --q 2 --mode passthrough --json "$j" > /dev/null 2> "$tmp/e2e.err" \
+       && grep -q '"residual_passed": true' "$j"; then
+      ok "passthrough run N=1000 2x2: residual check passed"
+    else
+      ko "passthrough run: $(tail -5 "$tmp/e2e.err")"
+    fi
+  else
+    echo "SKIP: passthrough run (no xhpl-real built)"
+  fi
+  err=$(XDG_DATA_HOME=$data SMPIRUN=$tmp/fake-smpirun cli run --n 1000 --nb 64 --p 2 --q 2 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 1 ] && printf '%s\n' "$err" | grep -q "no result line" \
+    && ok "no HPL result line: status 1, says so" || ko "no result line: rc=$rc: $err"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
