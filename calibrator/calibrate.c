@@ -297,7 +297,7 @@ static void *run_worker(void *arg)
     w->pinned = hwloc_set_cpubind(w->topo, set, HWLOC_CPUBIND_THREAD) == 0;
     hwloc_bitmap_free(set);
   }
-  size_t mat = (size_t)maxdim * (size_t)maxdim * 16;
+  size_t mat = ((size_t)maxdim * (size_t)maxdim * 16 + 63) / 64 * 64; /* aligned_alloc: a multiple of 64 */
   void **bufs[] = {&w->bufs.a, &w->bufs.b, &w->bufs.c, &w->bufs.x, &w->bufs.y};
   for (int i = 0; i < 5; i++) {
     /* first touch by the pinned thread: pages on the worker's NUMA node */

@@ -165,7 +165,8 @@ static _Noreturn void map_failed(int err, size_t bytes, size_t need)
   if (max > 0 && used >= 0 && (size_t)used + need + 64 > (size_t)max)
     fold_fatal("folding %.1f GiB needs %zu more memory mappings (%ld in use) but vm.max_map_count is %ld; raise it "
                "with: sysctl -w vm.max_map_count=%zu, or fold with bigger blocks: SIMBLAS_FOLD_BLOCK=%zuM",
-               (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536, (fold.block >> 20) * 4);
+               (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536,
+               (fold.block >> 18) > 64 ? fold.block >> 18 : 256);
   long oc = read_long("/proc/sys/vm/overcommit_memory");
   fold_fatal("cannot reserve %.1f GiB of virtual address space for folded memory (%s; %.1f GiB already reserved); "
              "check 'ulimit -v'%s",
@@ -173,14 +174,19 @@ static _Noreturn void map_failed(int err, size_t bytes, size_t need)
              oc == 2 ? " and vm.overcommit_memory (it is 2: set it with sysctl -w vm.overcommit_memory=1)" : "");
 }
 
-/* map the fold block over [p, p + len), block after block */
+/* map the fold block over [p, p + len), block after block; on failure
+ * give the mappings back first (the report itself needs some) */
 static size_t map_folded(char *p, size_t len, size_t total)
 {
   size_t n = 0;
   for (size_t off = 0; off < len; off += fold.block, n++) {
     size_t l = len - off < fold.block ? len - off : fold.block;
-    if (mmap(p + off, l, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fold.fd, 0) == MAP_FAILED)
-      map_failed(errno, total, (len - off) / fold.block + 1);
+    if (mmap(p + off, l, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fold.fd, 0) == MAP_FAILED) {
+      int e = errno;
+      munmap(p, len);
+      errno = e;
+      map_failed(e, total, (len + fold.block - 1) / fold.block);
+    }
   }
   return n;
 }
