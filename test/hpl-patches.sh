@@ -198,6 +198,10 @@ EOF
   printf 'node-%d\n' 0 1 2 3 > "$d/hosts"
   # smpirun's -tmpdir is broken in SimGrid 3.32: TMPDIR instead
   t0=$(date +%s.%N)
+  # SMPI's dlopen privatization uses RTLD_DEEPBIND, which AddressSanitizer
+  # refuses: in the sanitizer build, build but do not run (the plain
+  # build's make check runs them)
+  case "${LD_PRELOAD:-}" in *libasan*) wall=0; return 77 ;; esac
   (cd "$d" && env TMPDIR="$d/smpitmp" "$@" timeout 300 smpirun -np 4 -platform platform.xml \
      -hostfile hosts --cfg=smpi/display-timing:yes "$x") > "$d/out" 2> "$d/err"
   rc=$?
@@ -219,8 +223,10 @@ if [ -f "$blasdir/libopenblas.so" ]; then
   if make_arch sbreal "" "" "-L$blasdir -Wl,-rpath,$blasdir -lopenblas" ""; then
     d=$tmp/run-real
     run_xhpl "$d" "$hpcc/bin/sbreal/xhpl" 1e+10 2000 128 OPENBLAS_NUM_THREADS=1; rc=$?
-    echo "  real:    $(summary "$d")"
-    if [ $rc -eq 0 ] && wr_ok "$d" && grep -q 'PASSED' "$d/out" && ! grep -q 'FAILED' "$d/out"; then
+    [ $rc -ne 77 ] && echo "  real:    $(summary "$d")"
+    if [ $rc -eq 77 ]; then
+      skip "plain build runs: not under AddressSanitizer (SMPI's RTLD_DEEPBIND)"
+    elif [ $rc -eq 0 ] && wr_ok "$d" && grep -q 'PASSED' "$d/out" && ! grep -q 'FAILED' "$d/out"; then
       ok "plain build, N=2000 NB=128 2x2: residual check PASSED"
     else
       ko "plain build, N=2000 NB=128 2x2 (rc $rc):"; tail -n 12 "$d/out" "$d/err" | sed 's/^/  /'
@@ -245,8 +251,10 @@ else
     speed=$(awk '$1 == "reference-speed" { print $2 }' "$model")
     d=$tmp/run-simblas
     run_xhpl "$d" "$hpcc/bin/sbsim/xhpl" "${speed:-1e+10}" 4000 128 SIMBLAS_MODEL="$model"; rc=$?
-    echo "  SimBLAS: $(summary "$d")"
-    if [ $rc -ne 0 ]; then
+    [ $rc -ne 77 ] && echo "  SimBLAS: $(summary "$d")"
+    if [ $rc -eq 77 ]; then
+      skip "SimBLAS build runs: not under AddressSanitizer (SMPI's RTLD_DEEPBIND)"
+    elif [ $rc -ne 0 ]; then
       ko "SimBLAS build, N=4000 NB=128 2x2: smpirun exit status $rc:"; tail -n 12 "$d/out" "$d/err" | sed 's/^/  /'
     else
       ok "SimBLAS build, N=4000 NB=128 2x2: smpirun succeeded"
