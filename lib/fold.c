@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "simblas.h"
+#include "sb_rt.h"
 #include "sink.h"
 
 #ifndef MFD_CLOEXEC
@@ -61,16 +62,6 @@ static struct {
   size_t reserved, mappings;
 } fold = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, NULL, 0, 0};
 
-static _Noreturn void fold_fatal(const char *fmt, ...)
-{
-  va_list ap;
-  fputs("simblas: ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  exit(2);
-}
 
 static size_t parse_size(const char *s)
 {
@@ -123,7 +114,7 @@ static void fold_init(void)
   if (hdir && *hdir) {
     struct statfs st;
     if (statfs(hdir, &st) != 0 || (unsigned long)st.f_type != HUGETLBFS_MAGIC)
-      fold_fatal("SIMBLAS_HUGEPAGE_DIR=%s is not a hugetlbfs mount; mount one with: mkdir -p %s && mount -t hugetlbfs "
+      sb_fatal("SIMBLAS_HUGEPAGE_DIR=%s is not a hugetlbfs mount; mount one with: mkdir -p %s && mount -t hugetlbfs "
                  "none %s (or unset SIMBLAS_HUGEPAGE_DIR)",
                  hdir, hdir, hdir);
     align = (size_t)st.f_bsize; /* the huge page size */
@@ -131,7 +122,7 @@ static void fold_init(void)
     snprintf(path, sizeof path, "%s/simblas-fold-XXXXXX", hdir);
     fold.fd = mkstemp(path);
     if (fold.fd < 0)
-      fold_fatal("cannot create a file in %s: %s; check its permissions", hdir, strerror(errno));
+      sb_fatal("cannot create a file in %s: %s; check its permissions", hdir, strerror(errno));
     unlink(path);
     fold.huge = 1;
   } else {
@@ -139,19 +130,19 @@ static void fold_init(void)
      * a disk file's writeback (SimGrid's /tmp file does, on ext4) */
     fold.fd = memfd_create("simblas-fold", MFD_CLOEXEC);
     if (fold.fd < 0)
-      fold_fatal("memfd_create failed: %s", strerror(errno));
+      sb_fatal("memfd_create failed: %s", strerror(errno));
   }
   if (fold.block < align || fold.block % align)
-    fold_fatal("SIMBLAS_FOLD_BLOCK=%s must be a positive multiple of %zu bytes%s", b ? b : "(default)", align,
+    sb_fatal("SIMBLAS_FOLD_BLOCK=%s must be a positive multiple of %zu bytes%s", b ? b : "(default)", align,
                fold.huge ? " (the huge page size)" : "");
   if (ftruncate(fold.fd, (off_t)fold.block) != 0)
-    fold_fatal("cannot size the fold block (%zu bytes): %s", fold.block, strerror(errno));
+    sb_fatal("cannot size the fold block (%zu bytes): %s", fold.block, strerror(errno));
   if (fold.huge) {
     /* touch it now: a hugetlbfs without free huge pages fails here, with
      * a message, rather than with SIGBUS later */
     void *p = mmap(NULL, fold.block, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fold.fd, 0);
     if (p == MAP_FAILED)
-      fold_fatal("no free huge pages for the %zu-MiB fold block in %s (%s); reserve some with: sysctl -w "
+      sb_fatal("no free huge pages for the %zu-MiB fold block in %s (%s); reserve some with: sysctl -w "
                  "vm.nr_hugepages=%zu",
                  fold.block >> 20, hdir, strerror(errno), fold.block / align + 8);
     munmap(p, fold.block);
@@ -163,12 +154,12 @@ static _Noreturn void map_failed(int err, size_t bytes, size_t need)
 {
   long max = read_long("/proc/sys/vm/max_map_count"), used = count_maps();
   if (max > 0 && used >= 0 && (size_t)used + need + 64 > (size_t)max)
-    fold_fatal("folding %.1f GiB needs %zu more memory mappings (%ld in use) but vm.max_map_count is %ld; raise it "
+    sb_fatal("folding %.1f GiB needs %zu more memory mappings (%ld in use) but vm.max_map_count is %ld; raise it "
                "with: sysctl -w vm.max_map_count=%zu, or fold with bigger blocks: SIMBLAS_FOLD_BLOCK=%zuM",
                (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536,
                (fold.block >> 18) > 64 ? fold.block >> 18 : 256);
   long oc = read_long("/proc/sys/vm/overcommit_memory");
-  fold_fatal("cannot reserve %.1f GiB of virtual address space for folded memory (%s; %.1f GiB already reserved); "
+  sb_fatal("cannot reserve %.1f GiB of virtual address space for folded memory (%s; %.1f GiB already reserved); "
              "check 'ulimit -v'%s",
              (double)bytes / (1 << 30), strerror(err), (double)fold.reserved / (1 << 30),
              oc == 2 ? " and vm.overcommit_memory (it is 2: set it with sysctl -w vm.overcommit_memory=1)" : "");
@@ -217,7 +208,7 @@ void *simblas_fold_malloc(size_t size)
      * matrices fit in the same range */
     size_t bytes = round_up(need + need / 8, fold.block);
     if (!(r = calloc(1, sizeof *r)))
-      fold_fatal("out of memory");
+      sb_fatal("out of memory");
     r->base = reserve(bytes);
     r->reserved = bytes;
     r->mappings = map_folded(r->base, bytes, bytes);
@@ -237,7 +228,7 @@ void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
     size = 1;
   for (int i = 0; i < npriv; i++)
     if (priv[2 * i] > priv[2 * i + 1] || priv[2 * i + 1] > size)
-      fold_fatal("simblas_fold_malloc_partial: private range %d [%zu, %zu) is not inside the %zu bytes allocated", i,
+      sb_fatal("simblas_fold_malloc_partial: private range %d [%zu, %zu) is not inside the %zu bytes allocated", i,
                  priv[2 * i], priv[2 * i + 1], size);
   if (sb_smpi_active()) {
     /* SMPI's partial shared malloc takes the shared ranges: the gaps */
@@ -258,7 +249,7 @@ void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
     free(shared);
     region *r = calloc(1, sizeof *r);
     if (!p || !r)
-      fold_fatal("SMPI's partial shared malloc of %zu bytes failed", size);
+      sb_fatal("SMPI's partial shared malloc of %zu bytes failed", size);
     pthread_mutex_lock(&fold.lock);
     *r = (region){p, size, 0, 1, 1, 1, fold.regions};
     fold.regions = r;
@@ -271,7 +262,7 @@ void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
   size_t bytes = round_up(size, (size_t)page);
   region *r = calloc(1, sizeof *r);
   if (!r)
-    fold_fatal("out of memory");
+    sb_fatal("out of memory");
   r->base = reserve(bytes);
   r->reserved = bytes;
   r->partial = 1;
@@ -305,7 +296,7 @@ void simblas_fold_free(void *ptr)
     pp = &r->next;
   if (!r) {
     pthread_mutex_unlock(&fold.lock);
-    fold_fatal("simblas_fold_free(%p): not a pointer returned by simblas_fold_malloc", ptr);
+    sb_fatal("simblas_fold_free(%p): not a pointer returned by simblas_fold_malloc", ptr);
   }
   if (--r->refs == 0) {
     *pp = r->next;

@@ -53,7 +53,7 @@ static struct {
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-static _Noreturn void fatal(const char *fmt, ...)
+_Noreturn void sb_fatal(const char *fmt, ...)
 {
   va_list ap;
   fputs("simblas: ", stderr);
@@ -106,7 +106,7 @@ static sb_rank *rank_self(void)
       n *= 2;
     sb_rank **p = realloc(ranks, n * sizeof *p);
     if (!p)
-      fatal("out of memory for per-rank state (%zu ranks)", n);
+      sb_fatal("out of memory for per-rank state (%zu ranks)", n);
     memset(p + nranks, 0, (n - nranks) * sizeof *p);
     ranks = p;
     nranks = n;
@@ -114,7 +114,7 @@ static sb_rank *rank_self(void)
   sb_rank *r = ranks[id];
   if (!r) {
     if (!(r = calloc(1, sizeof *r)))
-      fatal("out of memory for per-rank state");
+      sb_fatal("out of memory for per-rank state");
     r->id = id;
     r->set = -1;
     rank_seed(r);
@@ -159,7 +159,7 @@ static void load_backend(void)
   rt.backend_name = name;
   rt.backend = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   if (!rt.backend)
-    fatal("SIMBLAS_MODE=%s needs a real BLAS, but '%s' does not load (%s); set SIMBLAS_BACKEND to the path of one, "
+    sb_fatal("SIMBLAS_MODE=%s needs a real BLAS, but '%s' does not load (%s); set SIMBLAS_BACKEND to the path of one, "
           "e.g. /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
           mode_names[sb_mode_now >= 0 ? sb_mode_now : SB_MODE_PASSTHROUGH], name, dlerror());
   /* the calibrator measures one thread per core: do the same */
@@ -178,15 +178,15 @@ static void init(void)
     for (mode = 0; mode < 4 && strcmp(m, mode_names[mode]); mode++)
       ;
     if (mode == 4)
-      fatal("SIMBLAS_MODE='%s' is not one of smpi, null, passthrough, trace", m);
+      sb_fatal("SIMBLAS_MODE='%s' is not one of smpi, null, passthrough, trace", m);
   }
   if (mode == SB_MODE_SMPI && !sb_smpi_active()) {
 #ifdef SB_HAVE_SIMGRID
-    fatal("SIMBLAS_MODE=smpi (the default) injects times into SimGrid, but this program is not running under "
+    sb_fatal("SIMBLAS_MODE=smpi (the default) injects times into SimGrid, but this program is not running under "
           "smpirun; start it with smpirun, or set SIMBLAS_MODE=null (predict only) or SIMBLAS_MODE=passthrough "
           "(compute with a real BLAS)");
 #else
-    fatal("SIMBLAS_MODE=smpi (the default) needs SimGrid, and this libsimblas was built without it; rebuild with "
+    sb_fatal("SIMBLAS_MODE=smpi (the default) needs SimGrid, and this libsimblas was built without it; rebuild with "
           "libsimgrid-dev installed, or set SIMBLAS_MODE=null or SIMBLAS_MODE=passthrough");
 #endif
   }
@@ -196,7 +196,7 @@ static void init(void)
     path = SB_DEFAULT_MODEL;
   char err[512];
   if (!(rt.model = sb_model_load(path, err, sizeof err)))
-    fatal("%s", err);
+    sb_fatal("%s", err);
 
   const char *noise = getenv("SIMBLAS_NOISE");
   rt.noise = noise && !strcmp(noise, "1");
@@ -207,9 +207,9 @@ static void init(void)
   const char *merge = getenv("SIMBLAS_MERGE");
   rt.merge = mode == SB_MODE_SMPI && merge && !strcmp(merge, "1");
   if (rt.merge && !dlsym(RTLD_DEFAULT, "PMPI_Send"))
-    fatal("SIMBLAS_MERGE=1 needs SimGrid's PMPI interface; run under smpirun");
+    sb_fatal("SIMBLAS_MERGE=1 needs SimGrid's PMPI interface; run under smpirun");
   if (rt.merge && !simblas_pmpi_linked)
-    fatal("SIMBLAS_MERGE=1 delays injections to the next MPI call, which only libsimblas_pmpi sees: link the "
+    sb_fatal("SIMBLAS_MERGE=1 delays injections to the next MPI call, which only libsimblas_pmpi sees: link the "
           "program with -lsimblas_pmpi -lsimblas (before SimGrid), or unset SIMBLAS_MERGE");
 
   sb_mode_now = mode;
@@ -218,9 +218,9 @@ static void init(void)
   if (mode == SB_MODE_TRACE) {
     const char *tpath = getenv("SIMBLAS_TRACE");
     if (!tpath || !*tpath)
-      fatal("SIMBLAS_MODE=trace writes a CSV to SIMBLAS_TRACE, which is not set; set SIMBLAS_TRACE=calls.csv");
+      sb_fatal("SIMBLAS_MODE=trace writes a CSV to SIMBLAS_TRACE, which is not set; set SIMBLAS_TRACE=calls.csv");
     if (!(rt.trace = fopen(tpath, "w")))
-      fatal("cannot write the trace %s: %s; set SIMBLAS_TRACE to a writable path", tpath, strerror(errno));
+      sb_fatal("cannot write the trace %s: %s; set SIMBLAS_TRACE to a writable path", tpath, strerror(errno));
     fputs("routine,m,n,k,predicted_s,measured_s,rank,cblas\n", rt.trace);
   }
 }
@@ -236,7 +236,7 @@ void *sb_backend_sym(int slot, const char *name)
   void *f = rt.syms[slot];
   if (__builtin_expect(f == NULL, 0)) {
     if (!(f = dlsym(rt.backend, name)))
-      fatal("the backend BLAS %s has no %s, so SIMBLAS_MODE=%s cannot run it; pick a backend that has it with "
+      sb_fatal("the backend BLAS %s has no %s, so SIMBLAS_MODE=%s cannot run it; pick a backend that has it with "
             "SIMBLAS_BACKEND, or use SIMBLAS_MODE=null",
             rt.backend_name, name, mode_names[sb_mode_now]);
     rt.syms[slot] = f;

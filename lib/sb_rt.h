@@ -13,6 +13,9 @@ enum sb_mode { SB_MODE_UNSET = -1, SB_MODE_SMPI, SB_MODE_NULL, SB_MODE_PASSTHROU
 
 extern int sb_mode_now SB_HIDDEN;
 SB_HIDDEN int sb_init(void);
+/* "simblas: <message>" on stderr, exit status 2: configuration errors that
+ * name the problem and the remedy */
+SB_HIDDEN _Noreturn void sb_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* passthrough and trace run the real kernel */
 static inline int sb_computes(void)
