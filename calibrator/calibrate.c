@@ -10,7 +10,8 @@
  *   3. one worker per core (hwloc, pinned) runs the whole design, all
  *      cores at once as HPL runs, each in its own random order; every
  *      point is one untimed warm-up call then R timed repetitions
- *      (CLOCK_MONOTONIC) on the same, cache-warm operands;
+ *      (CLOCK_MONOTONIC) on the same, cache-warm operands, whose mean is
+ *      the point's time;
  *   4. per op, per core and for the node: GSL weighted least squares with
  *      term selection on 20% held-out points, a sigma model, quality figures;
  *   5. the model is written to a temporary file and renamed over the
@@ -342,7 +343,11 @@ static void *run_worker(void *arg)
       mean += rep[r] / opt.reps;
     for (int r = 0; r < opt.reps; r++)
       var += (rep[r] - mean) * (rep[r] - mean) / (opt.reps > 1 ? opt.reps - 1 : 1);
-    w->res[i].t = med;
+    /* the mean, not the median: a simulated run adds durations up, so the
+     * model must predict what calls take on average, slow ones included
+     * (replayed calls ran 4-9% over a median-fitted model) */
+    (void)med;
+    w->res[i].t = mean;
     w->res[i].sd = sqrt(var);
     atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est);
   }
