@@ -11,7 +11,7 @@ AC_DEFUN([SB_CHECK_SIMGRID], [
   AS_IF([test "x$with_simgrid" != xno], [
     PKG_CHECK_MODULES([SIMGRID], [simgrid >= 3.30], [sb_have_simgrid=yes], [
       AS_IF([test "x$with_simgrid" = xyes],
-        [AC_MSG_ERROR([SimGrid not found: install it with 'apt-get install libsimgrid-dev simgrid' or configure --without-simgrid])])])])
+        [AC_MSG_ERROR([SimGrid not found: install it with 'apt-get install libsimgrid-dev' or configure --without-simgrid])])])])
   AS_IF([test $sb_have_simgrid = yes], [
     AC_DEFINE([SB_HAVE_SIMGRID], [1], [SMPI sink compiled in])
     AC_PATH_PROG([SMPIRUN], [smpirun], [])
@@ -88,7 +88,7 @@ AC_DEFUN([SB_SUMMARY], [
   echo
   echo "SimBLAS $PACKAGE_VERSION configured:"
   echo "  SMPI sink (SimGrid)      : $sb_have_simgrid"
-  echo "  smpirun tests            : ${SMPIRUN:-no (install the simgrid package)}"
+  echo "  smpirun tests            : ${SMPIRUN:-no (install libsimgrid-dev)}"
   echo "  passthrough backend      : $sb_backend"
   echo "  simblas-calibrate        : $sb_calibrator (measures $sb_calblas)"
   echo "  calibration figures      : ${GNUPLOT:-no (install gnuplot; figures are skipped)}"

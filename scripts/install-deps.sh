@@ -9,7 +9,7 @@
 set -eu
 
 PKGS="build-essential autoconf automake libtool pkg-config gfortran
-      libsimgrid-dev simgrid libhwloc-dev hwloc libcmocka-dev
+      libsimgrid-dev libhwloc-dev hwloc libcmocka-dev
       libopenblas-dev libblas-dev libgsl-dev gnuplot-nox
       valgrind dpkg-dev python3"
 

@@ -50,12 +50,22 @@ double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k);
  * negative value for an unknown routine. */
 double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k);
 
-/* Per-rank counters: calls modelled and seconds injected so far. */
+/* Per-rank counters: calls modelled, seconds injected so far, and how many
+ * injections reached SimGrid (fewer than calls with SIMBLAS_MERGE=1). */
 typedef struct simblas_stats {
   uint64_t calls;
   double injected_s;
+  uint64_t flushes;
 } simblas_stats;
 simblas_stats simblas_get_stats(void);
+
+/* SIMBLAS_MERGE=1 (smpi mode): the durations of a rank's consecutive BLAS
+ * calls add up and reach SimGrid as one injection at the rank's next MPI
+ * call -- one simulator event instead of many, the same simulated time.
+ * libsimblas_pmpi wraps every MPI function to call simblas_flush() first;
+ * link it before SimGrid: -lsimblas_pmpi -lsimblas. */
+void simblas_flush(void);
+extern int simblas_pmpi_linked;
 
 /* ---- memory folding ---------------------------------------------------------
  * Memory whose contents do not matter in a simulation (HPL's matrix when
