@@ -39,6 +39,7 @@
 #include "calls.h"
 #include "fit.h"
 #include "model.h"
+#include "sb_splitmix.h"
 #include "simblas.h"
 
 #ifndef SB_CALIBRATION_BLAS
@@ -78,13 +79,7 @@ static double now(void)
 }
 
 /* ---- random numbers --------------------------------------------------------- */
-static uint64_t rnd(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+static uint64_t rnd(uint64_t *s) { return sb_splitmix64(s); }
 static double unif(uint64_t *s) { return (double)(rnd(s) >> 11) * 0x1p-53; }
 static int64_t loguni(uint64_t *s, double lo, double hi)
 {

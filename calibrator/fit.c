@@ -13,6 +13,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "fit.h"
+#include "sb_splitmix.h"
 
 /* fewer points than this are not fitted (the op keeps the fallback) */
 #define FIT_MIN_POINTS 8
@@ -77,18 +78,10 @@ size_t fit_candidates(int family, unsigned out[8])
   return c;
 }
 
-static uint64_t mix(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed)
 {
   for (size_t i = 0; i < n; i++)
-    p[i].heldout = (double)(mix(&seed) >> 11) * 0x1p-53 < fraction;
+    p[i].heldout = (double)(sb_splitmix64(&seed) >> 11) * 0x1p-53 < fraction;
 }
 
 static void term_values(int64_t m64, int64_t n64, int64_t k64, double v[SB_NTERMS])

@@ -24,6 +24,7 @@ enum { LEFT = 141, RIGHT = 142 };
 static inline int up(const char *ch) { return toupper((unsigned char)*ch); }
 static inline int is(const char *ch, int want) { return up(ch) == want; }
 static inline int imax1(int a) { return a > 1 ? a : 1; }
+static inline int imaxlo(int a, int lo) { return a > lo ? a : lo; }
 
 static void fortran_error(const sb_call *c, int info)
 {
@@ -177,16 +178,14 @@ int sb_chk_gemm(sb_call *c, const char *ta, const char *tb, const int *m,
   int nrowa = nota ? *m : *k, nrowb = notb ? *k : *n, info = 0;
   /* OpenBLAS's gemm3m accepts a leading dimension of 0 for empty matrices */
   int lo = c->op == SB_OP_cgemm3m || c->op == SB_OP_zgemm3m ? 0 : 1;
-#define imax1(x) ((x) > lo ? (x) : lo)
   if (!nota && !is(ta, 'C') && !is(ta, 'T')) info = 1;
   else if (!notb && !is(tb, 'C') && !is(tb, 'T')) info = 2;
   else if (*m < 0) info = 3;
   else if (*n < 0) info = 4;
   else if (*k < 0) info = 5;
-  else if (*lda < imax1(nrowa)) info = 8;
-  else if (*ldb < imax1(nrowb)) info = 10;
-  else if (*ldc < imax1(*m)) info = 13;
-#undef imax1
+  else if (*lda < imaxlo(nrowa, lo)) info = 8;
+  else if (*ldb < imaxlo(nrowb, lo)) info = 10;
+  else if (*ldc < imaxlo(*m, lo)) info = 13;
   if (info) return err(c, info);
   shape(c, *m, *n, *k);
   return (*m == 0 || *n == 0 || ((alpha0 || *k == 0) && beta1)) ? SB_QUICK : SB_GO;

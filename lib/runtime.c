@@ -23,6 +23,7 @@
 
 #include "model.h"
 #include "sb_rt.h"
+#include "sb_splitmix.h"
 #include "simblas.h"
 #include "sink.h"
 
@@ -79,18 +80,10 @@ static sb_rank rank_solo = {0, -1, 0, 0, 0, 0, 0}; /* outside a simulation */
 static sb_rank **ranks;
 static size_t nranks;
 
-static uint64_t splitmix64(uint64_t *s)
-{
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static void rank_seed(sb_rank *r)
 {
   uint64_t s = rt.seed ^ ((uint64_t)r->id * 0xD1B54A32D192ED03ull);
-  r->rng = splitmix64(&s);
+  r->rng = sb_splitmix64(&s);
 }
 
 static sb_rank *rank_self(void)
@@ -123,13 +116,13 @@ static sb_rank *rank_self(void)
   return r;
 }
 
-uint64_t sb_rank_random(void) { return splitmix64(&rank_self()->rng); }
+uint64_t sb_rank_random(void) { return sb_splitmix64(&rank_self()->rng); }
 
 static double rank_normal(sb_rank *r)
 {
   /* Box-Muller on two 53-bit uniforms in (0, 1] */
-  double u1 = ((double)(splitmix64(&r->rng) >> 11) + 1) * 0x1p-53;
-  double u2 = (double)(splitmix64(&r->rng) >> 11) * 0x1p-53;
+  double u1 = ((double)(sb_splitmix64(&r->rng) >> 11) + 1) * 0x1p-53;
+  double u2 = (double)(sb_splitmix64(&r->rng) >> 11) * 0x1p-53;
   return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
