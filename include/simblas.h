@@ -67,6 +67,29 @@ simblas_stats simblas_get_stats(void);
 void simblas_flush(void);
 extern int simblas_pmpi_linked;
 
+/* Iterations of an application's main loop (HPL's panel loop), for
+ * simulating part of a run and extrapolating the rest (simblas-hpl run
+ * --iterations K --samples S; doc/scale.md).  Every rank calls:
+ *  - simblas_segment(total) before each pass over the loop (total: the
+ *    number of iterations of the full loop).  It returns the iteration the
+ *    pass starts at, or -1 when there is no more pass.  Without
+ *    SIMBLAS_ITERATIONS there is one pass, from 0.  With
+ *    SIMBLAS_ITERATIONS=K there is one pass of the first K iterations;
+ *    with SIMBLAS_SAMPLES=S too, S passes of K iterations, pass s centred
+ *    on the middle of the s-th of S equal strata of the loop.
+ *  - simblas_segment_first(): the start of the current pass (0 outside).
+ *  - simblas_iteration(i) as iteration i starts: 1 means leave the loop
+ *    (K iterations of this pass done).  Every rank decides alike.
+ *  - simblas_iteration(-1) once every pass is over: 1 if the run was cut
+ *    short (SIMBLAS_ITERATIONS set).
+ * With SIMBLAS_ITER_LOG=FILE, rank 0 writes one line per call:
+ *   seg <pass> <first iteration> <total>
+ *   iter <i> <simulated s> <wall s, CLOCK_MONOTONIC> <BLAS s injected so far>
+ *   end <cut short: 0|1> <simulated s> <wall s> <BLAS s injected> */
+long simblas_segment(long total);
+long simblas_segment_first(void);
+int simblas_iteration(long index);
+
 /* ---- memory folding ---------------------------------------------------------
  * Memory whose contents do not matter in a simulation (HPL's matrix when
  * SimBLAS computes nothing): every page of it maps the same few physical
@@ -74,12 +97,19 @@ extern int simblas_pmpi_linked;
  * same virtual range, so that both physical memory and virtual address
  * space grow with one rank's matrix, not with the whole run's.  The
  * contents are garbage shared by everybody: never read control data from it.
- * Under smpirun the folded pages are SMPI-shared, so SMPI does not copy
- * message payloads that lie in them.  See doc/folding.md.
+ * SMPI does not know these pages: it copies message payloads that lie in
+ * them (use simblas_fold_malloc_buffer for message buffers).
+ * See doc/folding.md.
  * Errors (out of address space, vm.max_map_count, hugetlbfs) stop the
  * program with a message that names the limit and how to raise it. */
 void *simblas_fold_malloc(size_t size);
 void simblas_fold_free(void *ptr);
+
+/* The same, for buffers that MPI messages are sent from or received into
+ * (HPL's panels): ranges shared by all ranks by size, and under smpirun
+ * made by SMPI's shared malloc, so that SMPI copies no payload in or out.
+ * Free with simblas_fold_free. */
+void *simblas_fold_malloc_buffer(size_t size);
 
 /* Partial folding: nranges [start, stop) byte ranges of the allocation are
  * private to the caller (e.g. HPL's pivot indices), the rest is folded.

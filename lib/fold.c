@@ -13,6 +13,9 @@
  *    ask for nearly equal sizes (their local matrices differ by a block
  *    row or column), so a run needs about one rank's worth of address
  *    space and mappings, not the sum over ranks (N^2 * 8 bytes).
+ *  - Message buffers (simblas_fold_malloc_buffer): shared ranges too, but
+ *    under smpirun made by SMPI's shared malloc, so that SMPI knows them
+ *    and copies no message payload into or out of them.
  *  - Partial folding (simblas_fold_malloc_partial): each call gets its own
  *    range whose private byte ranges are ordinary private memory.  Under
  *    smpirun it is SMPI's partial shared malloc, so that SMPI does not copy
@@ -49,6 +52,7 @@ typedef struct region {
   size_t mappings;  /* mmaps made for it */
   int refs;
   int partial;      /* a simblas_fold_malloc_partial block */
+  int buffer;       /* a simblas_fold_malloc_buffer range */
   int smpi;         /* allocated by SMPI: free with smpi_shared_free */
   struct region *next;
 } region;
@@ -192,7 +196,8 @@ static char *reserve(size_t bytes)
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-void *simblas_fold_malloc(size_t size)
+/* a shared range of at least `need` bytes of the given kind, or a new one */
+static void *shared_range(size_t size, int buffer)
 {
   if (size == 0)
     size = 1;
@@ -201,7 +206,7 @@ void *simblas_fold_malloc(size_t size)
   size_t need = round_up(size, fold.block);
   region *r;
   for (r = fold.regions; r; r = r->next)
-    if (!r->partial && r->reserved >= need)
+    if (!r->partial && r->buffer == buffer && r->reserved >= need)
       break;
   if (!r) {
     /* an eighth more than asked: the next ranks' slightly larger local
@@ -209,9 +214,19 @@ void *simblas_fold_malloc(size_t size)
     size_t bytes = round_up(need + need / 8, fold.block);
     if (!(r = calloc(1, sizeof *r)))
       sb_fatal("out of memory");
-    r->base = reserve(bytes);
+    r->buffer = buffer;
+    if (buffer && sb_smpi_active()) {
+      /* all of it shared: SMPI maps its own block over it (a size that is a
+       * multiple of smpi/shared-malloc-blocksize leaves no private tail) */
+      size_t whole[2] = {0, bytes};
+      if (!(r->base = sb_smpi_shared_malloc_partial(bytes, whole, 1)))
+        sb_fatal("SMPI's shared malloc of %.1f GiB failed", (double)bytes / (1 << 30));
+      r->smpi = 1;
+    } else {
+      r->base = reserve(bytes);
+      r->mappings = map_folded(r->base, bytes, bytes);
+    }
     r->reserved = bytes;
-    r->mappings = map_folded(r->base, bytes, bytes);
     r->next = fold.regions;
     fold.regions = r;
     fold.reserved += bytes;
@@ -221,6 +236,10 @@ void *simblas_fold_malloc(size_t size)
   pthread_mutex_unlock(&fold.lock);
   return r->base;
 }
+
+void *simblas_fold_malloc(size_t size) { return shared_range(size, 0); }
+
+void *simblas_fold_malloc_buffer(size_t size) { return shared_range(size, 1); }
 
 void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
 {
@@ -251,7 +270,7 @@ void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
     if (!p || !r)
       sb_fatal("SMPI's partial shared malloc of %zu bytes failed", size);
     pthread_mutex_lock(&fold.lock);
-    *r = (region){p, size, 0, 1, 1, 1, fold.regions};
+    *r = (region){.base = p, .reserved = size, .refs = 1, .partial = 1, .smpi = 1, .next = fold.regions};
     fold.regions = r;
     pthread_mutex_unlock(&fold.lock);
     return p;
@@ -302,8 +321,9 @@ void simblas_fold_free(void *ptr)
     *pp = r->next;
     if (r->smpi)
       sb_smpi_shared_free(r->base);
-    else {
+    else
       munmap(r->base, r->reserved);
+    if (!r->smpi || r->buffer) {
       fold.reserved -= r->reserved;
       fold.mappings -= r->mappings;
     }

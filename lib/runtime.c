@@ -49,6 +49,9 @@ static struct {
   simblas_hook_fn hook;
   void *hook_ctx;
   int merge;
+  long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all) */
+  long samples;      /* SIMBLAS_SAMPLES: passes of that many iterations */
+  FILE *iterlog;     /* SIMBLAS_ITER_LOG */
   unsigned char fallback_logged[SB_OP_COUNT];
 } rt;
 
@@ -74,9 +77,11 @@ typedef struct sb_rank {
   double injected;
   double pending;    /* SIMBLAS_MERGE: injected at the next MPI call */
   uint64_t flushes;  /* smpi_execute_benched calls made */
+  int stopped;       /* simblas_iteration told it to leave the loop */
+  long seg, seg_start; /* simblas_segment: pass number (-1: none yet), start */
 } sb_rank;
 
-static sb_rank rank_solo = {0, -1, 0, 0, 0, 0, 0}; /* outside a simulation */
+static sb_rank rank_solo = {0, -1, 0, 0, 0, 0, 0, 0, -1, 0}; /* outside a simulation */
 static sb_rank **ranks;
 static size_t nranks;
 
@@ -110,6 +115,7 @@ static sb_rank *rank_self(void)
       sb_fatal("out of memory for per-rank state");
     r->id = id;
     r->set = -1;
+    r->seg = -1;
     rank_seed(r);
     ranks[id] = r;
   }
@@ -204,6 +210,29 @@ static void init(void)
   if (rt.merge && !simblas_pmpi_linked)
     sb_fatal("SIMBLAS_MERGE=1 delays injections to the next MPI call, which only libsimblas_pmpi sees: link the "
           "program with -lsimblas_pmpi -lsimblas (before SimGrid), or unset SIMBLAS_MERGE");
+
+  const char *it = getenv("SIMBLAS_ITERATIONS");
+  if (it && *it) {
+    char *end;
+    rt.iterations = strtol(it, &end, 10);
+    if (*end || rt.iterations < 1)
+      sb_fatal("SIMBLAS_ITERATIONS='%s' is not a positive number of iterations; unset it to run them all", it);
+  }
+  const char *smp = getenv("SIMBLAS_SAMPLES");
+  rt.samples = 1;
+  if (smp && *smp) {
+    char *end;
+    rt.samples = strtol(smp, &end, 10);
+    if (*end || rt.samples < 1)
+      sb_fatal("SIMBLAS_SAMPLES='%s' is not a positive number of passes; unset it for one", smp);
+    if (rt.iterations == 0)
+      sb_fatal("SIMBLAS_SAMPLES=%s samples the run in passes of SIMBLAS_ITERATIONS iterations, which is not set; "
+               "set it, or unset SIMBLAS_SAMPLES", smp);
+  }
+  const char *ilog = getenv("SIMBLAS_ITER_LOG");
+  if (ilog && *ilog && !(rt.iterlog = fopen(ilog, "w")))
+    sb_fatal("cannot write the iteration log %s: %s; set SIMBLAS_ITER_LOG to a writable path", ilog,
+             strerror(errno));
 
   sb_mode_now = mode;
   if (mode >= SB_MODE_PASSTHROUGH)
@@ -346,6 +375,60 @@ simblas_stats simblas_get_stats(void)
   sb_rank *r = rank_self();
   simblas_stats s = {r->calls, r->injected, r->flushes};
   return s;
+}
+
+long simblas_segment(long total)
+{
+  sb_init();
+  sb_rank *r = rank_self();
+  if (r->seg < 0)
+    r->seg = 0; /* the first pass starts at 0 */
+  else if (rt.iterations > 0 && r->seg + 1 < rt.samples)
+    r->seg++;
+  else
+    return -1;
+  /* one pass: from 0.  S passes: pass s is centred on the middle of the
+   * s-th of S equal strata of the run (its iterations then stand for the
+   * stratum: stratified sampling); the trailing matrix has the size it has
+   * at that point of the full run */
+  r->seg_start = 0;
+  if (rt.samples > 1) {
+    long c = (2 * r->seg + 1) * total / (2 * rt.samples) - rt.iterations / 2;
+    r->seg_start = c < 0 ? 0 : c + rt.iterations > total ? (total > rt.iterations ? total - rt.iterations : 0) : c;
+  }
+  r->stopped = 0;
+  if (rt.iterlog && sb_smpi_mpi_rank() == 0) {
+    fprintf(rt.iterlog, "seg %ld %ld %ld\n", r->seg, r->seg_start, total);
+    fflush(rt.iterlog);
+  }
+  return r->seg_start;
+}
+
+long simblas_segment_first(void)
+{
+  sb_init();
+  sb_rank *r = rank_self();
+  return r->seg < 0 ? 0 : r->seg_start;
+}
+
+int simblas_iteration(long index)
+{
+  sb_init();
+  sb_rank *r = rank_self();
+  simblas_flush(); /* the rank's clock includes everything before the mark */
+  if (rt.iterlog && sb_smpi_mpi_rank() == 0) {
+    if (index >= 0)
+      fprintf(rt.iterlog, "iter %ld %.9g %.6f %.9g\n", index, sb_smpi_clock(), sb_clock(), r->injected);
+    else
+      fprintf(rt.iterlog, "end %d %.9g %.6f %.9g\n", rt.iterations > 0, sb_smpi_clock(), sb_clock(),
+              r->injected);
+    fflush(rt.iterlog);
+  }
+  if (index < 0)
+    return rt.iterations > 0;
+  if (rt.iterations > 0 && index - (r->seg < 0 ? 0 : r->seg_start) >= rt.iterations)
+    r->stopped = 1;
+  return r->stopped;
 }
 
 /* set by libsimblas_pmpi's constructor: its MPI wrappers flush */

@@ -21,5 +21,9 @@ SB_HIDDEN void sb_smpi_execute(double seconds);
 /* SMPI's partial shared malloc (shared: [start, stop) pairs) and its free */
 SB_HIDDEN void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared);
 SB_HIDDEN void sb_smpi_shared_free(void *p);
+/* the simulated clock, seconds (0 outside a simulation) */
+SB_HIDDEN double sb_smpi_clock(void);
+/* the caller's rank in MPI_COMM_WORLD (0 outside a simulation) */
+SB_HIDDEN int sb_smpi_mpi_rank(void);
 
 #endif

@@ -13,6 +13,7 @@
 
 #ifdef SB_HAVE_SIMGRID
 #include <simgrid/actor.h>
+#include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <smpi/smpi.h>
 
@@ -26,6 +27,13 @@ void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
   return smpi_shared_malloc_partial(size, shared, nshared);
 }
 void sb_smpi_shared_free(void *p) { smpi_shared_free(p); }
+double sb_smpi_clock(void) { return simgrid_get_clock(); }
+int sb_smpi_mpi_rank(void)
+{
+  int r = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
 #else
 int sb_smpi_active(void) { return 0; }
 long sb_smpi_rank(void) { return 0; }
@@ -38,4 +46,6 @@ void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
   return NULL;
 }
 void sb_smpi_shared_free(void *p) { (void)p; }
+double sb_smpi_clock(void) { return 0; }
+int sb_smpi_mpi_rank(void) { return 0; }
 #endif

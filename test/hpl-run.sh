@@ -267,6 +267,7 @@ if missing or bad:
     print("  missing:", missing, "bad:", bad)
     sys.exit(1)
 EOF
+    cp "$j" "$tmp/full1.json"  # the full run for the --iterations check below
     check "CSV: header and one row" [ "$(wc -l < "$tmp/runs.csv")" -eq 2 ]
     check "stdout: the HPL result line, then JSON" sh -c "head -1 '$tmp/e2e.out' | grep -q '^W[RC]' && sed -n 2p '$tmp/e2e.out' | grep -q '^{'"
   else
@@ -284,6 +285,37 @@ EOF
   else
     ko "energy run failed: $(tail -5 "$tmp/e2e.err")"
   fi
+  # --iterations/--samples: the passes restart the panel loop further down
+  # (both loop variants: look-ahead depth 1 and depth 0) and the
+  # extrapolation lands on the full run's Gflops; doc/scale.md.  K is two
+  # periods of the 4x4 grid, lcm(4, 4) = 4, plus the look-ahead depth.
+  for depth in 1 0; do
+    k=$((8 + depth)) full=$tmp/full$depth.json part=$tmp/part$depth.json
+    if { [ $depth = 1 ] || XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-opt depth=0 --json "$full" \
+           > /dev/null 2> "$tmp/e2e.err"; } \
+       && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-opt depth=$depth --iterations $k --samples 4 \
+            --json "$part" > "$tmp/part.out" 2> "$tmp/e2e.err"; then
+      python3 - "$full" "$part" $((4 * k)) <<'EOF' && ok "depth $depth: --iterations $k --samples 4 extrapolates the full run's Gflops within 2%" \
+        || ko "depth $depth: extrapolation: $(cat "$part")"
+import json, sys
+f, p = (json.load(open(a)) for a in sys.argv[1:3])
+need = ["iterations_done", "extrapolated_wall_s", "extrapolated_hpl_time_s", "extrapolated_gflops", "partial_gflops"]
+missing = [k for k in need if k not in p]
+err = p["extrapolated_gflops"] / f["gflops"] - 1
+print("  full %.4g Gflops; %d of %d iterations: %.4g Gflops (%+.2f%%), HPL time %.4g s (full %.4g s)"
+      % (f["gflops"], p["iterations_done"], p["iterations_total"], p["extrapolated_gflops"], 100 * err,
+         p["extrapolated_hpl_time_s"], f["hpl_time_s"]))
+sys.exit(bool(missing) or p["iterations_done"] != int(sys.argv[3]) or p["iterations_total"] != 63 or abs(err) > 0.02
+         or not p["partial_hpl_time_s"] < 0.8 * f["hpl_time_s"] or not p["extrapolated_wall_s"] > 0)
+EOF
+      check "--iterations: stdout has the extrapolated line" grep -q "^extrapolated from $((4 * k)) of 63 panel iterations" "$tmp/part.out"
+    else
+      ko "depth $depth: runs for the extrapolation failed: $(tail -5 "$tmp/e2e.err")"
+    fi
+  done
+  err=$(XDG_DATA_HOME=$data cli run --n 1000 --nb 100 --p 2 --q 2 --iterations 4 --samples 3 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -q "exceeds the run's 10 panel iterations" \
+    && ok "--iterations x --samples beyond N/NB: status 2, says so" || ko "too many iterations: rc=$rc: $err"
   if XDG_DATA_HOME=$data cli info 2>/dev/null | grep -q '"passthrough"'; then
     if XDG_DATA_HOME=$data cli run --n 1000 --nb 64 --p 2 --q 2 --mode passthrough --json "$j" > /dev/null 2> "$tmp/e2e.err" \
        && grep -q '"residual_passed": true' "$j"; then

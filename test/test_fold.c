@@ -99,12 +99,36 @@ static void test_partial_keeps_private_ranges_private(void **state)
   simblas_fold_free(y);
 }
 
+static void test_buffers_are_shared_ranges_of_their_own(void **state)
+{
+  (void)state;
+  size_t size = (size_t)300 << 20;
+  simblas_fold_stats s0 = simblas_get_fold_stats();
+  /* every rank's panel buffer, whatever its exact size, is the same range */
+  char *a = simblas_fold_malloc_buffer(size), *b = simblas_fold_malloc_buffer(size - 12345);
+  assert_ptr_equal(a, b);
+  /* ... but not a matrix range (outside smpirun both are memfd-folded) */
+  char *m = simblas_fold_malloc(size);
+  assert_ptr_not_equal(a, m);
+  m[0] = 5;
+  assert_int_equal(m[simblas_get_fold_stats().block_bytes], 5); /* folded */
+  simblas_fold_stats s1 = simblas_get_fold_stats();
+  assert_int_equal(s1.regions, s0.regions + 2);
+  simblas_fold_free(a);
+  b[1] = 2; /* still mapped for b */
+  simblas_fold_free(b);
+  simblas_fold_free(m);
+  assert_int_equal(simblas_get_fold_stats().reserved_bytes, s0.reserved_bytes);
+  assert_int_equal(simblas_get_fold_stats().mappings, s0.mappings);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_aliases_and_costs_one_block),
       cmocka_unit_test(test_similar_sizes_share_address_space),
       cmocka_unit_test(test_partial_keeps_private_ranges_private),
+      cmocka_unit_test(test_buffers_are_shared_ranges_of_their_own),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
