@@ -127,7 +127,7 @@ check "HPL.dat: defaults BCAST 1, DEPTH 1, SWAP 2/64, L1 0, U 0, EQUIL 1, ALIGN 
   [ "$(dat 23) $(dat 25) $(dat 26) $(dat 27) $(dat 28) $(dat 29) $(dat 30) $(dat 31)" = "1 1 2 64 0 0 1 8" ]
 check "HPL.dat: upstream descriptions" sh -c "sed -n 15p '$d/HPL.dat' | grep -q 'PFACTs (0=left, 1=Crout, 2=Right)' && sed -n 31p '$d/HPL.dat' | grep -q 'memory alignment in double (> 0)'"
 check "hpccinf.txt = HPL.dat (for HPCC's HPL)" cmp -s "$d/HPL.dat" "$d/hpccinf.txt"
-for want in "-np 16" "-platform platform.xml" "-hostfile hostfile" "--cfg=smpi/privatization:1" \
+for want in "-np 16" "-platform platform.xml" "-hostfile hostfile" "--cfg=smpi/privatization:no" "LD_PRELOAD=" "--cfg=contexts/guard-size:0" \
             "--cfg=smpi/shared-malloc-blocksize:2097152" "--cfg=smpi/iprobe:1e-07" \
             "--cfg=smpi/simulate-computation:no" "--cfg=smpi/display-timing:yes" "--log=root.thres:warning" \
             "SIMBLAS_MODE=smpi" "OPENBLAS_NUM_THREADS=1" "TMPDIR=$d/tmp" "SIMBLAS_MODEL=$SIMBLAS_MODEL"; do
