@@ -80,6 +80,7 @@ extern int simblas_pmpi_linked;
  *  - simblas_segment_first(): the start of the current pass (0 outside).
  *  - simblas_iteration(i) as iteration i starts: 1 means leave the loop
  *    (K iterations of this pass done).  Every rank decides alike.
+ *    SIMBLAS_ITERATIONS=0 allocates only: one pass that stops at once.
  *  - simblas_iteration(-1) once every pass is over: 1 if the run was cut
  *    short (SIMBLAS_ITERATIONS set).
  * With SIMBLAS_ITER_LOG=FILE, rank 0 writes one line per call:

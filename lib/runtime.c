@@ -49,7 +49,7 @@ static struct {
   simblas_hook_fn hook;
   void *hook_ctx;
   int merge;
-  long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all) */
+  long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all, -1: none) */
   long samples;      /* SIMBLAS_SAMPLES: passes of that many iterations */
   FILE *iterlog;     /* SIMBLAS_ITER_LOG */
   unsigned char fallback_logged[SB_OP_COUNT];
@@ -215,8 +215,11 @@ static void init(void)
   if (it && *it) {
     char *end;
     rt.iterations = strtol(it, &end, 10);
-    if (*end || rt.iterations < 1)
-      sb_fatal("SIMBLAS_ITERATIONS='%s' is not a positive number of iterations; unset it to run them all", it);
+    if (*end || rt.iterations < 0)
+      sb_fatal("SIMBLAS_ITERATIONS='%s' is not a number of iterations (0: allocate only); unset it to run them all",
+               it);
+    if (rt.iterations == 0)
+      rt.iterations = -1; /* allocate only: every pass stops at once */
   }
   const char *smp = getenv("SIMBLAS_SAMPLES");
   rt.samples = 1;
@@ -225,7 +228,7 @@ static void init(void)
     rt.samples = strtol(smp, &end, 10);
     if (*end || rt.samples < 1)
       sb_fatal("SIMBLAS_SAMPLES='%s' is not a positive number of passes; unset it for one", smp);
-    if (rt.iterations == 0)
+    if (rt.iterations <= 0)
       sb_fatal("SIMBLAS_SAMPLES=%s samples the run in passes of SIMBLAS_ITERATIONS iterations, which is not set; "
                "set it, or unset SIMBLAS_SAMPLES", smp);
   }
@@ -383,7 +386,7 @@ long simblas_segment(long total)
   sb_rank *r = rank_self();
   if (r->seg < 0)
     r->seg = 0; /* the first pass starts at 0 */
-  else if (rt.iterations > 0 && r->seg + 1 < rt.samples)
+  else if (rt.iterations != 0 && r->seg + 1 < rt.samples)
     r->seg++;
   else
     return -1;
@@ -420,13 +423,13 @@ int simblas_iteration(long index)
     if (index >= 0)
       fprintf(rt.iterlog, "iter %ld %.9g %.6f %.9g\n", index, sb_smpi_clock(), sb_clock(), r->injected);
     else
-      fprintf(rt.iterlog, "end %d %.9g %.6f %.9g\n", rt.iterations > 0, sb_smpi_clock(), sb_clock(),
+      fprintf(rt.iterlog, "end %d %.9g %.6f %.9g\n", rt.iterations != 0, sb_smpi_clock(), sb_clock(),
               r->injected);
     fflush(rt.iterlog);
   }
   if (index < 0)
-    return rt.iterations > 0;
-  if (rt.iterations > 0 && index - (r->seg < 0 ? 0 : r->seg_start) >= rt.iterations)
+    return rt.iterations != 0;
+  if (rt.iterations < 0 || (rt.iterations > 0 && index - (r->seg < 0 ? 0 : r->seg_start) >= rt.iterations))
     r->stopped = 1;
   return r->stopped;
 }

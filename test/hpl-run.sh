@@ -316,6 +316,39 @@ EOF
   err=$(XDG_DATA_HOME=$data cli run --n 1000 --nb 100 --p 2 --q 2 --iterations 4 --samples 3 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -q "exceeds the run's 10 panel iterations" \
     && ok "--iterations x --samples beyond N/NB: status 2, says so" || ko "too many iterations: rc=$rc: $err"
+  # --alloc-only: HPL's allocations on every rank, then stop; the summary
+  # carries the address space, mappings and memory they took
+  if XDG_DATA_HOME=$data cli run --n 20000 --nb 128 --p 8 --q 8 --alloc-only --json "$tmp/ao.json" > "$tmp/ao.out" 2> "$tmp/e2e.err"; then
+    python3 - "$tmp/ao.json" <<'EOF' && ok "--alloc-only: $(head -1 "$tmp/ao.out")" || ko "--alloc-only JSON: $(cat "$tmp/ao.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+# a short run: the sampler may see only part of it; the 41,000-rank guard below is the real check
+sys.exit(not (d.get("alloc_only") is True and "gflops" not in d and 0 <= d["peak_vm_gib"] < 8
+              and 0 < d["peak_mappings"] < 2000 and 0 < d["peak_rss_mb"] < 2000))
+EOF
+  else
+    ko "--alloc-only run failed: $(tail -5 "$tmp/e2e.err")"
+  fi
+  err=$(XDG_DATA_HOME=$data cli run --n 1000 --nb 100 --p 2 --q 2 --alloc-only --iterations 2 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -q "runs no iteration" \
+    && ok "--alloc-only with --iterations: status 2, says so" || ko "--alloc-only --iterations: rc=$rc: $err"
+  # issue 5 guard: the 2026 #1-class configuration (N=30,000,000, NB=384,
+  # 200x205 = 41,000 ranks, 3-level fat tree): every allocation HPL makes,
+  # on every rank, within 64 TiB of address space, fewer mappings than the
+  # default vm.max_map_count, 20 GB of memory; doc/scale.md
+  if XDG_DATA_HOME=$data cli run --n 30000000 --nb 384 --p 200 --q 205 --platform "fattree:3;40,25,41;1,40,25;1,1,1" \
+       --alloc-only --json "$tmp/a41.json" > "$tmp/a41.out" 2> "$tmp/e2e.err"; then
+    python3 - "$tmp/a41.json" <<'EOF' && ok "41,000 ranks: $(head -1 "$tmp/a41.out")" || ko "41,000 ranks over a limit: $(cat "$tmp/a41.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("  peak %.1f GiB of address space (limit 65536), %d mappings (limit 65530), %.0f MB (limit 20480), %.0f s"
+      % (d["peak_vm_gib"], d["peak_mappings"], d["peak_rss_mb"], d["wall_s"]))
+sys.exit(not (d["ranks"] == 41000 and 0 < d["peak_vm_gib"] <= 64 * 1024 and 0 < d["peak_mappings"] < 65530
+              and 0 < d["peak_rss_mb"] <= 20480))
+EOF
+  else
+    ko "41,000-rank allocation run failed: $(tail -5 "$tmp/e2e.err")"
+  fi
   if XDG_DATA_HOME=$data cli info 2>/dev/null | grep -q '"passthrough"'; then
     if XDG_DATA_HOME=$data cli run --n 1000 --nb 64 --p 2 --q 2 --mode passthrough --json "$j" > /dev/null 2> "$tmp/e2e.err" \
        && grep -q '"residual_passed": true' "$j"; then
