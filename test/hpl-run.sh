@@ -72,8 +72,8 @@ expect_error() { # what, pattern, cli args...
   fi
 }
 run4="run --n 8000 --nb 128 --keep $tmp/k"
-expect_error "P*Q != ranks of a fattree spec" "P\*Q = 6 ranks.*8 host" \
-  $run4 --p 2 --q 3 --platform "fattree:2;4,2;1,4;1,1"
+expect_error "P*Q > the slots of a fattree spec" "P\*Q = 12 ranks.*8 host.*too few" \
+  $run4 --p 3 --q 4 --platform "fattree:2;4,2;1,4;1,1"
 expect_error "P*Q not a multiple of --cores-per-node" "multiple" $run4 --p 2 --q 3 --cores-per-node 4
 cat > "$tmp/two.xml" <<'EOF'
 <?xml version='1.0'?>
