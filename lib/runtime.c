@@ -397,7 +397,9 @@ long simblas_segment(long total)
   r->seg_start = 0;
   if (rt.samples > 1) {
     long c = (2 * r->seg + 1) * total / (2 * rt.samples) - rt.iterations / 2;
-    r->seg_start = c < 0 ? 0 : c + rt.iterations > total ? (total > rt.iterations ? total - rt.iterations : 0) : c;
+    if (c > total - rt.iterations) /* the pass must fit in the loop */
+      c = total - rt.iterations;
+    r->seg_start = c > 0 ? c : 0;
   }
   r->stopped = 0;
   if (rt.iterlog && sb_smpi_mpi_rank() == 0) {
@@ -411,7 +413,7 @@ long simblas_segment_first(void)
 {
   sb_init();
   sb_rank *r = rank_self();
-  return r->seg < 0 ? 0 : r->seg_start;
+  return r->seg_start; /* 0 until the first pass */
 }
 
 int simblas_iteration(long index)
@@ -429,7 +431,7 @@ int simblas_iteration(long index)
   }
   if (index < 0)
     return rt.iterations != 0;
-  if (rt.iterations < 0 || (rt.iterations > 0 && index - (r->seg < 0 ? 0 : r->seg_start) >= rt.iterations))
+  if (rt.iterations < 0 || (rt.iterations > 0 && index - r->seg_start >= rt.iterations))
     r->stopped = 1;
   return r->stopped;
 }
