@@ -129,11 +129,14 @@ check "HPL.dat: upstream descriptions" sh -c "sed -n 15p '$d/HPL.dat' | grep -q 
 check "hpccinf.txt = HPL.dat (for HPCC's HPL)" cmp -s "$d/HPL.dat" "$d/hpccinf.txt"
 for want in "-np 16" "-platform platform.xml" "-hostfile hostfile" "--cfg=smpi/privatization:no" "LD_PRELOAD=" "--cfg=contexts/guard-size:0" \
             "--cfg=smpi/shared-malloc-blocksize:2097152" "--cfg=smpi/iprobe:1e-07" \
-            "--cfg=smpi/simulate-computation:no" "--cfg=smpi/display-timing:yes" "--log=root.thres:warning" \
+            "--cfg=smpi/display-timing:yes" "--log=root.thres:warning" \
             "SIMBLAS_MODE=smpi" "OPENBLAS_NUM_THREADS=1" "TMPDIR=$d/tmp" "SIMBLAS_MODEL=$SIMBLAS_MODEL"; do
   case "$out" in *"$want"*) ok "command has $want" ;; *) ko "command lacks $want: $out" ;; esac
 done
 case "$out" in *plugin:host_energy*) ko "energy plugin without --energy" ;; *) ok "no energy plugin without --energy" ;; esac
+case "$out" in *simulate-computation*) ko "model mode times HPL's own code by default: $out" ;; *) ok "model mode: HPL's own code timed by default" ;; esac
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 1000 --nb 64 --p 2 --q 2 --hpl-code free --dry-run --keep "$tmp/dryf" 2>/dev/null)
+case "$out" in *"--cfg=smpi/simulate-computation:no"*) ok "--hpl-code free: smpi/simulate-computation:no" ;; *) ko "--hpl-code free: $out" ;; esac
 check "run.sh records the command" grep -q -- "-np 16" "$d/run.sh"
 check "hostfile: 16 ranks on node-0..node-15" [ "$(tr '\n' ' ' < "$d/hostfile")" = "$(seq 0 15 | sed 's/^/node-/' | tr '\n' ' ')" ]
 check "platform: version 4.1 fat tree 2;16,1;1,16;1,1" sh -c "grep -q 'platform version=\"4.1\"' '$d/platform.xml' && grep -q 'topology=\"FAT_TREE\" topo_parameters=\"2;16,1;1,16;1,1\"' '$d/platform.xml'"
