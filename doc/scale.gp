@@ -9,8 +9,8 @@ do for [fmt in "svg png"] {
   set output "scale.".fmt
   set multiplot layout 1,2 title "SimBLAS: HPL simulation cost on a 2-core, 24 GB machine"
   set ylabel "wall time (s)"
-  plot "scale.dat" using 1:2 with points pt 7 ps 1.2 title "wall (Stampede: extrapolated)"
+  plot "scale.dat" using 1:2 with points pt 7 ps 1.2 title "wall (Stampede, rung 5: extrapolated)"
   set ylabel "peak memory (MB)"
-  plot "scale.dat" using 1:3 with points pt 5 ps 1.2 title "peak memory (Pss; 41k iteration: RSS)"
+  plot "scale.dat" using 1:3 with points pt 5 ps 1.2 title "peak memory (Pss)"
   unset multiplot
 }
