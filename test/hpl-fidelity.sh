@@ -9,23 +9,15 @@
 # the Makefile runs this test after all the others, alone.
 #
 # Needs the HPL build test/hpl-run.sh makes (both binaries); skipped (77)
-# without it, under the sanitizers (no HPL runs there), or without python3.
-set -u
-src=${SB_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-build=${SB_BUILDDIR:-.}
-build=$(cd "$build" && pwd)
-skip() { echo "SKIP: $1"; exit 77; }
-command -v python3 > /dev/null 2>&1 || skip "python3 not found"
-command -v smpirun > /dev/null 2>&1 || skip "smpirun not found"
+# without it, under the sanitizers (no HPL runs there), or without python3
+# or SimGrid (test/hpl-env.sh).
+. "$(dirname "$0")/hpl-env.sh"
 case "${LD_PRELOAD:-}" in *libasan*) skip "sanitizer build: no HPL runs (see test/hpl-run.sh)" ;; esac
 cal=$build/calibrator/simblas-calibrate
 [ -x "$cal" ] || skip "no calibrator built ($cal)"
 data=${SB_HPL_DATA:-$build/test/hpl-data}
-SIMBLAS_LIBDIR=$build/.libs SIMBLAS_INCDIR=$src/include SIMBLAS_PATCHDIR=$src/hpl-patches
-export SIMBLAS_LIBDIR SIMBLAS_INCDIR SIMBLAS_PATCHDIR
-unset SIMBLAS_HPL_BUILD SMPIRUN SMPICC
-cli() { XDG_DATA_HOME=$data python3 "$src/tools/simblas-hpl.in" "$@"; }
-cli info 2> /dev/null | grep -q '"passthrough"' || skip "no passthrough HPL build in $data (test/hpl-run.sh makes it)"
+XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"passthrough"' \
+  || skip "no passthrough HPL build in $data (test/hpl-run.sh makes it)"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,7 +28,7 @@ if ! "$cal" --quick --no-report -o "$tmp/here.model" > "$tmp/cal.out" 2>&1; then
 fi
 echo "calibrated in $(( $(date +%s) - t0 )) s: $(grep -E '^ *dgemm ' "$tmp/cal.out" | head -1)"
 for mode in passthrough model; do
-  if ! cli run --n 6000 --nb 128 --p 2 --q 2 --mode $mode --model "$tmp/here.model" --json "$tmp/$mode.json" \
+  if ! XDG_DATA_HOME=$data cli run --n 6000 --nb 128 --p 2 --q 2 --mode $mode --model "$tmp/here.model" --json "$tmp/$mode.json" \
        > "$tmp/$mode.out" 2>&1; then
     echo "FAIL: $mode run: $(tail -5 "$tmp/$mode.out")"
     exit 1
