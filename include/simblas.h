@@ -67,6 +67,15 @@ simblas_stats simblas_get_stats(void);
 void simblas_flush(void);
 extern int simblas_pmpi_linked;
 
+/* Polls (libsimblas_pmpi's MPI_Iprobe and MPI_Test wrappers): with
+ * SIMBLAS_POLL_COST=SEC (smpi mode; run SMPI with smpi/iprobe:0 and
+ * smpi/test:0), simblas_poll() flushes and charges SEC times the rank's own
+ * count of failed polls in a row with no BLAS call between them, at
+ * SIMBLAS_POLL_USAGE (default 1) of the host's speed; simblas_polled(flag)
+ * then counts the result.  Without it, simblas_poll() only flushes. */
+void simblas_poll(void);
+void simblas_polled(int flag);
+
 /* Iterations of an application's main loop (HPL's panel loop), for
  * simulating part of a run and extrapolating the rest (simblas-hpl run
  * --iterations K --samples S; doc/scale.md).  Every rank calls:

@@ -49,6 +49,9 @@ static struct {
   simblas_hook_fn hook;
   void *hook_ctx;
   int merge;
+  double poll_cost;  /* SIMBLAS_POLL_COST: seconds per poll (0: SMPI's own) */
+  double poll_usage; /* SIMBLAS_POLL_USAGE: CPU share of a poll (1: merged) */
+  double poll_growth; /* SIMBLAS_POLL_GROWTH: a spin's k-th poll costs 1 + growth x k */
   long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all, -1: none) */
   long samples;      /* SIMBLAS_SAMPLES: passes of that many iterations */
   FILE *iterlog;     /* SIMBLAS_ITER_LOG */
@@ -79,9 +82,11 @@ typedef struct sb_rank {
   uint64_t flushes;  /* smpi_execute_benched calls made */
   int stopped;       /* simblas_iteration told it to leave the loop */
   long seg, seg_start; /* simblas_segment: pass number (-1: none yet), start */
+  uint64_t spins;      /* failed polls in a row, nothing else between */
+  double debt;         /* SIMBLAS_POLL_COST of polls not injected yet */
 } sb_rank;
 
-static sb_rank rank_solo = {0, -1, 0, 0, 0, 0, 0, 0, -1, 0}; /* outside a simulation */
+static sb_rank rank_solo = {0, -1, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0}; /* outside a simulation */
 static sb_rank **ranks;
 static size_t nranks;
 
@@ -169,6 +174,20 @@ static void load_backend(void)
   }
 }
 
+/* a number from the environment: dflt when unset or empty; stops with
+ * "NAME='value' is not WHAT" outside [lo, hi] */
+static double env_number(const char *name, double dflt, double lo, double hi, const char *what)
+{
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return dflt;
+  char *end;
+  double x = strtod(v, &end);
+  if (*end || !(x >= lo && x <= hi))
+    sb_fatal("%s='%s' is not %s", name, v, what);
+  return x;
+}
+
 static void init(void)
 {
   const char *m = getenv("SIMBLAS_MODE");
@@ -210,6 +229,18 @@ static void init(void)
   if (rt.merge && !simblas_pmpi_linked)
     sb_fatal("SIMBLAS_MERGE=1 delays injections to the next MPI call, which only libsimblas_pmpi sees: link the "
           "program with -lsimblas_pmpi -lsimblas (before SimGrid), or unset SIMBLAS_MERGE");
+
+  rt.poll_cost = env_number("SIMBLAS_POLL_COST", 0, 0, HUGE_VAL,
+                            "a duration in seconds >= 0 (simulated cost of one failed poll, for example 1e-7); "
+                            "unset it to leave polls to SMPI's smpi/iprobe");
+  if (rt.poll_cost > 0 && sb_smpi_active() && !simblas_pmpi_linked)
+    sb_fatal("SIMBLAS_POLL_COST charges MPI_Iprobe and MPI_Test in libsimblas_pmpi's wrappers, which this program "
+             "does not have: link it with -lsimblas_pmpi -lsimblas (before SimGrid), or unset SIMBLAS_POLL_COST");
+  rt.poll_growth = env_number("SIMBLAS_POLL_GROWTH", 1, 0, HUGE_VAL,
+                              "a number >= 0 (the k-th failed poll of a spin loop costs 1 + growth x k times "
+                              "SIMBLAS_POLL_COST); unset it for 1");
+  rt.poll_usage = env_number("SIMBLAS_POLL_USAGE", 1, 0x1p-30, 1,
+                             "a CPU share in (0, 1] (SMPI's smpi/iprobe-cpu-usage, for example 0.8); unset it for 1");
 
   const char *it = getenv("SIMBLAS_ITERATIONS");
   if (it && *it) {
@@ -316,13 +347,15 @@ void sb_model_call(sb_call *c)
   if (sb_mode_now == SB_MODE_SMPI && t > 0) {
     injected = t * rt.model->reference_speed / sb_smpi_host_speed();
     if (rt.merge) {
-      r->pending += injected;
+      r->pending += injected + r->debt;
+      r->debt = 0;
     } else {
       sb_smpi_execute(injected);
       r->flushes++;
     }
   }
   r->calls++;
+  r->spins = 0;
   r->injected += injected;
   notify(c, t, injected, 0, public_rank(r));
 }
@@ -332,6 +365,7 @@ void sb_measured(sb_call *c, double seconds)
   sb_rank *r = rank_self();
   double predicted = sb_model_mean(rt.model, coefs_for(r, c->op, c->variant), c);
   r->calls++;
+  r->spins = 0;
   if (rt.trace)
     fprintf(rt.trace, "%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d\n", sb_ops[c->op].name, (long long)c->m, (long long)c->n,
             (long long)c->k, predicted, seconds, public_rank(r), c->iface);
@@ -439,15 +473,86 @@ int simblas_iteration(long index)
 /* set by libsimblas_pmpi's constructor: its MPI wrappers flush */
 int simblas_pmpi_linked;
 
-void simblas_flush(void)
+/* A failed poll (MPI_Iprobe, MPI_Test) costs SIMBLAS_POLL_COST seconds,
+ * times the rank's own count of failed polls in a row with no BLAS or
+ * other MPI call between them (a spin loop).  SMPI's smpi/iprobe does the
+ * same with ONE count for all ranks (smpi/grow-injected-times), which any
+ * rank's failed poll raises and any rank's success resets: at 1,024 ranks
+ * a poll cost milliseconds and HPL's simulated time doubled
+ * (doc/performance.md).  Per rank, a spin loop still backs off (1, 2, 3,
+ * ... times the cost: the wait is found within about sqrt(2 x wait x
+ * cost)), and a poll between other work costs the cost, as a real one.
+ *
+ * Simulator events: a poll owes its cost as a debt, injected with the
+ * rank's next BLAS time (at once if some is pending, since the poll must
+ * see the clock after it): one event fewer per poll, the same simulated
+ * time up to when it is charged.  Only a spin loop must advance the
+ * rank's clock, else it never ends: from the SB_SPIN_LAZY-th failed poll
+ * in a row on, each poll injects its debt.  Bounded runs of polls with
+ * nothing between (HPL_spreadT polls once per step of its log2(P) steps,
+ * in some of which the rank has no message) stay lazy. */
+#define SB_SPIN_LAZY 32
+static void flush_rank(sb_rank *r)
 {
-  if (sb_mode_now != SB_MODE_SMPI || !rt.merge)
-    return;
-  sb_rank *r = rank_self();
   if (r->pending > 0) {
     double t = r->pending;
     r->pending = 0;
     sb_smpi_execute(t);
     r->flushes++;
   }
+}
+
+void simblas_poll(void)
+{
+  pthread_once(&init_once, init);
+  if (rt.poll_cost <= 0 || !sb_smpi_active()) {
+    simblas_flush();
+    return;
+  }
+  sb_rank *r = rank_self();
+  double t = rt.poll_cost * (1 + rt.poll_growth * (double)r->spins);
+  if (!rt.merge) {
+    /* passthrough, or --no-merge: one injection per poll, as SMPI's */
+    if (rt.poll_usage < 1)
+      sb_smpi_execute_bound(t, rt.poll_usage);
+    else
+      sb_smpi_execute(t);
+    r->flushes++;
+  } else if (r->spins < SB_SPIN_LAZY) {
+    r->debt += t;
+    if (r->pending > 0) {
+      r->pending += r->debt;
+      r->debt = 0;
+      flush_rank(r);
+    }
+  } else if (rt.poll_usage < 1) {
+    /* the polling load is what the energy sees */
+    r->pending += r->debt;
+    r->debt = 0;
+    flush_rank(r);
+    sb_smpi_execute_bound(t, rt.poll_usage);
+    r->flushes++;
+  } else {
+    r->pending += r->debt + t;
+    r->debt = 0;
+    flush_rank(r);
+  }
+}
+
+void simblas_polled(int flag)
+{
+  if (rt.poll_cost <= 0 || !sb_smpi_active())
+    return;
+  sb_rank *r = rank_self();
+  r->spins = flag ? 0 : r->spins + 1;
+}
+
+void simblas_flush(void)
+{
+  if (sb_mode_now == SB_MODE_UNSET || !sb_smpi_active())
+    return;
+  sb_rank *r = rank_self();
+  r->spins = 0; /* an MPI call other than a poll: not a spin loop */
+  if (sb_mode_now == SB_MODE_SMPI && rt.merge)
+    flush_rank(r);
 }

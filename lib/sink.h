@@ -18,6 +18,10 @@ SB_HIDDEN double sb_smpi_host_speed(void);
 SB_HIDDEN const char *sb_smpi_host_set(void);
 /* inject seconds of the simulated host */
 SB_HIDDEN void sb_smpi_execute(double seconds);
+/* inject seconds of the simulated host at a fraction usage (0, 1] of its
+ * speed, as SMPI's MPI_Iprobe sleep does (the host_energy plugin then sees
+ * that load): seconds x usage x speed flops, bounded to usage x speed */
+SB_HIDDEN void sb_smpi_execute_bound(double seconds, double usage);
 /* SMPI's partial shared malloc (shared: [start, stop) pairs) and its free */
 SB_HIDDEN void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared);
 SB_HIDDEN void sb_smpi_shared_free(void *p);

@@ -14,6 +14,7 @@
 #ifdef SB_HAVE_SIMGRID
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
+#include <simgrid/exec.h>
 #include <simgrid/host.h>
 #include <smpi/smpi.h>
 
@@ -22,6 +23,16 @@ long sb_smpi_rank(void) { return sg_actor_self() ? (long)sg_actor_self_get_pid()
 double sb_smpi_host_speed(void) { return sg_host_get_speed(sg_host_self()); }
 const char *sb_smpi_host_set(void) { return sg_host_get_property_value(sg_host_self(), "simblas_set"); }
 void sb_smpi_execute(double seconds) { smpi_execute_benched(seconds); }
+void sb_smpi_execute_bound(double seconds, double usage)
+{
+  double speed = sb_smpi_host_speed();
+  smpi_bench_end();
+  sg_exec_t e = sg_actor_exec_init(seconds * usage * speed);
+  sg_exec_set_bound(e, usage * speed);
+  sg_exec_start(e);
+  sg_exec_wait(e);
+  smpi_bench_begin();
+}
 void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
 {
   return smpi_shared_malloc_partial(size, shared, nshared);
@@ -40,6 +51,7 @@ long sb_smpi_rank(void) { return 0; }
 double sb_smpi_host_speed(void) { return 1; }
 const char *sb_smpi_host_set(void) { return NULL; }
 void sb_smpi_execute(double seconds) { (void)seconds; }
+void sb_smpi_execute_bound(double seconds, double usage) { (void)seconds, (void)usage; }
 void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
 {
   (void)size, (void)shared, (void)nshared;

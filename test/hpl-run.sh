@@ -112,7 +112,8 @@ check "HPL.dat: defaults BCAST 1, DEPTH 1, SWAP 2/64, L1 0, U 0, EQUIL 1, ALIGN 
 check "HPL.dat: upstream descriptions" sh -c "sed -n 15p '$d/HPL.dat' | grep -q 'PFACTs (0=left, 1=Crout, 2=Right)' && sed -n 31p '$d/HPL.dat' | grep -q 'memory alignment in double (> 0)'"
 check "hpccinf.txt = HPL.dat (for HPCC's HPL)" cmp -s "$d/HPL.dat" "$d/hpccinf.txt"
 for want in "-np 16" "-platform platform.xml" "-hostfile hostfile" "--cfg=smpi/privatization:no" "LD_PRELOAD=" "--cfg=contexts/guard-size:0" \
-            "--cfg=smpi/shared-malloc-blocksize:2097152" "--cfg=smpi/iprobe:1e-07" \
+            "--cfg=smpi/shared-malloc-blocksize:2097152" "--cfg=smpi/iprobe:0" "--cfg=smpi/test:0" \
+            "SIMBLAS_POLL_COST=1e-07" "SIMBLAS_POLL_USAGE=1" "SIMBLAS_POLL_GROWTH=1" \
             "--cfg=smpi/display-timing:yes" "--log=root.thres:warning" \
             "SIMBLAS_MODE=smpi" "OPENBLAS_NUM_THREADS=1" "TMPDIR=$d/tmp" "SIMBLAS_MODEL=$SIMBLAS_MODEL" \
             "SIMBLAS_BLOCKING_WAITS=1"; do
@@ -151,7 +152,10 @@ check "4 cores per node: 4 hosts, 4 ranks each, in order" \
   [ "$(tr '\n' ' ' < "$d2/hostfile")" = "node-0 node-0 node-0 node-0 node-1 node-1 node-1 node-1 node-2 node-2 node-2 node-2 node-3 node-3 node-3 node-3 " ]
 check "platform: core=4, speed 2x reference, 100Gbps, 1.5us, loopback, wattage" \
   python3 -c "import re,sys; x=open('$d2/platform.xml').read(); s=float(re.search(r'speed=\"([^\"f]+)f\"',x).group(1)); sys.exit(not (abs(s-2*float('$ref'))<=1e-9*s and 'core=\"4\"' in x and 'bw=\"100Gbps\"' in x and 'lat=\"1.5us\"' in x and 'loopback_bw=' in x and 'value=\"100:120:200\"' in x and 'wattage_off' in x))"
-for want in "--cfg=plugin:host_energy" "--cfg=smpi/iprobe-cpu-usage:0.8" "--log=host_energy.thres:info"; do
+# polls are charged per rank by libsimblas_pmpi, at the polling load, and
+# spin-waits poll (with the faster back-off)
+for want in "--cfg=plugin:host_energy" "--cfg=smpi/iprobe-cpu-usage:0.8" "--log=host_energy.thres:info" \
+            "SIMBLAS_POLL_USAGE=0.8" "SIMBLAS_POLL_GROWTH=16"; do
   case "$out" in *"$want"*) ok "energy: command has $want" ;; *) ko "energy: command lacks $want" ;; esac
 done
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 100000 --nb 256 --p 16 --q 32 --dry-run --keep "$tmp/dry512" 2>/dev/null)

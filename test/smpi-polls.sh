@@ -1,0 +1,148 @@
+#!/bin/bash
+# Per-rank poll cost (SIMBLAS_POLL_COST, libsimblas_pmpi's MPI_Iprobe
+# wrapper) under smpirun, with test/smpi/polls.c:
+#   - a spin-wait makes the number of polls its own cost law gives, the
+#     same whether 1 or 8 ranks spin at once (SMPI's smpi/iprobe shares one
+#     count among all ranks), and sees the message within one poll;
+#   - a poll between BLAS calls costs exactly SIMBLAS_POLL_COST;
+#   - SIMBLAS_POLL_USAGE (the energy's polling load) changes no time;
+#   - a bad SIMBLAS_POLL_COST stops with a message naming it.
+set -u
+prog=smpi-polls.sh
+die() { echo "$prog: error: $*" >&2; exit 2; }
+B=${SB_BUILDDIR:-.}
+S=${SB_SRCDIR:-.}
+LIBDIR=$(cd "$B/.libs" 2>/dev/null && pwd) || die "$B/.libs not found (run make)"
+MODEL=$B/models/default.model
+[ -f "$LIBDIR/libsimblas_pmpi.so" ] || die "$LIBDIR/libsimblas_pmpi.so not found (run make)"
+[ -f "$MODEL" ] || die "$MODEL not found (run make)"
+for t in smpicc smpirun awk timeout; do
+  command -v "$t" >/dev/null 2>&1 || die "'$t' not found (apt-get install libsimgrid-dev simgrid)"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/simblas-polls.XXXXXX") || die "mktemp failed"
+trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
+npass=0 nfail=0
+ok() { npass=$((npass + 1)); }
+bad() { nfail=$((nfail + 1)); echo "FAIL $*"; }
+
+WAIT=0.01 COST=1e-7
+unset SIMBLAS_NOISE SIMBLAS_SET SIMBLAS_TRACE SIMBLAS_POLL_GROWTH SIMBLAS_POLL_USAGE SIMBLAS_POLL_COST
+export SIMBLAS_MODE=smpi SIMBLAS_MODEL="$MODEL" SIMBLAS_MERGE=1
+
+if ! smpicc -std=c11 -O2 -Wall -I"$S/include" -o "$WORK/polls" "$S/test/smpi/polls.c" \
+     -L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -Wl,--no-as-needed -lsimblas_pmpi -lsimblas >"$WORK/build.log" 2>&1; then
+  sed 's/^/    | /' "$WORK/build.log" | tail -20
+  die "smpicc could not build test/smpi/polls.c"
+fi
+
+{
+  echo "<?xml version='1.0'?>"
+  echo '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
+  echo '<platform version="4.1">'
+  echo '  <cluster id="c" prefix="h" suffix="" radical="0-8" speed="1Gf" bw="100GBps" lat="0us"/>'
+  echo '</platform>'
+} >"$WORK/p.xml"
+for i in 0 1 2 3 4 5 6 7 8; do echo "h$i"; done >"$WORK/hosts"
+
+FLAGS="--cfg=smpi/wtime:0 --cfg=smpi/simulate-computation:no --cfg=smpi/iprobe:0 --cfg=smpi/test:0"
+case "${LD_PRELOAD:-}" in
+  *libasan*) # RTLD_DEEPBIND (dlopen privatization) and ASan do not mix
+    FLAGS="$FLAGS --cfg=smpi/privatization:no"
+    LD_PRELOAD="$LD_PRELOAD $LIBDIR/libsimblas_pmpi.so $LIBDIR/libsimblas.so"
+    export LD_PRELOAD ;;
+esac
+
+# run NAME NP [VAR=VALUE ...] [-- extra smpirun flags]
+run() {
+  name=$1 np=$2
+  shift 2
+  vars=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  # shellcheck disable=SC2086
+  if (cd "$WORK" && exec env TMPDIR="$WORK" "${vars[@]}" timeout -k 5 120 smpirun -np "$np" -platform p.xml \
+        -hostfile hosts $FLAGS "$@" --log=root.thres:warning ./polls "$WAIT") >"$WORK/$name.out" 2>"$WORK/$name.err" &&
+     [ "$(grep -c '^WORK ' "$WORK/$name.out")" -eq "$np" ]; then
+    ok
+  else
+    bad "$name: smpirun -np $np failed or did not print a WORK line per rank"
+    tail -n 15 "$WORK/$name.err" | sed 's/^/    | /'
+  fi
+}
+
+# check_spin NAME GROWTH: polls as the cost law gives, message seen in time
+check_spin() {
+  awk -v c="$COST" -v g="$2" -v name="$1" '
+    $1 == "SENT" {
+      # the k-th poll (k = 0, 1, ...) costs c (1 + g k), then probes: the
+      # rank sees the message at the first poll whose clock has reached w
+      w = $2; t = 0; k = 0; do { last = c * (1 + g * k); t += last; k++ } while (t < w)
+      want = k
+    }
+    $1 == "SPIN" {
+      if (!w) { print "FAIL " name ": no SENT line before the SPIN lines"; exit }
+      n++
+      d = $4 - w
+      if ($3 < want - 1 || $3 > want + 1)
+        printf "FAIL %s: rank %d polled %d times; the cost law gives %d\n", name, $2, $3, want
+      else if (d < -1e-12 || d > last + 1e-12)
+        printf "FAIL %s: rank %d saw the message at %.9g s; it was sent at %g s (one poll: %.3g s)\n", name, $2, $4, w, last
+      else print "OK"
+      polls = $3
+    }
+    END { if (!n) print "FAIL " name ": no SPIN line"; printf "NOTE %s: %d polls each (cost law: %d)\n", name, polls, want }
+  ' "$WORK/$1.out"
+}
+
+# check_work NAME: K polls between BLAS calls cost K x COST
+check_work() {
+  awk -v c="$COST" -v name="$1" '
+    $1 == "WORK" {
+      n++; want = $5 + $3 * c; e = $4 - want; if (e < 0) e = -e
+      if (e > 1e-9 * want) printf "FAIL %s: rank %d: %d polls between BLAS calls took %.12g s, expected %.12g s (BLAS %.12g + %d x %g)\n", name, $2, $3, $4, want, $5, $3, c
+      else print "OK"
+    }
+    END { if (!n) print "FAIL " name ": no WORK line" }
+  ' "$WORK/$1.out"
+}
+
+tally() {
+  p=$(grep -c '^OK$' "$1"); f=$(grep -c '^FAIL ' "$1")
+  npass=$((npass + p)); nfail=$((nfail + f))
+  grep -v '^OK$' "$1"
+}
+
+# rank 0 prints SENT before the others can have seen the message
+run one 2 SIMBLAS_POLL_COST=$COST
+run eight 9 SIMBLAS_POLL_COST=$COST
+run grow16 2 SIMBLAS_POLL_COST=$COST SIMBLAS_POLL_GROWTH=16
+run usage 9 SIMBLAS_POLL_COST=$COST SIMBLAS_POLL_USAGE=0.8
+{
+  check_spin one 1; check_work one
+  check_spin eight 1; check_work eight
+  check_spin grow16 16; check_work grow16
+  # the polling load changes the energy, not the time
+  if [ -s "$WORK/eight.out" ] && cmp -s <(sort "$WORK/eight.out") <(sort "$WORK/usage.out"); then echo OK
+  else echo "FAIL usage: SIMBLAS_POLL_USAGE=0.8 changed the times (diff: eight.out usage.out)"; fi
+} >"$WORK/checks"
+tally "$WORK/checks"
+
+# for the record: SMPI's own poll cost, one count shared by the ranks
+run smpi 9 -- --cfg=smpi/iprobe:$COST
+awk '$1 == "SPIN" { s += $3; n++ } END { if (n) printf "NOTE SMPI smpi/iprobe:%s instead (one count for all ranks): %.0f polls per spinning rank on average\n", c, s / n }' \
+  c="$COST" "$WORK/smpi.out"
+
+# a bad value is named, with the remedy
+if (cd "$WORK" && exec env TMPDIR="$WORK" SIMBLAS_POLL_COST=soon timeout -k 5 60 smpirun -np 2 -platform p.xml \
+      -hostfile hosts $FLAGS --log=root.thres:warning ./polls "$WAIT") >"$WORK/badv.out" 2>"$WORK/badv.err"; then
+  bad "SIMBLAS_POLL_COST=soon: the run went on"
+elif grep -q "SIMBLAS_POLL_COST='soon' is not a duration" "$WORK/badv.err"; then
+  ok
+else
+  bad "SIMBLAS_POLL_COST=soon: no message naming it"
+  tail -n 5 "$WORK/badv.err" | sed 's/^/    | /'
+fi
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]

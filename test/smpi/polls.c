@@ -1,0 +1,72 @@
+/*
+ * polls.c -- SMPI test of libsimblas_pmpi's per-rank poll cost (driven by
+ * test/smpi-polls.sh).
+ *
+ *   smpirun ... ./polls WAIT
+ *
+ * 1. Spin: rank 0 computes for WAIT simulated seconds (modelled dgemm
+ *    calls: at least WAIT), then sends one int
+ *    to every other rank, and prints
+ *      SENT <seconds from the start>  Each other rank polls MPI_Iprobe in a loop with
+ *    nothing between (a spin-wait) until the message is there, counting
+ *    its polls, and prints
+ *      SPIN <rank> <polls> <seconds from the start to the successful poll>
+ *    With SIMBLAS_POLL_COST=c and SIMBLAS_POLL_GROWTH=g, the k-th failed
+ *    poll in a row costs c (1 + g k): the count depends on WAIT, c and g
+ *    only, not on how many other ranks spin.
+ * 2. Work: every rank makes K modelled dgemm calls (simblas_execute), each
+ *    followed by a failed MPI_Iprobe (no message has that tag), then one
+ *    more call, and prints
+ *      WORK <rank> <K> <MPI_Wtime delta> <injected BLAS seconds>
+ *    Each poll between work costs exactly c: delta = injected + K c.
+ * The script judges the numbers.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "simblas.h"
+
+#define K 1000
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  int rank, size, x = 1, flag = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  double wait = argc > 1 ? atof(argv[1]) : 0.01;
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  if (rank == 0) {
+    for (double t = 0; t < wait;) /* modelled work, injected at the send */
+      t += simblas_execute("dgemm", 64, 64, 64);
+    printf("SENT %.12g\n", MPI_Wtime() - t0);
+    for (int r = 1; r < size; r++)
+      MPI_Send(&x, 1, MPI_INT, r, 1, MPI_COMM_WORLD);
+  } else {
+    long polls = 0;
+    do {
+      MPI_Iprobe(0, 1, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      polls++;
+    } while (!flag);
+    double seen = MPI_Wtime() - t0;
+    MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("SPIN %d %ld %.12g\n", rank, polls, seen);
+  }
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t0 = MPI_Wtime();
+  double injected = 0;
+  for (int i = 0; i < K; i++) {
+    injected += simblas_execute("dgemm", 64, 64, 64);
+    MPI_Iprobe(0, 2, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  }
+  injected += simblas_execute("dgemm", 64, 64, 64);
+  double dt = MPI_Wtime() - t0;
+  printf("WORK %d %d %.12g %.12g\n", rank, K, dt, injected);
+  fflush(stdout);
+  MPI_Finalize();
+  return 0;
+}
