@@ -90,8 +90,9 @@ void simblas_polled(int flag);
  *  - simblas_iteration(i) as iteration i starts: 1 means leave the loop
  *    (K iterations of this pass done).  Every rank decides alike.
  *    SIMBLAS_ITERATIONS=0 allocates only: one pass that stops at once.
- *  - simblas_iteration(-1) once every pass is over: 1 if the run was cut
- *    short (SIMBLAS_ITERATIONS set).
+ *  - simblas_iteration(-1) once every pass is over: 1 if the run only
+ *    allocates (SIMBLAS_ITERATIONS=0), when HPL then skips its solve; a
+ *    run cut short still solves (its time is measured, not modelled).
  * With SIMBLAS_ITER_LOG=FILE, rank 0 writes one line per call:
  *   seg <pass> <first iteration> <total>
  *   iter <i> <simulated s> <wall s, CLOCK_MONOTONIC> <BLAS s injected so far>

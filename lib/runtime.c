@@ -463,8 +463,8 @@ int simblas_iteration(long index)
               r->injected);
     fflush(rt.iterlog);
   }
-  if (index < 0)
-    return rt.iterations != 0;
+  if (index < 0) /* the solve runs, as in a full run, unless nothing did */
+    return rt.iterations < 0;
   if (rt.iterations < 0 || (rt.iterations > 0 && index - r->seg_start >= rt.iterations))
     r->stopped = 1;
   return r->stopped;
