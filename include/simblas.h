@@ -92,7 +92,8 @@ void simblas_polled(int flag);
  *    SIMBLAS_ITERATIONS=0 allocates only: one pass that stops at once.
  *  - simblas_iteration(-1) once every pass is over: 1 if the run only
  *    allocates (SIMBLAS_ITERATIONS=0), when HPL then skips its solve; a
- *    run cut short still solves (its time is measured, not modelled).
+ *    run cut short still solves (its time is measured, not modelled),
+ *    unless SIMBLAS_SKIP_SOLVE=1.
  * With SIMBLAS_ITER_LOG=FILE, rank 0 writes one line per call:
  *   seg <pass> <first iteration> <total>
  *   iter <i> <simulated s> <wall s, CLOCK_MONOTONIC> <BLAS s injected so far>

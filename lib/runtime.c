@@ -54,6 +54,7 @@ static struct {
   double poll_growth; /* SIMBLAS_POLL_GROWTH: a spin's k-th poll costs 1 + growth x k */
   long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all, -1: none) */
   long samples;      /* SIMBLAS_SAMPLES: passes of that many iterations */
+  int skip_solve;    /* SIMBLAS_SKIP_SOLVE=1: a run cut short skips the solve */
   FILE *iterlog;     /* SIMBLAS_ITER_LOG */
   unsigned char fallback_logged[SB_OP_COUNT];
 } rt;
@@ -263,6 +264,8 @@ static void init(void)
       sb_fatal("SIMBLAS_SAMPLES=%s samples the run in passes of SIMBLAS_ITERATIONS iterations, which is not set; "
                "set it, or unset SIMBLAS_SAMPLES", smp);
   }
+  const char *skip = getenv("SIMBLAS_SKIP_SOLVE");
+  rt.skip_solve = skip && !strcmp(skip, "1");
   const char *ilog = getenv("SIMBLAS_ITER_LOG");
   if (ilog && *ilog && !(rt.iterlog = fopen(ilog, "w")))
     sb_fatal("cannot write the iteration log %s: %s; set SIMBLAS_ITER_LOG to a writable path", ilog,
@@ -464,7 +467,7 @@ int simblas_iteration(long index)
     fflush(rt.iterlog);
   }
   if (index < 0) /* the solve runs, as in a full run, unless nothing did */
-    return rt.iterations < 0;
+    return rt.iterations < 0 || (rt.iterations > 0 && rt.skip_solve);
   if (rt.iterations < 0 || (rt.iterations > 0 && index - r->seg_start >= rt.iterations))
     r->stopped = 1;
   return r->stopped;
