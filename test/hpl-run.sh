@@ -158,6 +158,16 @@ for want in "--cfg=plugin:host_energy" "--cfg=smpi/iprobe-cpu-usage:0.8" "--log=
             "SIMBLAS_POLL_USAGE=0.8" "SIMBLAS_POLL_GROWTH=16"; do
   case "$out" in *"$want"*) ok "energy: command has $want" ;; *) ko "energy: command lacks $want" ;; esac
 done
+# --iterations: HPL's solve runs (and is measured) unless it would send
+# more than 2e6 messages, ceil(N/NB) steps of about 2P
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 3875000 --nb 1024 --p 77 --q 78 --iterations 3 --samples 4 --dry-run \
+      --keep "$tmp/drys" 2>/dev/null)
+case "$out" in *SIMBLAS_SKIP_SOLVE*) ko "Stampede-size --iterations skips the solve: $out" ;;
+  *) ok "--iterations at 6,006 ranks: the solve runs (583,000 messages)" ;; esac
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 30000000 --nb 384 --p 200 --q 205 --iterations 3 --dry-run \
+      --platform "fattree:3;40,25,41;1,40,25;1,1,1" --keep "$tmp/dry41" 2>/dev/null)
+case "$out" in *SIMBLAS_SKIP_SOLVE=1*) ok "--iterations at 41,000 ranks: the solve is skipped (31 million messages)" ;;
+  *) ko "41,000-rank --iterations runs the solve: $out" ;; esac
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 100000 --nb 256 --p 16 --q 32 --dry-run --keep "$tmp/dry512" 2>/dev/null)
 check "512 ranks: the default fat tree is 2;16,32;1,16;1,1" grep -q 'topo_parameters="2;16,32;1,16;1,1"' "$tmp/dry512/platform.xml"
 XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --platform "fattree:2;4,4;1,2;1,1" --dry-run \
@@ -320,6 +330,7 @@ print("  full %.4g Gflops; %d of %d iterations: %.4g Gflops (%+.2f%%), HPL time 
       % (f["gflops"], p["iterations_done"], p["iterations_total"], p["extrapolated_gflops"], 100 * err,
          p["extrapolated_hpl_time_s"], f["hpl_time_s"]))
 sys.exit(bool(missing) or p["iterations_done"] != int(sys.argv[3]) or p["iterations_total"] != 63 or abs(err) > 0.02
+         or p.get("solve") != "measured"
          or not p["partial_hpl_time_s"] < 0.8 * f["hpl_time_s"] or not p["extrapolated_wall_s"] > 0)
 EOF
       check "--iterations: stdout has the extrapolated line" grep -q "^extrapolated from $((4 * k)) of 63 panel iterations" "$tmp/part.out"
