@@ -67,12 +67,15 @@ simblas_stats simblas_get_stats(void);
 void simblas_flush(void);
 extern int simblas_pmpi_linked;
 
-/* Polls (libsimblas_pmpi's MPI_Iprobe and MPI_Test wrappers): with
- * SIMBLAS_POLL_COST=SEC (smpi mode; run SMPI with smpi/iprobe:0 and
- * smpi/test:0), simblas_poll() flushes and charges SEC times the rank's own
- * count of failed polls in a row with no BLAS call between them, at
- * SIMBLAS_POLL_USAGE (default 1) of the host's speed; simblas_polled(flag)
- * then counts the result.  Without it, simblas_poll() only flushes. */
+/* Polls (libsimblas_pmpi's MPI_Iprobe, MPI_Improbe and MPI_Test* wrappers):
+ * with SIMBLAS_POLL_COST=SEC under smpirun (run SMPI with smpi/iprobe:0 and
+ * smpi/test:0), simblas_poll() charges a failed poll (1 + g k) x SEC, k
+ * being the rank's own count of failed polls in a row with no BLAS or
+ * other MPI call between them and g SIMBLAS_POLL_GROWTH (default 1), at
+ * SIMBLAS_POLL_USAGE (default 1) of the host's speed; the charge joins
+ * the rank's next injection (lib/runtime.c).  simblas_polled(flag) then
+ * counts the result.  Without SIMBLAS_POLL_COST, simblas_poll() flushes
+ * like any other MPI call. */
 void simblas_poll(void);
 void simblas_polled(int flag);
 
