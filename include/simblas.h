@@ -72,6 +72,7 @@ extern int simblas_pmpi_linked;
  * smpi/test:0), simblas_poll() charges a failed poll (1 + g k) x SEC, k
  * being the rank's own count of failed polls in a row with no BLAS or
  * other MPI call between them and g SIMBLAS_POLL_GROWTH (default 1), at
+ * most SIMBLAS_POLL_MAX seconds (default: no bound), at
  * SIMBLAS_POLL_USAGE (default 1) of the host's speed; the charge joins
  * the rank's next injection (lib/runtime.c).  simblas_polled(flag) then
  * counts the result.  Without SIMBLAS_POLL_COST, simblas_poll() flushes

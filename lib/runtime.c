@@ -52,6 +52,7 @@ static struct {
   double poll_cost;  /* SIMBLAS_POLL_COST: seconds per poll (0: SMPI's own) */
   double poll_usage; /* SIMBLAS_POLL_USAGE: CPU share of a poll (1: merged) */
   double poll_growth; /* SIMBLAS_POLL_GROWTH: a spin's k-th poll costs 1 + growth x k */
+  double poll_max;    /* SIMBLAS_POLL_MAX: the most one poll costs, seconds */
   long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all, -1: none) */
   long samples;      /* SIMBLAS_SAMPLES: passes of that many iterations */
   int skip_solve;    /* SIMBLAS_SKIP_SOLVE=1: a run cut short skips the solve */
@@ -240,6 +241,11 @@ static void init(void)
   rt.poll_growth = env_number("SIMBLAS_POLL_GROWTH", 1, 0, HUGE_VAL,
                               "a number >= 0 (the k-th failed poll of a spin loop costs 1 + growth x k times "
                               "SIMBLAS_POLL_COST); unset it for 1");
+  rt.poll_max = env_number("SIMBLAS_POLL_MAX", HUGE_VAL, 0, HUGE_VAL,
+                           "a duration in seconds >= 0 (the most one poll of a spin loop costs, hence how late it "
+                           "may see a message); unset it for no bound");
+  if (rt.poll_max < rt.poll_cost)
+    rt.poll_max = rt.poll_cost;
   rt.poll_usage = env_number("SIMBLAS_POLL_USAGE", 1, 0x1p-30, 1,
                              "a CPU share in (0, 1] (SMPI's smpi/iprobe-cpu-usage, for example 0.8); unset it for 1");
 
@@ -477,8 +483,9 @@ int simblas_iteration(long index)
 int simblas_pmpi_linked;
 
 /* A failed poll (MPI_Iprobe, MPI_Test) costs SIMBLAS_POLL_COST seconds,
- * times the rank's own count of failed polls in a row with no BLAS or
- * other MPI call between them (a spin loop).  SMPI's smpi/iprobe does the
+ * times 1 + SIMBLAS_POLL_GROWTH x k, k counting the rank's own failed polls
+ * in a row, with no BLAS or other MPI call between them, beyond the first
+ * SB_SPIN_LAZY (a spin loop), and at most SIMBLAS_POLL_MAX seconds.  SMPI's smpi/iprobe does the
  * same with ONE count for all ranks (smpi/grow-injected-times), which any
  * rank's failed poll raises and any rank's success resets: at 1,024 ranks
  * a poll cost milliseconds and HPL's simulated time doubled
@@ -513,7 +520,11 @@ void simblas_poll(void)
     return;
   }
   sb_rank *r = rank_self();
-  double t = rt.poll_cost * (1 + rt.poll_growth * (double)r->spins);
+  /* the back-off starts with the spin loop, past the bounded runs */
+  double k = r->spins > SB_SPIN_LAZY ? (double)(r->spins - SB_SPIN_LAZY) : 0;
+  double t = rt.poll_cost * (1 + rt.poll_growth * k);
+  if (t > rt.poll_max)
+    t = rt.poll_max;
   if (!rt.merge) {
     /* passthrough, or --no-merge: one injection per poll, as SMPI's */
     if (rt.poll_usage < 1)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Per-rank poll cost (SIMBLAS_POLL_COST, libsimblas_pmpi's MPI_Iprobe
 # wrapper) under smpirun, with test/smpi/polls.c:
-#   - a spin-wait makes the number of polls its own cost law gives, the
+#   - a spin-wait makes the number of polls its own cost law gives (with
+#     its growth and its cap, SIMBLAS_POLL_GROWTH and SIMBLAS_POLL_MAX), the
 #     same whether 1 or 8 ranks spin at once (SMPI's smpi/iprobe shares one
 #     count among all ranks), and sees the message within one poll;
 #   - a poll between BLAS calls costs exactly SIMBLAS_POLL_COST;
@@ -71,13 +72,17 @@ run() {
   fi
 }
 
-# check_spin NAME GROWTH: polls as the cost law gives, message seen in time
+# check_spin NAME GROWTH [MAX]: polls as the cost law gives, message seen
+# in time
 check_spin() {
-  awk -v c="$COST" -v g="$2" -v name="$1" '
+  awk -v c="$COST" -v g="$2" -v mx="${3:-1e300}" -v name="$1" '
     $1 == "SENT" {
-      # the k-th poll (k = 0, 1, ...) costs c (1 + g k), then probes: the
-      # rank sees the message at the first poll whose clock has reached w
-      w = $2; t = 0; k = 0; do { last = c * (1 + g * k); t += last; k++ } while (t < w)
+      # the k-th poll (k = 0, 1, ...) costs c (1 + g max(0, k - 32)): the
+      # back-off starts past 32 polls in a row (bounded runs of polls,
+      # as in HPL_spreadT, cost c each); then it probes: the rank sees the
+      # message at the first poll whose clock has reached w
+      w = $2; t = 0; k = 0
+      do { last = c * (1 + g * (k > 32 ? k - 32 : 0)); if (last > mx) last = mx; t += last; k++ } while (t < w)
       want = k
     }
     $1 == "SPIN" {
@@ -118,10 +123,12 @@ run one 2 SIMBLAS_POLL_COST=$COST
 run eight 9 SIMBLAS_POLL_COST=$COST
 run grow16 2 SIMBLAS_POLL_COST=$COST SIMBLAS_POLL_GROWTH=16
 run usage 9 SIMBLAS_POLL_COST=$COST SIMBLAS_POLL_USAGE=0.8
+run cap 2 SIMBLAS_POLL_COST=$COST SIMBLAS_POLL_GROWTH=16 SIMBLAS_POLL_MAX=1e-5
 {
   check_spin one 1; check_work one
   check_spin eight 1; check_work eight
   check_spin grow16 16; check_work grow16
+  check_spin cap 16 1e-5; check_work cap
   # the polling load changes the energy, not the time
   if [ -s "$WORK/eight.out" ] && cmp -s <(sort "$WORK/eight.out") <(sort "$WORK/usage.out"); then echo OK
   else echo "FAIL usage: SIMBLAS_POLL_USAGE=0.8 changed the times (diff: eight.out usage.out)"; fi

@@ -12,8 +12,8 @@
  *    its polls, and prints
  *      SPIN <rank> <polls> <seconds from the start to the successful poll>
  *    With SIMBLAS_POLL_COST=c and SIMBLAS_POLL_GROWTH=g, the k-th failed
- *    poll in a row costs c (1 + g k): the count depends on WAIT, c and g
- *    only, not on how many other ranks spin.
+ *    poll in a row costs c (1 + g max(0, k - 32)): the count depends on
+ *    WAIT, c and g only, not on how many other ranks spin.
  * 2. Work: every rank makes K modelled dgemm calls (simblas_execute), each
  *    followed by a failed MPI_Iprobe (no message has that tag), then one
  *    more call, and prints
