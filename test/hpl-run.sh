@@ -155,7 +155,7 @@ check "platform: core=4, speed 2x reference, 100Gbps, 1.5us, loopback, wattage" 
 # polls are charged per rank by libsimblas_pmpi, at the polling load, and
 # spin-waits poll (with the faster back-off)
 for want in "--cfg=plugin:host_energy" "--cfg=smpi/iprobe-cpu-usage:0.8" "--log=host_energy.thres:info" \
-            "SIMBLAS_POLL_USAGE=0.8" "SIMBLAS_POLL_GROWTH=16" "SIMBLAS_POLL_MAX=0.0001"; do
+            "SIMBLAS_POLL_USAGE=0.8" "SIMBLAS_POLL_GROWTH=16" "SIMBLAS_POLL_MAX=1e-05"; do
   case "$out" in *"$want"*) ok "energy: command has $want" ;; *) ko "energy: command lacks $want" ;; esac
 done
 # --iterations: HPL's solve runs (and is measured) unless it would send
