@@ -512,6 +512,16 @@ static void flush_rank(sb_rank *r)
   }
 }
 
+/* one poll's cost as an injection of its own, at SIMBLAS_POLL_USAGE */
+static void inject_poll(sb_rank *r, double t)
+{
+  if (rt.poll_usage < 1)
+    sb_smpi_execute_bound(t, rt.poll_usage);
+  else
+    sb_smpi_execute(t);
+  r->flushes++;
+}
+
 void simblas_poll(void)
 {
   pthread_once(&init_once, init);
@@ -525,32 +535,21 @@ void simblas_poll(void)
   double t = rt.poll_cost * (1 + rt.poll_growth * k);
   if (t > rt.poll_max)
     t = rt.poll_max;
-  if (!rt.merge) {
-    /* passthrough, or --no-merge: one injection per poll, as SMPI's */
-    if (rt.poll_usage < 1)
-      sb_smpi_execute_bound(t, rt.poll_usage);
-    else
-      sb_smpi_execute(t);
-    r->flushes++;
-  } else if (r->spins < SB_SPIN_LAZY) {
-    r->debt += t;
-    if (r->pending > 0) {
-      r->pending += r->debt;
-      r->debt = 0;
-      flush_rank(r);
-    }
-  } else if (rt.poll_usage < 1) {
-    /* the polling load is what the energy sees */
-    r->pending += r->debt;
-    r->debt = 0;
-    flush_rank(r);
-    sb_smpi_execute_bound(t, rt.poll_usage);
-    r->flushes++;
-  } else {
-    r->pending += r->debt + t;
-    r->debt = 0;
-    flush_rank(r);
+  if (!rt.merge) { /* passthrough, or --no-merge: one injection per poll, as SMPI's */
+    inject_poll(r, t);
+    return;
   }
+  int spin = r->spins >= SB_SPIN_LAZY;
+  int bound = spin && rt.poll_usage < 1; /* the polling load is what the energy sees */
+  if (!bound)
+    r->debt += t;
+  if (!spin && r->pending <= 0)
+    return; /* owed until the rank's next injection */
+  r->pending += r->debt;
+  r->debt = 0;
+  flush_rank(r);
+  if (bound)
+    inject_poll(r, t);
 }
 
 void simblas_polled(int flag)
