@@ -434,12 +434,13 @@ static void write_line(FILE *f, int key, const fit_result *r)
     write_terms(f, r->sigma, r->terms);
   }
   fputc('\n', f);
-  if (r->split_at) {
-    fprintf(f, "%s[%s>=%.0f]", kn, sb_term_names[r->split_dim], r->split_at);
-    write_terms(f, r->hi_mu, r->hi_terms);
-    if (r->hi_has_sigma) {
+  for (int i = 0; i < r->nsplit; i++) {
+    const struct fit_piece *h = &r->hi[i];
+    fprintf(f, "%s[%s>=%.17g]", kn, sb_term_names[r->split_dim], h->at);
+    write_terms(f, h->mu, h->terms);
+    if (h->has_sigma) {
       fputs(" |", f);
-      write_terms(f, r->hi_sigma, r->hi_terms);
+      write_terms(f, h->sigma, h->terms);
     }
     fputc('\n', f);
   }

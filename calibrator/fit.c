@@ -183,11 +183,27 @@ static double dimval(int t, int64_t m, int64_t n, int64_t k)
   return (t & 1 ? (double)m : 1) * (t & 2 ? (double)n : 1) * (t & 4 ? (double)k : 1);
 }
 
-/* held-out quality of a predictor (one or two pieces of coefficients):
- * median and p95 relative error over held-out calls >= 1 ms when at least
- * 5 are, else over all held-out calls; R^2 over all held-out calls */
-static double score(const double *lo, const double *hi, int dim, double at, const fit_point *p, size_t n,
-                    fit_result *q)
+/* a piecewise predictor: coef[i] applies from bound at[i - 1] on (at[-1]
+ * = 0) of term dim; nb bounds, nb + 1 pieces */
+typedef struct pwise {
+  int dim, nb;
+  double at[SB_MAX_PIECES - 1];
+  const double *coef[SB_MAX_PIECES];
+} pwise;
+
+static int piece_of(const pwise *w, int64_t m, int64_t n, int64_t k)
+{
+  double v = dimval(w->dim, m, n, k);
+  int i = 0;
+  while (i < w->nb && v >= w->at[i])
+    i++;
+  return i;
+}
+
+/* held-out quality of a predictor: median and p95 relative error over
+ * held-out calls >= 1 ms when at least 5 are, else over all held-out
+ * calls; R^2 over all held-out calls */
+static double score(const pwise *w, const fit_point *p, size_t n, fit_result *q)
 {
   size_t cnt = 0, big = 0;
   for (size_t i = 0; i < n; i++)
@@ -205,8 +221,7 @@ static double score(const double *lo, const double *hi, int dim, double at, cons
   for (size_t i = 0; i < n; i++) {
     if (!p[i].heldout)
       continue;
-    const double *c = hi && dimval(dim, p[i].m, p[i].n, p[i].k) >= at ? hi : lo;
-    double pred = fit_predict(c, p[i].m, p[i].n, p[i].k);
+    double pred = fit_predict(w->coef[piece_of(w, p[i].m, p[i].n, p[i].k)], p[i].m, p[i].n, p[i].k);
     ssr += (p[i].t - pred) * (p[i].t - pred);
     sst += (p[i].t - ybar) * (p[i].t - ybar);
     if (!ge1ms || p[i].t >= 1e-3)
@@ -231,7 +246,8 @@ static double score(const double *lo, const double *hi, int dim, double at, cons
 
 static double heldout_errors(const double coef[SB_NTERMS], const fit_point *p, size_t n, fit_result *q)
 {
-  return score(coef, NULL, 0, 0, p, n, q);
+  pwise w = {.dim = 1, .nb = 0, .coef = {coef}};
+  return score(&w, p, n, q);
 }
 
 int fit_op(int family, const fit_point *p, size_t n, fit_result *out)
@@ -293,9 +309,72 @@ int fit_op(int family, const fit_point *p, size_t n, fit_result *out)
 
 double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k)
 {
-  if (r->split_at && dimval(r->split_dim, m, n, k) >= r->split_at)
-    return fit_predict(r->hi_mu, m, n, k);
-  return fit_predict(r->mu, m, n, k);
+  const double *c = r->mu;
+  for (int i = 0; i < r->nsplit; i++)
+    if (dimval(r->split_dim, m, n, k) >= r->hi[i].at)
+      c = r->hi[i].mu;
+  return fit_predict(c, m, n, k);
+}
+
+/* fit the pieces of the bounds at[0..nb-1] (ascending) on term dim; -1
+ * when a piece has fewer than `need` points or does not fit */
+static int fit_pieces(int family, int dim, const double *at, int nb, const fit_point *p, size_t n, size_t need,
+                      fit_point *buf, fit_result *res)
+{
+  pwise w = {.dim = dim, .nb = nb};
+  memcpy(w.at, at, sizeof(double) * (size_t)nb);
+  for (int pc = 0; pc <= nb; pc++) {
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+      if (piece_of(&w, p[i].m, p[i].n, p[i].k) == pc)
+        buf[c++] = p[i];
+    if (c < need || fit_op(family, buf, c, &res[pc]) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+static double score_pieces(int dim, const double *at, int nb, const fit_result *res, const fit_point *p, size_t n,
+                           fit_result *q)
+{
+  pwise w = {.dim = dim, .nb = nb};
+  for (int i = 0; i <= nb; i++) {
+    if (i < nb)
+      w.at[i] = at[i];
+    w.coef[i] = res[i].train;
+  }
+  return score(&w, p, n, q);
+}
+
+/* cross-validated error of the pieces at[0..nb-1] on term dim: the
+ * training points (not the held-out ones, kept for the quality figures)
+ * in FIT_FOLDS folds, each fold scored by the pieces fitted on the others;
+ * the mean of the folds' median relative errors.  One held-out draw is too
+ * noisy to choose between cutting on m and on mnk: they differ by tenths
+ * of a point there, and by a point on shapes the calibrator never drew
+ * (bench/trace-accuracy.sh). */
+#define FIT_FOLDS 4
+static double cv_score(int family, int dim, const double *at, int nb, const fit_point *p, size_t n, size_t need,
+                       fit_point *cv, fit_point *buf)
+{
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!p[i].heldout)
+      cv[m++] = p[i];
+  double sum = 0;
+  for (int f = 0; f < FIT_FOLDS; f++) {
+    uint64_t seed = 0x5EEDF01Dull;
+    for (size_t i = 0; i < m; i++)
+      cv[i].heldout = (int)(sb_splitmix64(&seed) % FIT_FOLDS) == f;
+    fit_result res[SB_MAX_PIECES];
+    if (fit_pieces(family, dim, at, nb, cv, m, need * (FIT_FOLDS - 1) / FIT_FOLDS, buf, res) != 0)
+      return INFINITY;
+    double e = score_pieces(dim, at, nb, res, cv, m, NULL);
+    if (!isfinite(e))
+      return INFINITY;
+    sum += e;
+  }
+  return sum / FIT_FOLDS;
 }
 
 int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
@@ -310,66 +389,94 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
   default:
     return 0;
   }
-  /* where to cut: m, n or k at sizes near BLAS blocking for level 3; the
+  /* where to cut: m, n or k near BLAS blocking sizes, or the flop count
+   * mnk between cache-bound and compute-bound calls, for level 3; the
    * number of elements moved (mn) near cache sizes for memory kernels */
-  static const double dims3[] = {128, 256, 384, 512, 768, 1024};
-  static const double cache[] = {4096, 16384, 65536, 262144, 1048576, 4194304};
-  static const int terms3[] = {1, 2, 4}, termsm[] = {3};
+  enum { NB = 8 };
+  static const double dims3[NB] = {64, 128, 256, 384, 512, 768, 1024, 2048};
+  static const double flops3[NB] = {1e5, 1e6, 3e6, 1e7, 3e7, 1e8, 3e8, 1e9};
+  static const double cache[NB] = {4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
+  static const int terms3[] = {1, 2, 4, 7}, termsm[] = {3};
   int memk = family == SB_FAM_memk;
-  const double *bounds = memk ? cache : dims3;
   const int *tl = memk ? termsm : terms3;
-  int ntl = memk ? 1 : 3;
-  fit_point *lo = malloc(sizeof *lo * n), *hi = malloc(sizeof *hi * n);
-  fit_result best_lo, best_hi;
-  double best = out->median_rel_err - 0.005, best_at = 0;
-  int best_dim = -1;
+  int ntl = memk ? 1 : 4;
+  size_t need = n / 10 > 40 ? n / 10 : 40;
+  fit_point *buf = malloc(sizeof *buf * n), *cv = malloc(sizeof *cv * n);
+  double one = cv_score(family, 1, NULL, 0, p, n, need, cv, buf);
+  double best_score = one - 0.005, best_at[SB_MAX_PIECES - 1];
+  int best_dim = -1, best_nb = 0;
   for (int ti = 0; ti < ntl; ti++) {
     int d = tl[ti];
     /* a term equal to an earlier one everywhere (syrk: m = n) adds nothing */
-    int same = ti > 0;
+    int same = ti > 0 && d != 7;
     for (size_t i = 0; i < n && same; i++)
       same = dimval(d, p[i].m, p[i].n, p[i].k) == dimval(tl[ti - 1], p[i].m, p[i].n, p[i].k) ||
              (d == 4 && p[i].k == p[i].m);
     if (same)
       continue;
-    for (size_t b = 0; b < 6; b++) {
-      size_t nl = 0, nh = 0;
-      for (size_t i = 0; i < n; i++) {
-        if (dimval(d, p[i].m, p[i].n, p[i].k) >= bounds[b])
-          hi[nh++] = p[i];
-        else
-          lo[nl++] = p[i];
+    const double *bounds = memk ? cache : d == 7 ? flops3 : dims3;
+    double at[SB_MAX_PIECES - 1], cur_score = one;
+    int nb = 0;
+    /* greedy: add the bound that helps most, while one helps */
+    while (nb < SB_MAX_PIECES - 1) {
+      double step_score = cur_score - 0.001, step_at[SB_MAX_PIECES - 1];
+      int found = 0;
+      for (int b = 0; b < NB; b++) {
+        double tat[SB_MAX_PIECES - 1];
+        int tn = 0, dup = 0;
+        for (int i = 0; i < nb; i++)
+          dup |= at[i] == bounds[b];
+        if (dup)
+          continue;
+        for (int i = 0; i < nb; i++) /* insert in order */
+          tat[tn++] = at[i];
+        tat[tn++] = bounds[b];
+        for (int i = tn - 1; i > 0 && tat[i] < tat[i - 1]; i--) {
+          double t = tat[i];
+          tat[i] = tat[i - 1];
+          tat[i - 1] = t;
+        }
+        double e = cv_score(family, d, tat, tn, p, n, need, cv, buf);
+        if (e < step_score) {
+          step_score = e;
+          memcpy(step_at, tat, sizeof tat);
+          found = 1;
+        }
       }
-      size_t need = n / 10 > 40 ? n / 10 : 40;
-      if (nl < need || nh < need)
-        continue;
-      fit_result rl, rh, q;
-      if (fit_op(family, lo, nl, &rl) != 0 || fit_op(family, hi, nh, &rh) != 0)
-        continue;
-      double e = score(rl.train, rh.train, d, bounds[b], p, n, &q);
-      if (e < best) {
-        best = e;
+      if (!found)
+        break;
+      nb++;
+      memcpy(at, step_at, sizeof at);
+      cur_score = step_score;
+      if (cur_score < best_score) {
+        best_score = cur_score;
         best_dim = d;
-        best_at = bounds[b];
-        best_lo = rl;
-        best_hi = rh;
+        best_nb = nb;
+        memcpy(best_at, at, sizeof at);
       }
     }
   }
+  fit_result best[SB_MAX_PIECES];
+  if (best_dim >= 0 && fit_pieces(family, best_dim, best_at, best_nb, p, n, need, buf, best) != 0)
+    best_dim = -1;
   if (best_dim >= 0) {
-    fit_result whole = *out;
-    *out = best_lo;
-    out->n = whole.n;
+    size_t whole = out->n;
+    *out = best[0];
+    out->n = whole;
     out->split_dim = best_dim;
-    out->split_at = best_at;
-    out->hi_terms = best_hi.terms;
-    memcpy(out->hi_mu, best_hi.mu, sizeof out->hi_mu);
-    memcpy(out->hi_sigma, best_hi.sigma, sizeof out->hi_sigma);
-    memcpy(out->hi_train, best_hi.train, sizeof out->hi_train);
-    out->hi_has_sigma = best_hi.has_sigma;
-    score(best_lo.train, best_hi.train, best_dim, best_at, p, n, out);
+    out->nsplit = best_nb;
+    for (int i = 0; i < best_nb; i++) {
+      struct fit_piece *h = &out->hi[i];
+      h->at = best_at[i];
+      h->terms = best[i + 1].terms;
+      memcpy(h->mu, best[i + 1].mu, sizeof h->mu);
+      memcpy(h->sigma, best[i + 1].sigma, sizeof h->sigma);
+      memcpy(h->train, best[i + 1].train, sizeof h->train);
+      h->has_sigma = best[i + 1].has_sigma;
+    }
+    score_pieces(best_dim, best_at, best_nb, best, p, n, out);
   }
-  free(lo);
-  free(hi);
+  free(buf);
+  free(cv);
   return 0;
 }

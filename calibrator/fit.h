@@ -30,13 +30,18 @@ typedef struct fit_result {
   double r2;                  /* on the held-out points */
   double median_rel_err, p95_rel_err;
   double train[SB_NTERMS];    /* the training fit the figures score */
-  /* a second piece for calls whose term split_dim (an index into
-   * sb_term_names: 1 m, 2 n, 4 k, 3 mn) is >= split_at; 0: one piece */
-  int split_dim;
-  double split_at;
-  unsigned hi_terms;
-  double hi_mu[SB_NTERMS], hi_sigma[SB_NTERMS], hi_train[SB_NTERMS];
-  int hi_has_sigma;
+  /* more pieces, along one term: piece i (hi[i]) covers the calls whose
+   * term split_dim (an index into sb_term_names: 1 m, 2 n, 4 k, 3 mn,
+   * 7 mnk) is >= hi[i].at (ascending bounds; the largest matching bound
+   * wins, as libsimblas reads "dgemm[mnk>=1e+08]" lines); the fields
+   * above are the piece below hi[0].at.  nsplit 0: one piece */
+  int split_dim, nsplit;
+  struct fit_piece {
+    double at;
+    unsigned terms;
+    double mu[SB_NTERMS], sigma[SB_NTERMS], train[SB_NTERMS];
+    int has_sigma;
+  } hi[SB_MAX_PIECES - 1];
 } fit_result;
 
 /* Candidate term sets for a family (model.h bit masks), simplest first;
@@ -55,11 +60,16 @@ void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed);
  * quality figures.  Returns 0 or -1. */
 int fit_op(int family, const fit_point *p, size_t n, fit_result *out);
 
-/* fit_op, then for level-3 families also every split of the sizes into
- * two pieces (on m, n or k at 128 ... 1024, each piece fitted as fit_op
- * does); keeps a split when it lowers the held-out median relative error
- * by half a point or more.  OpenBLAS's kernels change regime at its block
- * sizes, which one polynomial cannot follow. */
+/* fit_op, then for level-3 families and memory kernels also piecewise
+ * models along one term (m, n, k or mnk at BLAS block and size bounds;
+ * mn at cache sizes for memory kernels): bounds are added greedily, one
+ * at a time, up to SB_MAX_PIECES pieces, each while it lowers the
+ * held-out median relative error by 0.1 point or more, each piece with
+ * at least a tenth of the points and fitted as fit_op does.  The best
+ * piecewise model is kept when it beats one piece by half a point or
+ * more.  OpenBLAS's kernels change regime at its block sizes and between
+ * cache-bound and compute-bound calls, which one polynomial cannot
+ * follow. */
 int fit_model(int family, const fit_point *p, size_t n, fit_result *out);
 
 /* the prediction of a fitted result (pieces included) */

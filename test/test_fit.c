@@ -27,15 +27,21 @@ static void close_to(double got, double want, double rel, const char *what)
     fail_msg("%s: got %.6g, want %.6g (+-%.0f%%)", what, got, want, 100 * rel);
 }
 
+/* a gemm-like shape: m, n, k log-uniform in [16, 2048) */
+static void draw_shape(gsl_rng *r, fit_point *p)
+{
+  p->m = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+  p->n = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+  p->k = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+}
+
 /* points of a gemm-like op: R repetitions ~ N(mu, sigma), median and sd */
 static fit_point *synth(gsl_rng *r, size_t n, const double mu[SB_NTERMS], const double sg[SB_NTERMS], int reps)
 {
   fit_point *p = calloc(n, sizeof *p);
   double rep[16];
   for (size_t i = 0; i < n; i++) {
-    p[i].m = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
-    p[i].n = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
-    p[i].k = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+    draw_shape(r, &p[i]);
     double m = fit_predict(mu, p[i].m, p[i].n, p[i].k), s = fit_predict(sg, p[i].m, p[i].n, p[i].k);
     for (int j = 0; j < reps; j++)
       rep[j] = m + gsl_ran_gaussian(r, s);
@@ -100,6 +106,45 @@ static void test_level1_selects_latency_and_slope(void **state)
   gsl_rng_free(r);
 }
 
+/* two regimes along the flop count, as OpenBLAS has between cache-bound
+ * and compute-bound calls: fit_model must cut on mnk near the change
+ * and predict both sides, where one polynomial cannot */
+static void test_pieces_follow_a_regime_change(void **state)
+{
+  (void)state;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 11);
+  size_t n = 3000;
+  fit_point *p = calloc(n, sizeof *p);
+  for (size_t i = 0; i < n; i++) {
+    draw_shape(r, &p[i]);
+    double f = (double)p[i].m * (double)p[i].n * (double)p[i].k;
+    double t = f < 3e7 ? 5e-11 * f + 2e-6 : 2e-11 * f + 9e-4; /* continuous at 3e7 */
+    p[i].t = t * (1 + 0.01 * gsl_ran_gaussian(r, 1));
+    p[i].spread = 0.01 * t;
+    p[i].reps = 5;
+  }
+  fit_holdout(p, n, 0.2, 42);
+  fit_result one, res;
+  assert_int_equal(fit_op(SB_FAM_gemm, p, n, &one), 0);
+  assert_int_equal(fit_model(SB_FAM_gemm, p, n, &res), 0);
+  assert_int_equal(res.split_dim, TMNK);
+  assert_in_range(res.nsplit, 1, SB_MAX_PIECES - 1);
+  int near = 0;
+  for (int i = 0; i < res.nsplit; i++) {
+    near |= res.hi[i].at >= 1e7 && res.hi[i].at <= 1e8;
+    if (i)
+      assert_true(res.hi[i].at > res.hi[i - 1].at);
+  }
+  assert_true(near);
+  assert_true(res.median_rel_err < 0.02);
+  assert_true(res.median_rel_err < one.median_rel_err - 0.005);
+  close_to(fit_result_predict(&res, 100, 100, 100), 5e-11 * 1e6 + 2e-6, 0.03, "cache-bound side");
+  close_to(fit_result_predict(&res, 1500, 1500, 1500), 2e-11 * 3.375e9 + 9e-4, 0.03, "compute-bound side");
+  free(p);
+  gsl_rng_free(r);
+}
+
 static void test_holdout_is_deterministic_and_about_a_fifth(void **state)
 {
   (void)state;
@@ -130,6 +175,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_recovers_gemm_coefficients_and_sigma),
       cmocka_unit_test(test_level1_selects_latency_and_slope),
+      cmocka_unit_test(test_pieces_follow_a_regime_change),
       cmocka_unit_test(test_holdout_is_deterministic_and_about_a_fifth),
       cmocka_unit_test(test_too_few_points_fail),
   };
