@@ -197,6 +197,20 @@ static char *reserve(size_t bytes)
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 /* a shared range of at least `need` bytes of the given kind, or a new one */
+/* unmap a range taken off the list (fold.lock held) */
+static void release(region *r)
+{
+  if (r->smpi)
+    sb_smpi_shared_free(r->base);
+  else
+    munmap(r->base, r->reserved);
+  if (!r->smpi || r->buffer) {
+    fold.reserved -= r->reserved;
+    fold.mappings -= r->mappings;
+  }
+  free(r);
+}
+
 static void *shared_range(size_t size, int buffer)
 {
   if (size == 0)
@@ -208,6 +222,18 @@ static void *shared_range(size_t size, int buffer)
   for (r = fold.regions; r; r = r->next)
     if (!r->partial && r->buffer == buffer && r->reserved >= need)
       break;
+  if (!r && buffer) {
+    /* idle buffer ranges too small for this one will not serve again:
+     * the work arrays HPL reallocates shrink with the trailing matrix */
+    for (region **pp = &fold.regions; *pp;) {
+      region *q = *pp;
+      if (q->buffer && !q->partial && q->refs == 0 && q->reserved < need) {
+        *pp = q->next;
+        release(q);
+      } else
+        pp = &q->next;
+    }
+  }
   if (!r) {
     /* an eighth more than asked: the next ranks' slightly larger local
      * matrices fit in the same range */
@@ -317,17 +343,15 @@ void simblas_fold_free(void *ptr)
     pthread_mutex_unlock(&fold.lock);
     sb_fatal("simblas_fold_free(%p): not a pointer returned by simblas_fold_malloc", ptr);
   }
-  if (--r->refs == 0) {
+  /* A buffer range stays mapped, idle, when its last user frees it, for
+   * the next buffer that fits: HPL allocates and frees its swap work array
+   * in every iteration (patch 10), and mapping its SMPI blocks again each
+   * time (mmap with MAP_POPULATE, then munmap: 400 MB per iteration at
+   * Stampede's N) took 41% of that simulation's wall time.  Matrix and
+   * partial ranges go at once. */
+  if (--r->refs == 0 && !(r->buffer && !r->partial)) {
     *pp = r->next;
-    if (r->smpi)
-      sb_smpi_shared_free(r->base);
-    else
-      munmap(r->base, r->reserved);
-    if (!r->smpi || r->buffer) {
-      fold.reserved -= r->reserved;
-      fold.mappings -= r->mappings;
-    }
-    free(r);
+    release(r);
   }
   pthread_mutex_unlock(&fold.lock);
 }
