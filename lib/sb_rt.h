@@ -18,6 +18,15 @@ SB_HIDDEN int sb_init(void);
 SB_HIDDEN _Noreturn void sb_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* passthrough and trace run the real kernel */
+/* value-based quick returns (alpha = 0, ...) apply: not in model mode */
+static inline int sb_value_quick(void)
+{
+  int m = sb_mode_now;
+  if (m == SB_MODE_UNSET)
+    m = sb_init();
+  return m != SB_MODE_SMPI;
+}
+
 static inline int sb_computes(void)
 {
   int m = sb_mode_now;
