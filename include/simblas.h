@@ -50,12 +50,14 @@ double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k);
  * negative value for an unknown routine. */
 double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k);
 
-/* Per-rank counters: calls modelled, seconds injected so far, and how many
- * injections reached SimGrid (fewer than calls with SIMBLAS_MERGE=1). */
+/* Per-rank counters: calls modelled, seconds injected so far, how many
+ * injections reached SimGrid (fewer than calls with SIMBLAS_MERGE=1), and
+ * the pivot exchanges done and thinned (simblas_pivot_exchange). */
 typedef struct simblas_stats {
   uint64_t calls;
   double injected_s;
   uint64_t flushes;
+  uint64_t pivot_real, pivot_thinned;
 } simblas_stats;
 simblas_stats simblas_get_stats(void);
 
@@ -79,6 +81,21 @@ extern int simblas_pmpi_linked;
  * like any other MPI call. */
 void simblas_poll(void);
 void simblas_polled(int flag);
+
+/* Thinned pivot search, opt-in (SIMBLAS_PIVOT_EVERY=k > 1, model mode with
+ * SIMBLAS_MERGE=1): HPL_pdmxswp calls simblas_pivot_exchange(jj, pos, col,
+ * nprow, npcol) for column jj of its panel, on each of the nprow ranks of
+ * process column col of an nprow x npcol grid, pos being the rank's
+ * process row relative to the panel's.  1: exchange as usual, then call
+ * simblas_pivot_exchanged(), which times it (one column in k; every
+ * column without SIMBLAS_PIVOT_EVERY, where nothing else happens).  0: the
+ * column's ranks have met at a simulator barrier, and this one has been
+ * charged an idle wait, the mean of its pos's real exchanges: skip the
+ * messages and set the result every rank would get (SimBLAS decides the
+ * pivots).  Changes the simulated communication (doc/user-guide.md gives
+ * its effect on the Gflops). */
+int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol);
+void simblas_pivot_exchanged(void);
 
 /* Iterations of an application's main loop (HPL's panel loop), for
  * simulating part of a run and extrapolating the rest (simblas-hpl run

@@ -22,6 +22,13 @@ SB_HIDDEN void sb_smpi_execute(double seconds);
  * speed, as SMPI's MPI_Iprobe sleep does (the host_energy plugin then sees
  * that load): seconds x usage x speed flops, bounded to usage x speed */
 SB_HIDDEN void sb_smpi_execute_bound(double seconds, double usage);
+/* wait seconds of simulated time without load (an idle host) */
+SB_HIDDEN void sb_smpi_sleep(double seconds);
+/* a simulator barrier of count actors (costs no simulated time) and a wait
+ * on it; the barrier is an opaque pointer */
+typedef struct s4u_Barrier *sb_barrier;
+SB_HIDDEN sb_barrier sb_smpi_barrier_new(int count);
+SB_HIDDEN void sb_smpi_barrier_wait(sb_barrier b);
 /* SMPI's partial shared malloc (shared: [start, stop) pairs) and its free */
 SB_HIDDEN void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared);
 SB_HIDDEN void sb_smpi_shared_free(void *p);

@@ -13,6 +13,7 @@
 
 #ifdef SB_HAVE_SIMGRID
 #include <simgrid/actor.h>
+#include <simgrid/barrier.h>
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 #include <simgrid/host.h>
@@ -31,6 +32,19 @@ void sb_smpi_execute_bound(double seconds, double usage)
   sg_exec_set_bound(e, usage * speed);
   sg_exec_start(e);
   sg_exec_wait(e);
+  smpi_bench_begin();
+}
+sb_barrier sb_smpi_barrier_new(int count) { return sg_barrier_init((unsigned)count); }
+void sb_smpi_barrier_wait(sb_barrier b)
+{
+  smpi_bench_end();
+  sg_barrier_wait(b);
+  smpi_bench_begin();
+}
+void sb_smpi_sleep(double seconds)
+{
+  smpi_bench_end();
+  sg_actor_sleep_for(seconds);
   smpi_bench_begin();
 }
 void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
@@ -52,6 +66,9 @@ double sb_smpi_host_speed(void) { return 1; }
 const char *sb_smpi_host_set(void) { return NULL; }
 void sb_smpi_execute(double seconds) { (void)seconds; }
 void sb_smpi_execute_bound(double seconds, double usage) { (void)seconds, (void)usage; }
+void sb_smpi_sleep(double seconds) { (void)seconds; }
+sb_barrier sb_smpi_barrier_new(int count) { (void)count; return NULL; }
+void sb_smpi_barrier_wait(sb_barrier b) { (void)b; }
 void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
 {
   (void)size, (void)shared, (void)nshared;

@@ -77,6 +77,9 @@ expect_error "bad fattree spec" "fattree:LEVELS" $run4 --p 2 --q 2 --platform "f
 expect_error "fattree with a zero count" "fattree:LEVELS" $run4 --p 2 --q 2 --platform "fattree:2;4,1;1,0;1,1"
 expect_error "unknown platform spec" "expected fattree" $run4 --p 2 --q 2 --platform "torus:4,4"
 expect_error "missing platform file" "no such file" $run4 --p 2 --q 2 --platform "$tmp/none.xml"
+expect_error "--pivot-every 0" "pivot-every 0: must be >= 1" $run4 --p 2 --q 2 --pivot-every 0
+expect_error "--pivot-every in passthrough" "pivot-every thins the pivot search of a modelled run" \
+  $run4 --p 2 --q 2 --pivot-every 8 --mode passthrough
 expect_error "missing model" "/nonexistent.model does not exist" $run4 --p 2 --q 2 --model /nonexistent.model
 expect_error "missing build" "run \`simblas-hpl build\` first" $run4 --p 2 --q 2
 expect_error "missing passthrough build" "simblas-hpl build --mode passthrough" \
@@ -168,6 +171,10 @@ out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 30000000 --nb 384 --p 200 --q 205 --
       --platform "fattree:3;40,25,41;1,40,25;1,1,1" --keep "$tmp/dry41" 2>/dev/null)
 case "$out" in *SIMBLAS_SKIP_SOLVE=1*) ok "--iterations at 41,000 ranks: the solve is skipped (31 million messages)" ;;
   *) ko "41,000-rank --iterations runs the solve: $out" ;; esac
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --pivot-every 32 --dry-run --keep "$tmp/drypv" \
+      2>/dev/null)
+case "$out" in *SIMBLAS_PIVOT_EVERY=32*) ok "--pivot-every 32: SIMBLAS_PIVOT_EVERY=32 (patch 13)" ;;
+  *) ko "--pivot-every 32 does not reach HPL: $out" ;; esac
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 100000 --nb 256 --p 16 --q 32 --dry-run --keep "$tmp/dry512" 2>/dev/null)
 check "512 ranks: the default fat tree is 2;16,32;1,16;1,1" grep -q 'topo_parameters="2;16,32;1,16;1,1"' "$tmp/dry512/platform.xml"
 XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --platform "fattree:2;4,4;1,2;1,1" --dry-run \
@@ -290,6 +297,21 @@ sys.exit(not (b["waits"] == "block" and p["waits"] == "poll" and abs(d) <= 0.01)
 EOF
     else
       ko "--hpl-code free runs failed: $(tail -5 "$tmp/e2e.err")"
+    fi
+    # --pivot-every 16 (one real pivot exchange in 16 columns, patch 13)
+    # against every column exchanging: within 1%
+    if [ -f "$tmp/full1.json" ] && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free \
+         --pivot-every 16 --json "$tmp/pivot.json" > /dev/null 2> "$tmp/e2e.err"; then
+      python3 - "$tmp/full1.json" "$tmp/pivot.json" <<'EOF' && ok "--pivot-every 16: Gflops within 1% of every column exchanging" || ko "--pivot-every 16"
+import json, sys
+f, t = (json.load(open(x)) for x in sys.argv[1:3])
+d = (t["gflops"] - f["gflops"]) / f["gflops"]
+print("  every column %.4g Gflops (wall %.3g s), one in 16 %.4g Gflops (wall %.3g s): %+.3f%%"
+      % (f["gflops"], f["wall_s"], t["gflops"], t["wall_s"], 100 * d))
+sys.exit(not (f["pivot_every"] == 1 and t["pivot_every"] == 16 and abs(d) <= 0.01))
+EOF
+    else
+      ko "--pivot-every 16 run failed: $(tail -5 "$tmp/e2e.err")"
     fi
     check "CSV: header and one row" [ "$(wc -l < "$tmp/runs.csv")" -eq 2 ]
     check "stdout: the HPL result line, then JSON" sh -c "head -1 '$tmp/e2e.out' | grep -q '^W[RC]' && sed -n 2p '$tmp/e2e.out' | grep -q '^{'"

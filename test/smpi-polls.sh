@@ -10,49 +10,17 @@
 #   - a bad SIMBLAS_POLL_COST stops with a message naming it.
 set -u
 prog=smpi-polls.sh
-die() { echo "$prog: error: $*" >&2; exit 2; }
-B=${SB_BUILDDIR:-.}
-S=${SB_SRCDIR:-.}
-LIBDIR=$(cd "$B/.libs" 2>/dev/null && pwd) || die "$B/.libs not found (run make)"
-MODEL=$B/models/default.model
-[ -f "$LIBDIR/libsimblas_pmpi.so" ] || die "$LIBDIR/libsimblas_pmpi.so not found (run make)"
-[ -f "$MODEL" ] || die "$MODEL not found (run make)"
-for t in smpicc smpirun awk timeout; do
-  command -v "$t" >/dev/null 2>&1 || die "'$t' not found (apt-get install libsimgrid-dev simgrid)"
-done
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/simblas-polls.XXXXXX") || die "mktemp failed"
-trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
-npass=0 nfail=0
-ok() { npass=$((npass + 1)); }
-bad() { nfail=$((nfail + 1)); echo "FAIL $*"; }
+. "$(dirname "$0")/smpi-common.sh"
 
 WAIT=0.01 COST=1e-7
 unset SIMBLAS_NOISE SIMBLAS_SET SIMBLAS_TRACE SIMBLAS_POLL_GROWTH SIMBLAS_POLL_USAGE SIMBLAS_POLL_COST
 export SIMBLAS_MODE=smpi SIMBLAS_MODEL="$MODEL" SIMBLAS_MERGE=1
 
-if ! smpicc -std=c11 -O2 -Wall -I"$S/include" -o "$WORK/polls" "$S/test/smpi/polls.c" \
-     -L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -Wl,--no-as-needed -lsimblas_pmpi -lsimblas >"$WORK/build.log" 2>&1; then
-  sed 's/^/    | /' "$WORK/build.log" | tail -20
-  die "smpicc could not build test/smpi/polls.c"
-fi
+build_prog polls
 
-{
-  echo "<?xml version='1.0'?>"
-  echo '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
-  echo '<platform version="4.1">'
-  echo '  <cluster id="c" prefix="h" suffix="" radical="0-8" speed="1Gf" bw="100GBps" lat="0us"/>'
-  echo '</platform>'
-} >"$WORK/p.xml"
-for i in 0 1 2 3 4 5 6 7 8; do echo "h$i"; done >"$WORK/hosts"
+platform 9 100GBps 0us
 
-FLAGS="--cfg=smpi/wtime:0 --cfg=smpi/simulate-computation:no --cfg=smpi/iprobe:0 --cfg=smpi/test:0"
-case "${LD_PRELOAD:-}" in
-  *libasan*) # RTLD_DEEPBIND (dlopen privatization) and ASan do not mix
-    FLAGS="$FLAGS --cfg=smpi/privatization:no"
-    LD_PRELOAD="$LD_PRELOAD $LIBDIR/libsimblas_pmpi.so $LIBDIR/libsimblas.so"
-    export LD_PRELOAD ;;
-esac
+FLAGS="$FLAGS --cfg=smpi/iprobe:0 --cfg=smpi/test:0"
 
 # run NAME NP [VAR=VALUE ...] [-- extra smpirun flags]
 run() {
@@ -110,12 +78,6 @@ check_work() {
     }
     END { if (!n) print "FAIL " name ": no WORK line" }
   ' "$WORK/$1.out"
-}
-
-tally() {
-  p=$(grep -c '^OK$' "$1"); f=$(grep -c '^FAIL ' "$1")
-  npass=$((npass + p)); nfail=$((nfail + f))
-  grep -v '^OK$' "$1"
 }
 
 # rank 0 prints SENT before the others can have seen the message
