@@ -322,7 +322,8 @@ static int fit_pieces(int family, int dim, const double *at, int nb, const fit_p
                       fit_point *buf, fit_result *res)
 {
   pwise w = {.dim = dim, .nb = nb};
-  memcpy(w.at, at, sizeof(double) * (size_t)nb);
+  if (nb > 0)
+    memcpy(w.at, at, sizeof(double) * (size_t)nb);
   for (int pc = 0; pc <= nb; pc++) {
     size_t c = 0;
     for (size_t i = 0; i < n; i++)
