@@ -93,6 +93,7 @@ typedef struct sb_rank {
   long piv_seq;        /* real exchanges made in it */
   long piv_panels;     /* panels begun in it */
   int piv_slot, piv_pos; /* the record of the current real one, the rank's place */
+  double piv_last;     /* the rank's latest d */
   uint64_t piv_real, piv_thinned;
 } sb_rank;
 
@@ -664,9 +665,9 @@ int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
     r->piv_real++;
     return 1;
   }
-  pivot_group *g = pivot_group_of(col, nprow, npcol);
-  if (r->piv_group != g) { /* a new grid: its own counts */
-    r->piv_group = g;
+  pivot_group *g = r->piv_group;
+  if (!g || g->col != col || g->nprow != nprow || g->npcol != npcol) { /* a new grid: its own counts */
+    r->piv_group = g = pivot_group_of(col, nprow, npcol);
     r->piv_seq = 0;
     r->piv_panels = 0;
   }
@@ -675,7 +676,10 @@ int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
   long k = rt.pivot_every;
   flush_rank(r); /* the rank's clock at its arrival */
   r->spins = 0;
-  if (jj % k == (r->piv_panels + jj / k) % k || g->dn[pos] == 0) {
+  /* real or not: the same answer on every rank of the column (the same
+   * jj, panel count and count of real ones), else a barrier would wait
+   * for ranks gone into the exchange's messages */
+  if (jj % k == (r->piv_panels + jj / k) % k || r->piv_seq == 0) {
     long s = r->piv_seq++;
     int slot = (int)(s & 1); /* a rank is at most one real exchange ahead */
     double now = sb_smpi_clock();
@@ -691,7 +695,9 @@ int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
     return 1;
   }
   sb_smpi_barrier_wait(g->bar);
-  r->idle += g->dsum[pos] / (double)g->dn[pos];
+  /* the mean for this place; until a rank in it has counted a real
+   * exchange, this rank's own latest */
+  r->idle += g->dn[pos] ? g->dsum[pos] / (double)g->dn[pos] : r->piv_last;
   r->piv_thinned++;
   return 0;
 }
@@ -706,7 +712,8 @@ void simblas_pivot_exchanged(void)
   flush_rank(r); /* the exchange's own copies */
   pivot_group *g = r->piv_group;
   double d = sb_smpi_clock() - g->last[r->piv_slot];
-  g->dsum[r->piv_pos] += d > 0 ? d : 0;
+  r->piv_last = d > 0 ? d : 0;
+  g->dsum[r->piv_pos] += r->piv_last;
   g->dn[r->piv_pos]++;
   r->piv_t0 = -1;
 }
