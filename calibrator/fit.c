@@ -355,18 +355,13 @@ static double score_pieces(int dim, const double *at, int nb, const fit_result *
  * of a point there, and by a point on shapes the calibrator never drew
  * (bench/trace-accuracy.sh). */
 #define FIT_FOLDS 4
-static double cv_score(int family, int dim, const double *at, int nb, const fit_point *p, size_t n, size_t need,
-                       fit_point *cv, fit_point *buf)
+static double cv_score(int family, int dim, const double *at, int nb, fit_point *cv, const unsigned char *fold,
+                       size_t m, size_t need, fit_point *buf)
 {
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!p[i].heldout)
-      cv[m++] = p[i];
   double sum = 0;
   for (int f = 0; f < FIT_FOLDS; f++) {
-    uint64_t seed = 0x5EEDF01Dull;
     for (size_t i = 0; i < m; i++)
-      cv[i].heldout = (int)(sb_splitmix64(&seed) % FIT_FOLDS) == f;
+      cv[i].heldout = fold[i] == f;
     fit_result res[SB_MAX_PIECES];
     if (fit_pieces(family, dim, at, nb, cv, m, need * (FIT_FOLDS - 1) / FIT_FOLDS, buf, res) != 0)
       return INFINITY;
@@ -403,7 +398,17 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
   int ntl = memk ? 1 : 4;
   size_t need = n / 10 > 40 ? n / 10 : 40;
   fit_point *buf = malloc(sizeof *buf * n), *cv = malloc(sizeof *cv * n);
-  double one = cv_score(family, 1, NULL, 0, p, n, need, cv, buf);
+  unsigned char *fold = malloc(n);
+  /* the training points (the held-out ones stay for the quality figures)
+   * and their folds, drawn once */
+  size_t m = 0;
+  uint64_t seed = 0x5EEDF01Dull;
+  for (size_t i = 0; i < n; i++)
+    if (!p[i].heldout) {
+      cv[m] = p[i];
+      fold[m++] = (unsigned char)(sb_splitmix64(&seed) % FIT_FOLDS);
+    }
+  double one = cv_score(family, 1, NULL, 0, cv, fold, m, need, buf);
   double best_score = one - 0.005, best_at[SB_MAX_PIECES - 1];
   int best_dim = -1, best_nb = 0;
   for (int ti = 0; ti < ntl; ti++) {
@@ -437,7 +442,7 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
           tat[i] = tat[i - 1];
           tat[i - 1] = t;
         }
-        double e = cv_score(family, d, tat, tn, p, n, need, cv, buf);
+        double e = cv_score(family, d, tat, tn, cv, fold, m, need, buf);
         if (e < step_score) {
           step_score = e;
           memcpy(step_at, tat, sizeof tat);
@@ -479,5 +484,6 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
   }
   free(buf);
   free(cv);
+  free(fold);
   return 0;
 }
