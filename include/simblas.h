@@ -97,6 +97,19 @@ void simblas_polled(int flag);
 int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol);
 void simblas_pivot_exchanged(void);
 
+/* Message times, for patches that merge messages (HPL's rolls, patch 14)
+ * and charge what the merged ones no longer cost.  libsimblas_pmpi's
+ * MPI_Init calls simblas_rank_started(), which notes the rank's host.
+ * simblas_message_time(w, bytes): the seconds one message of BYTES bytes
+ * from the calling rank to rank W of MPI_COMM_WORLD takes, uncontended,
+ * under SMPI's network model (route latency x smpi/lat-factor, then bytes
+ * / (smpi/bw-factor x the route's bandwidth, bounded by TCP-gamma));
+ * 0 outside a simulation.  simblas_idle(s): the calling rank waits S
+ * seconds, idle. */
+void simblas_rank_started(void);
+double simblas_message_time(int world_rank, double bytes);
+void simblas_idle(double seconds);
+
 /* Iterations of an application's main loop (HPL's panel loop), for
  * simulating part of a run and extrapolating the rest (simblas-hpl run
  * --iterations K --samples S; doc/scale.md).  Every rank calls:

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "model.h"
+#include "netfactors.h"
 #include "sb_rt.h"
 #include "sb_splitmix.h"
 #include "simblas.h"
@@ -54,6 +55,7 @@ static struct {
   double poll_growth; /* SIMBLAS_POLL_GROWTH: a spin's k-th poll costs 1 + growth x k */
   double poll_max;    /* SIMBLAS_POLL_MAX: the most one poll costs, seconds */
   long pivot_every;   /* SIMBLAS_PIVOT_EVERY: one real pivot exchange per this many columns */
+  int idle_merge;     /* SIMBLAS_IDLE_MERGE=1: owed waits join the next injection */
   long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all, -1: none) */
   long samples;      /* SIMBLAS_SAMPLES: passes of that many iterations */
   int skip_solve;    /* SIMBLAS_SKIP_SOLVE=1: a run cut short skips the solve */
@@ -107,6 +109,23 @@ static void rank_seed(sb_rank *r)
   r->rng = sb_splitmix64(&s);
 }
 
+/* TAB (*CAP entries of SIZE bytes) with room for entry IDX, the new
+ * entries zeroed */
+static void *grow_table(void *tab, size_t *cap, size_t idx, size_t size, const char *what)
+{
+  if (idx < *cap)
+    return tab;
+  size_t n = *cap ? *cap : 64;
+  while (n <= idx)
+    n *= 2;
+  char *p = realloc(tab, n * size);
+  if (!p)
+    sb_fatal("out of memory for %s (%zu ranks)", what, n);
+  memset(p + *cap * size, 0, (n - *cap) * size);
+  *cap = n;
+  return p;
+}
+
 static sb_rank *rank_self(void)
 {
   if (!sb_smpi_active())
@@ -114,17 +133,7 @@ static sb_rank *rank_self(void)
   long id = sb_smpi_rank();
   if (id < 0)
     id = 0;
-  if ((size_t)id >= nranks) {
-    size_t n = nranks ? nranks : 64;
-    while (n <= (size_t)id)
-      n *= 2;
-    sb_rank **p = realloc(ranks, n * sizeof *p);
-    if (!p)
-      sb_fatal("out of memory for per-rank state (%zu ranks)", n);
-    memset(p + nranks, 0, (n - nranks) * sizeof *p);
-    ranks = p;
-    nranks = n;
-  }
+  ranks = grow_table(ranks, &nranks, (size_t)id, sizeof *ranks, "per-rank state");
   sb_rank *r = ranks[id];
   if (!r) {
     if (!(r = calloc(1, sizeof *r)))
@@ -281,6 +290,17 @@ static void init(void)
     sb_fatal("SIMBLAS_PIVOT_EVERY=%ld thins the pivot search of a simulated run, which needs SIMBLAS_MODE=smpi "
              "(the pivots are SimBLAS's) and SIMBLAS_MERGE=1 (libsimblas_pmpi); unset it otherwise",
              rt.pivot_every);
+  /* A wait owed (a thinned pivot exchange) is slept, then the BLAS time
+   * executed: two simulator events.  When every rank has a core of its
+   * own, executing the two as one ends at the same time (nothing else
+   * competes for the core) and is one event; only the energy tells idle
+   * from busy.  simblas-hpl sets it for one rank per core without
+   * --energy. */
+  rt.idle_merge = (int)env_count("SIMBLAS_IDLE_MERGE", 0, 0,
+                                 "0 or 1 (1: every rank has a core of its own and the energy is not measured, "
+                                 "so a rank's owed waits may join its next injection); unset it for 0");
+  if (rt.idle_merge > 1)
+    sb_fatal("SIMBLAS_IDLE_MERGE='%s' is not 0 or 1", getenv("SIMBLAS_IDLE_MERGE"));
   rt.iterations = env_count("SIMBLAS_ITERATIONS", 0, 0,
                             "a number of iterations (0: allocate only); unset it to run them all");
   if (getenv("SIMBLAS_ITERATIONS") && *getenv("SIMBLAS_ITERATIONS") && rt.iterations == 0)
@@ -524,6 +544,10 @@ int simblas_pmpi_linked;
 #define SB_SPIN_LAZY 32
 static void flush_rank(sb_rank *r)
 {
+  if (rt.idle_merge && r->idle > 0) { /* a core of its own: idle or busy, the same clock */
+    r->pending += r->idle;
+    r->idle = 0;
+  }
   if (r->idle > 0) { /* waits first: the order inside one rank's stretch changes nothing */
     double t = r->idle;
     r->idle = 0;
@@ -716,4 +740,65 @@ void simblas_pivot_exchanged(void)
   g->dsum[r->piv_pos] += r->piv_last;
   g->dn[r->piv_pos]++;
   r->piv_t0 = -1;
+}
+
+/* Message times (simblas_message_time): what one message of a given size
+ * takes, uncontended, under SimGrid's SMPI network model (CM02 with
+ * SMPI's piecewise factors): the route's latency x lat-factor(size), then
+ * size / (bw-factor(size) x min(narrowest link, TCP-gamma / (2 x route
+ * latency))).  The factors are SMPI's smpi/lat-factor and smpi/bw-factor,
+ * "threshold:value;..." (SIMBLAS_LAT_FACTOR, SIMBLAS_BW_FACTOR when the
+ * run sets its own; SimGrid 3.32's defaults otherwise). */
+static sb_factors lat_factors, bw_factors;
+static void **world_hosts; /* MPI_COMM_WORLD rank -> host */
+static size_t nworld_hosts;
+static pthread_once_t factors_once = PTHREAD_ONCE_INIT;
+
+static void factors_init(void)
+{
+  const char *l = getenv("SIMBLAS_LAT_FACTOR"), *b = getenv("SIMBLAS_BW_FACTOR");
+  if (sb_factors_parse(l && *l ? l : sb_default_lat_factor, &lat_factors))
+    sb_fatal("SIMBLAS_LAT_FACTOR='%s' is not a list of size:factor pairs (SMPI's smpi/lat-factor, for example "
+             "65472:11.6436;0:2.01467); unset it for SimGrid 3.32's default", l);
+  if (sb_factors_parse(b && *b ? b : sb_default_bw_factor, &bw_factors))
+    sb_fatal("SIMBLAS_BW_FACTOR='%s' is not a list of size:factor pairs (SMPI's smpi/bw-factor, for example "
+             "65472:0.940694;0:0.812084); unset it for SimGrid 3.32's default", b);
+}
+
+void simblas_rank_started(void)
+{
+  pthread_once(&init_once, init);
+  if (!sb_smpi_active())
+    return;
+  int w = sb_smpi_mpi_rank();
+  if (w < 0)
+    return;
+  world_hosts = grow_table(world_hosts, &nworld_hosts, (size_t)w, sizeof *world_hosts, "the ranks' hosts");
+  world_hosts[w] = sb_smpi_host_self();
+}
+
+double simblas_message_time(int world_rank, double bytes)
+{
+  pthread_once(&init_once, init);
+  if (!sb_smpi_active() || world_rank < 0 || (size_t)world_rank >= nworld_hosts || !world_hosts[world_rank])
+    return 0;
+  pthread_once(&factors_once, factors_init);
+  double bw, lat = sb_smpi_route(world_hosts[world_rank], &bw);
+  double gamma = sb_smpi_tcp_gamma();
+  if (gamma > 0 && lat > 0 && gamma / (2 * lat) < bw)
+    bw = gamma / (2 * lat);
+  double t = lat * sb_factors_at(&lat_factors, bytes);
+  if (bytes > 0 && bw > 0)
+    t += bytes / (bw * sb_factors_at(&bw_factors, bytes));
+  return t;
+}
+
+void simblas_idle(double seconds)
+{
+  pthread_once(&init_once, init);
+  if (!(seconds > 0) || !sb_smpi_active())
+    return;
+  sb_rank *r = rank_self();
+  r->idle += seconds;
+  flush_rank(r);
 }

@@ -36,5 +36,12 @@ SB_HIDDEN void sb_smpi_shared_free(void *p);
 SB_HIDDEN double sb_smpi_clock(void);
 /* the caller's rank in MPI_COMM_WORLD (0 outside a simulation) */
 SB_HIDDEN int sb_smpi_mpi_rank(void);
+/* the caller's host (NULL outside a simulation) */
+SB_HIDDEN void *sb_smpi_host_self(void);
+/* the route from the caller's host to HOST: its latency (seconds, the sum
+ * of its links') and, in *bw, its narrowest link's bandwidth (bytes/s) */
+SB_HIDDEN double sb_smpi_route(void *host, double *bw);
+/* SimGrid's network/TCP-gamma (bytes; 0: none) */
+SB_HIDDEN double sb_smpi_tcp_gamma(void);
 
 #endif

@@ -17,6 +17,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 #include <simgrid/host.h>
+#include <xbt/config.h>
 #include <smpi/smpi.h>
 
 int sb_smpi_active(void) { return sg_actor_self() != NULL; }
@@ -59,6 +60,13 @@ int sb_smpi_mpi_rank(void)
   PMPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
+void *sb_smpi_host_self(void) { return sg_actor_self() ? (void *)sg_host_self() : NULL; }
+double sb_smpi_route(void *host, double *bw)
+{
+  *bw = sg_host_get_route_bandwidth(sg_host_self(), (sg_host_t)host);
+  return sg_host_get_route_latency(sg_host_self(), (sg_host_t)host);
+}
+double sb_smpi_tcp_gamma(void) { return sg_cfg_get_double("network/TCP-gamma"); }
 #else
 int sb_smpi_active(void) { return 0; }
 long sb_smpi_rank(void) { return 0; }
@@ -77,4 +85,12 @@ void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
 void sb_smpi_shared_free(void *p) { (void)p; }
 double sb_smpi_clock(void) { return 0; }
 int sb_smpi_mpi_rank(void) { return 0; }
+void *sb_smpi_host_self(void) { return NULL; }
+double sb_smpi_route(void *host, double *bw)
+{
+  (void)host;
+  *bw = 0;
+  return 0;
+}
+double sb_smpi_tcp_gamma(void) { return 0; }
 #endif

@@ -80,6 +80,9 @@ expect_error "missing platform file" "no such file" $run4 --p 2 --q 2 --platform
 expect_error "--pivot-every 0" "pivot-every 0: must be >= 1" $run4 --p 2 --q 2 --pivot-every 0
 expect_error "--pivot-every in passthrough" "pivot-every thins the pivot search of a modelled run" \
   $run4 --p 2 --q 2 --pivot-every 8 --mode passthrough
+expect_error "--roll-merge -1" "roll-merge -1: must be >= 0" $run4 --p 2 --q 2 --roll-merge -1
+expect_error "--roll-merge in passthrough" "roll-merge merges the messages of a modelled run" \
+  $run4 --p 2 --q 2 --roll-merge 0 --mode passthrough
 expect_error "missing model" "/nonexistent.model does not exist" $run4 --p 2 --q 2 --model /nonexistent.model
 expect_error "missing build" "run \`simblas-hpl build\` first" $run4 --p 2 --q 2
 expect_error "missing passthrough build" "simblas-hpl build --mode passthrough" \
@@ -175,6 +178,18 @@ out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --pivot-ev
       2>/dev/null)
 case "$out" in *SIMBLAS_PIVOT_EVERY=32*) ok "--pivot-every 32: SIMBLAS_PIVOT_EVERY=32 (patch 13)" ;;
   *) ko "--pivot-every 32 does not reach HPL: $out" ;; esac
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --roll-merge 0 --dry-run --keep "$tmp/dryrm" \
+      2>/dev/null)
+case "$out" in *SIMBLAS_ROLL_MERGE=0*) ok "--roll-merge 0: SIMBLAS_ROLL_MERGE=0 (patch 14)" ;;
+  *) ko "--roll-merge 0 does not reach HPL: $out" ;; esac
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --dry-run --keep "$tmp/dryrm1" 2>/dev/null)
+case "$out" in *SIMBLAS_ROLL_MERGE*) ko "HPL's rolls are merged by default: $out" ;;
+  *SIMBLAS_IDLE_MERGE=1*) ok "default: HPL's rolls; owed waits join injections (one rank per core, no energy)" ;;
+  *) ko "no SIMBLAS_IDLE_MERGE=1 with one rank per core and no energy: $out" ;; esac
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --energy 100:120:200 --dry-run \
+      --keep "$tmp/dryrm2" 2>/dev/null)
+case "$out" in *SIMBLAS_IDLE_MERGE*) ko "--energy: owed waits are charged busy: $out" ;;
+  *) ok "--energy: owed waits stay idle" ;; esac
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 100000 --nb 256 --p 16 --q 32 --dry-run --keep "$tmp/dry512" 2>/dev/null)
 check "512 ranks: the default fat tree is 2;16,32;1,16;1,1" grep -q 'topo_parameters="2;16,32;1,16;1,1"' "$tmp/dry512/platform.xml"
 XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --platform "fattree:2;4,4;1,2;1,1" --dry-run \
@@ -248,6 +263,19 @@ elif [ -f "$SIMBLAS_PATCHDIR/series" ]; then
     echo "simblas-hpl build failed:"; tail -5 "$tmp/build.log"
   fi
 fi
+# within_1pct BASE.json NEW.json KEY BASEVAL NEWVAL: two runs' Gflops
+# within 1% of each other, their KEY fields BASEVAL and NEWVAL
+within_1pct() {
+  python3 - "$@" <<'EOF'
+import json, sys
+bf, nf, key, bv, nv = sys.argv[1:6]
+b, n = json.load(open(bf)), json.load(open(nf))
+d = (n["gflops"] - b["gflops"]) / b["gflops"]
+print("  %s=%s: %.4g Gflops (wall %.3g s); %s=%s: %.4g Gflops (wall %.3g s): %+.3f%%"
+      % (key, b[key], b["gflops"], b["wall_s"], key, n[key], n["gflops"], n["wall_s"], 100 * d))
+sys.exit(not (str(b[key]) == bv and str(n[key]) == nv and abs(d) <= 0.01))
+EOF
+}
 if [ $have_build = asan ]; then
   :
 elif [ $have_build = no ]; then
@@ -287,14 +315,8 @@ EOF
          > /dev/null 2> "$tmp/e2e.err" \
        && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free --waits poll \
          --json "$tmp/poll.json" > /dev/null 2> "$tmp/e2e.err"; then
-      python3 - "$tmp/full1.json" "$tmp/poll.json" <<'EOF' && ok "--waits block vs poll: Gflops within 1%" || ko "--waits block vs poll"
-import json, sys
-b, p = (json.load(open(f)) for f in sys.argv[1:3])
-d = (b["gflops"] - p["gflops"]) / p["gflops"]
-print("  block %.4g Gflops (wall %.3g s), poll %.4g Gflops (wall %.3g s): %+.2f%%"
-      % (b["gflops"], b["wall_s"], p["gflops"], p["wall_s"], 100 * d))
-sys.exit(not (b["waits"] == "block" and p["waits"] == "poll" and abs(d) <= 0.01))
-EOF
+      within_1pct "$tmp/poll.json" "$tmp/full1.json" waits poll block \
+        && ok "--waits block vs poll: Gflops within 1%" || ko "--waits block vs poll"
     else
       ko "--hpl-code free runs failed: $(tail -5 "$tmp/e2e.err")"
     fi
@@ -302,16 +324,23 @@ EOF
     # against every column exchanging: within 1%
     if [ -f "$tmp/full1.json" ] && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free \
          --pivot-every 16 --json "$tmp/pivot.json" > /dev/null 2> "$tmp/e2e.err"; then
-      python3 - "$tmp/full1.json" "$tmp/pivot.json" <<'EOF' && ok "--pivot-every 16: Gflops within 1% of every column exchanging" || ko "--pivot-every 16"
-import json, sys
-f, t = (json.load(open(x)) for x in sys.argv[1:3])
-d = (t["gflops"] - f["gflops"]) / f["gflops"]
-print("  every column %.4g Gflops (wall %.3g s), one in 16 %.4g Gflops (wall %.3g s): %+.3f%%"
-      % (f["gflops"], f["wall_s"], t["gflops"], t["wall_s"], 100 * d))
-sys.exit(not (f["pivot_every"] == 1 and t["pivot_every"] == 16 and abs(d) <= 0.01))
-EOF
+      within_1pct "$tmp/full1.json" "$tmp/pivot.json" pivot_every 1 16 \
+        && ok "--pivot-every 16: Gflops within 1% of every column exchanging" || ko "--pivot-every 16"
     else
       ko "--pivot-every 16 run failed: $(tail -5 "$tmp/e2e.err")"
+    fi
+    # --roll-merge 0 (patch 14: each of HPL's rolls in two exchanges per
+    # rank, the lost latencies charged) against HPL's rolls, with both
+    # rolls in play: the long broadcast (bcast=5, a ring of 3: odd) and the
+    # long row swap (swap=1, a ring of 4): within 1%
+    if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free --hpl-opt bcast=5 \
+         --hpl-opt swap=1 --json "$tmp/roll1.json" > /dev/null 2> "$tmp/e2e.err" \
+       && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free --hpl-opt bcast=5 \
+         --hpl-opt swap=1 --roll-merge 0 --json "$tmp/roll0.json" > /dev/null 2> "$tmp/e2e.err"; then
+      within_1pct "$tmp/roll1.json" "$tmp/roll0.json" roll_merge 1 0 \
+        && ok "--roll-merge 0: Gflops within 1% of HPL's rolls" || ko "--roll-merge 0"
+    else
+      ko "--roll-merge 0 run failed: $(tail -5 "$tmp/e2e.err")"
     fi
     check "CSV: header and one row" [ "$(wc -l < "$tmp/runs.csv")" -eq 2 ]
     check "stdout: the HPL result line, then JSON" sh -c "head -1 '$tmp/e2e.out' | grep -q '^W[RC]' && sed -n 2p '$tmp/e2e.out' | grep -q '^{'"

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "netfactors.h"
 
 /* cmocka 1.1 has no assert_close */
 #define assert_close(a, b, tol) assert_close_((a), (b), (tol), #a, __FILE__, __LINE__)
@@ -225,6 +226,36 @@ static void test_every_op_has_a_key(void **state)
   assert_int_equal(sb_op_lookup("dgemm_"), -1);
 }
 
+/* SMPI's network factors, as SimGrid reads smpi/lat-factor: the value
+ * of the largest threshold <= the size, whatever order they are given in */
+static void test_network_factors(void **state)
+{
+  (void)state;
+  sb_factors f;
+  assert_int_equal(sb_factors_parse(sb_default_lat_factor, &f), 0);
+  assert_int_equal(f.n, 9);
+  assert_true(f.at[0] == 65472 && f.at[8] == 0);
+  assert_true(sb_factors_at(&f, 0) == 2.01467);
+  assert_true(sb_factors_at(&f, 256) == 2.01467);
+  assert_true(sb_factors_at(&f, 257) == 1.95341);
+  assert_true(sb_factors_at(&f, 65471) == 3.48845);
+  assert_true(sb_factors_at(&f, 65472) == 11.6436);
+  assert_true(sb_factors_at(&f, 1e9) == 11.6436);
+  assert_int_equal(sb_factors_parse(sb_default_bw_factor, &f), 0);
+  assert_true(sb_factors_at(&f, 1 << 20) == 0.940694);
+  assert_true(sb_factors_at(&f, 1000) == 0.341987);
+  /* any order; below every threshold: 1; a trailing ';' is accepted */
+  assert_int_equal(sb_factors_parse("100:2;1000:3;10:0.5;", &f), 0);
+  assert_int_equal(f.n, 3);
+  assert_true(sb_factors_at(&f, 5) == 1);
+  assert_true(sb_factors_at(&f, 10) == 0.5);
+  assert_true(sb_factors_at(&f, 999) == 2);
+  assert_true(sb_factors_at(&f, 1000) == 3);
+  const char *bad[] = {"", "12", "12:", ":3", "12:x", "12:0", "12:-1", "-1:2", "1:2,3:4", "1:2;;3:4"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    assert_int_equal(sb_factors_parse(bad[i], &f), -1);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -233,6 +264,7 @@ int main(void)
       cmocka_unit_test(test_truncated),     cmocka_unit_test(test_missing_file),
       cmocka_unit_test(test_pieces_and_sides),
       cmocka_unit_test(test_every_op_has_a_key),
+      cmocka_unit_test(test_network_factors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

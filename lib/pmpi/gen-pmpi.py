@@ -3,7 +3,7 @@
 
 Every MPI function that smpi.h declares with MPI_CALL(type, name, args)
 gets a wrapper: flush the calling rank's pending SimBLAS time, then call
-the PMPI_ version.  The polls (MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany,
+the PMPI_ version.  MPI_Init and MPI_Init_thread call simblas_rank_started() after.  The polls (MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany,
 MPI_Testall) call simblas_poll() instead, and simblas_polled(*flag) after.
 Usage: gen-pmpi.py /usr/include/smpi/smpi.h > out.c
 """
@@ -34,6 +34,10 @@ for ret, name, args in calls:
     call = 'P%s(%s)' % (name, names)
     if name in POLLS:
         out.append('%s %s(%s)\n{\n  simblas_poll();\n  %s r = %s;\n  simblas_polled(*flag);\n  return r;\n}\n'
+                   % (ret, name, params, ret, call))
+        continue
+    if name in ('MPI_Init', 'MPI_Init_thread'):  # the rank's host, for simblas_message_time
+        out.append('%s %s(%s)\n{\n  %s r = %s;\n  simblas_rank_started();\n  return r;\n}\n'
                    % (ret, name, params, ret, call))
         continue
     body = '  simblas_flush();\n  return %s;\n' % call if ret != 'void' else '  simblas_flush();\n  %s;\n' % call

@@ -1,0 +1,59 @@
+/*
+ * netfactors.c -- SMPI's piecewise network factors (netfactors.h).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <stdlib.h>
+
+#include "netfactors.h"
+
+const char sb_default_lat_factor[] = "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;"
+                                     "1426:1.61075;732:1.9503;257:1.95341;0:2.01467";
+const char sb_default_bw_factor[] = "65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;"
+                                    "1426:0.608902;732:0.341987;257:0.338112;0:0.812084";
+
+/* 0 when TEXT is a valid factor list (stored in F, thresholds sorted
+ * decreasing), -1 otherwise */
+int sb_factors_parse(const char *text, sb_factors *f)
+{
+  f->n = 0;
+  const char *p = text;
+  while (*p) {
+    char *end;
+    errno = 0;
+    double at = strtod(p, &end);
+    if (end == p || *end != ':' || errno || at < 0 || f->n == SB_MAX_FACTORS)
+      return -1;
+    p = end + 1;
+    double v = strtod(p, &end);
+    if (end == p || errno || !(v > 0))
+      return -1;
+    int i = f->n++;
+    while (i > 0 && f->at[i - 1] < at) { /* insertion: decreasing thresholds */
+      f->at[i] = f->at[i - 1];
+      f->value[i] = f->value[i - 1];
+      i--;
+    }
+    f->at[i] = at;
+    f->value[i] = v;
+    p = end;
+    if (*p == ';')
+      p++;
+    else if (*p)
+      return -1;
+  }
+  return f->n ? 0 : -1;
+}
+
+/* the factor of a message of SIZE bytes: the value of the largest
+ * threshold <= SIZE (1 below every threshold) */
+double sb_factors_at(const sb_factors *f, double size)
+{
+  for (int i = 0; i < f->n; i++)
+    if (size >= f->at[i])
+      return f->value[i];
+  return 1;
+}
+
