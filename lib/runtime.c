@@ -750,6 +750,14 @@ void simblas_pivot_exchanged(void)
  * "threshold:value;..." (SIMBLAS_LAT_FACTOR, SIMBLAS_BW_FACTOR when the
  * run sets its own; SimGrid 3.32's defaults otherwise). */
 static sb_factors lat_factors, bw_factors;
+static double tcp_gamma; /* network/TCP-gamma, read once */
+/* routes looked up (both hosts' pointers hash to a slot): each roll step
+ * asks for the same two, and SimGrid computes a route on every call */
+#define SB_ROUTE_SLOTS 256
+static struct {
+  void *from, *to;
+  double lat, bw;
+} route_cache[SB_ROUTE_SLOTS];
 static void **world_hosts; /* MPI_COMM_WORLD rank -> host */
 static size_t nworld_hosts;
 static pthread_once_t factors_once = PTHREAD_ONCE_INIT;
@@ -763,6 +771,7 @@ static void factors_init(void)
   if (sb_factors_parse(b && *b ? b : sb_default_bw_factor, &bw_factors))
     sb_fatal("SIMBLAS_BW_FACTOR='%s' is not a list of size:factor pairs (SMPI's smpi/bw-factor, for example "
              "65472:0.940694;0:0.812084); unset it for SimGrid 3.32's default", b);
+  tcp_gamma = sb_smpi_tcp_gamma();
 }
 
 void simblas_rank_started(void)
@@ -783,10 +792,16 @@ double simblas_message_time(int world_rank, double bytes)
   if (!sb_smpi_active() || world_rank < 0 || (size_t)world_rank >= nworld_hosts || !world_hosts[world_rank])
     return 0;
   pthread_once(&factors_once, factors_init);
-  double bw, lat = sb_smpi_route(world_hosts[world_rank], &bw);
-  double gamma = sb_smpi_tcp_gamma();
-  if (gamma > 0 && lat > 0 && gamma / (2 * lat) < bw)
-    bw = gamma / (2 * lat);
+  void *from = sb_smpi_host_self(), *to = world_hosts[world_rank];
+  size_t slot = (((uintptr_t)from >> 4) * 31 + ((uintptr_t)to >> 4)) % SB_ROUTE_SLOTS;
+  if (route_cache[slot].from != from || route_cache[slot].to != to) {
+    route_cache[slot].lat = sb_smpi_route(to, &route_cache[slot].bw);
+    route_cache[slot].from = from;
+    route_cache[slot].to = to;
+  }
+  double lat = route_cache[slot].lat, bw = route_cache[slot].bw;
+  if (tcp_gamma > 0 && lat > 0 && tcp_gamma / (2 * lat) < bw)
+    bw = tcp_gamma / (2 * lat);
   double t = lat * sb_factors_at(&lat_factors, bytes);
   if (bytes > 0 && bw > 0)
     t += bytes / (bw * sb_factors_at(&bw_factors, bytes));
