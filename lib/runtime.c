@@ -290,12 +290,12 @@ static void init(void)
     sb_fatal("SIMBLAS_PIVOT_EVERY=%ld thins the pivot search of a simulated run, which needs SIMBLAS_MODE=smpi "
              "(the pivots are SimBLAS's) and SIMBLAS_MERGE=1 (libsimblas_pmpi); unset it otherwise",
              rt.pivot_every);
-  /* A wait owed (a thinned pivot exchange) is slept, then the BLAS time
-   * executed: two simulator events.  When every rank has a core of its
-   * own, executing the two as one ends at the same time (nothing else
-   * competes for the core) and is one event; only the energy tells idle
-   * from busy.  simblas-hpl sets it for one rank per core without
-   * --energy. */
+  /* A wait owed (a thinned pivot exchange, a merged roll: simblas_idle) is
+   * slept, then the BLAS time executed: two simulator events.  When every
+   * rank has a core of its own, executing the two as one ends at the same
+   * time (nothing else competes for the core) and is one event; only the
+   * energy tells idle from busy.  simblas-hpl sets it for one rank per
+   * core without --energy. */
   rt.idle_merge = (int)env_count("SIMBLAS_IDLE_MERGE", 0, 0,
                                  "0 or 1 (1: every rank has a core of its own and the energy is not measured, "
                                  "so a rank's owed waits may join its next injection); unset it for 0");

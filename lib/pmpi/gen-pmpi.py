@@ -3,8 +3,10 @@
 
 Every MPI function that smpi.h declares with MPI_CALL(type, name, args)
 gets a wrapper: flush the calling rank's pending SimBLAS time, then call
-the PMPI_ version.  MPI_Init and MPI_Init_thread call simblas_rank_started() after.  The polls (MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany,
-MPI_Testall) call simblas_poll() instead, and simblas_polled(*flag) after.
+the PMPI_ version.  MPI_Init and MPI_Init_thread call simblas_rank_started()
+after (the rank's host, for simblas_message_time).  The polls (MPI_Iprobe,
+MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall) call simblas_poll() instead,
+and simblas_polled(*flag) after.
 Usage: gen-pmpi.py /usr/include/smpi/smpi.h > out.c
 """
 import re
