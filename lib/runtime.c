@@ -56,6 +56,7 @@ static struct {
   double poll_max;    /* SIMBLAS_POLL_MAX: the most one poll costs, seconds */
   long pivot_every;   /* SIMBLAS_PIVOT_EVERY: one real pivot exchange per this many columns */
   int idle_merge;     /* SIMBLAS_IDLE_MERGE=1: owed waits join the next injection */
+  int pivot_defer;    /* thinned pivot barriers resolved at the next flush (needs idle_merge) */
   long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all, -1: none) */
   long samples;      /* SIMBLAS_SAMPLES: passes of that many iterations */
   int skip_solve;    /* SIMBLAS_SKIP_SOLVE=1: a run cut short skips the solve */
@@ -97,9 +98,11 @@ typedef struct sb_rank {
   int piv_slot, piv_pos; /* the record of the current real one, the rank's place */
   double piv_last;     /* the rank's latest d */
   uint64_t piv_real, piv_thinned;
+  long lz_t;           /* thinned columns met in its pivot group (deferred barriers) */
+  long lz_first, lz_last; /* the ones not resolved yet, -1: none */
 } sb_rank;
 
-static sb_rank rank_solo = {.id = 0, .set = -1, .seg = -1, .piv_t0 = -1}; /* outside a simulation */
+static sb_rank rank_solo = {.id = 0, .set = -1, .seg = -1, .piv_t0 = -1, .lz_first = -1}; /* outside a simulation */
 static sb_rank **ranks;
 static size_t nranks;
 
@@ -142,6 +145,7 @@ static sb_rank *rank_self(void)
     r->set = -1;
     r->seg = -1;
     r->piv_t0 = -1;
+    r->lz_first = -1;
     rank_seed(r);
     ranks[id] = r;
   }
@@ -301,6 +305,12 @@ static void init(void)
                                  "so a rank's owed waits may join its next injection); unset it for 0");
   if (rt.idle_merge > 1)
     sb_fatal("SIMBLAS_IDLE_MERGE='%s' is not 0 or 1", getenv("SIMBLAS_IDLE_MERGE"));
+  rt.pivot_defer = (int)env_count("SIMBLAS_PIVOT_DEFER", 1, 0,
+                                  "0 or 1 (1: a thinned pivot exchange's barrier is computed at the rank's next "
+                                  "flush, with SIMBLAS_IDLE_MERGE=1); unset it for 1");
+  if (rt.pivot_defer > 1)
+    sb_fatal("SIMBLAS_PIVOT_DEFER='%s' is not 0 or 1", getenv("SIMBLAS_PIVOT_DEFER"));
+  rt.pivot_defer = rt.pivot_defer && rt.idle_merge;
   rt.iterations = env_count("SIMBLAS_ITERATIONS", 0, 0,
                             "a number of iterations (0: allocate only); unset it to run them all");
   if (getenv("SIMBLAS_ITERATIONS") && *getenv("SIMBLAS_ITERATIONS") && rt.iterations == 0)
@@ -542,8 +552,11 @@ int simblas_pmpi_linked;
  * nothing between (HPL_spreadT polls once per step of its log2(P) steps,
  * in some of which the rank has no message) stay lazy. */
 #define SB_SPIN_LAZY 32
+static void defer_resolve(sb_rank *r);
 static void flush_rank(sb_rank *r)
 {
+  if (r->lz_first >= 0)
+    defer_resolve(r); /* the barriers of its thinned pivot exchanges, as owed idle time */
   if (rt.idle_merge && r->idle > 0) { /* a core of its own: idle or busy, the same clock */
     r->pending += r->idle;
     r->idle = 0;
@@ -645,13 +658,40 @@ void simblas_flush(void)
  * barrier is one simcall per rank, where an exchange is log2(P) messages
  * through the network model.  Ranks run as contexts of one thread: the
  * shared records need no lock. */
+/* Deferred barriers (SIMBLAS_PIVOT_DEFER, on with SIMBLAS_IDLE_MERGE):
+ * the barrier and the injection before it are the simulator's work on a
+ * thinned column (two events per rank and column), though the release
+ * time is plain arithmetic when every rank has a core of its own: the
+ * latest of the ranks' arrivals, each its clock plus the BLAS time and
+ * waits it owes.  So a rank passes a thinned column without stopping: it
+ * adds its arrival to the column's record (thinned columns are numbered
+ * alike on every rank of the process column) and owes its d as before.
+ * At its next flush (its next MPI call, real exchange included) it waits
+ * until every rank has passed its last such column, and its clock is
+ * brought to that column's release time R plus what it owed since.  A
+ * rank's first column after a flush arrives at clock + owed (absolute);
+ * its next ones at R of the column before + owed since (relative), so
+ * R(t) = max(latest absolute arrival, R(t-1) + latest relative one): the
+ * barrier's release, column by column, with one injection per flush. */
+typedef struct defer_col {
+  long t;            /* the thinned column (-1: free slot) */
+  int count, done;   /* ranks passed, ranks that resolved it */
+  int have_r;
+  double abs, rel, r; /* latest absolute and relative arrival, release time */
+} defer_col;
+
 typedef struct pivot_group {
   int col, nprow, npcol;
   sb_barrier bar;
   long seq[2];    /* the real exchange each slot is for, */
-  double last[2]; /* and its latest arrival so far */
+  double last[2]; /* its latest arrival so far, */
+  unsigned char *left[2]; /* and per pos, whether its rank has left it */
   double *dsum;   /* per pos: sum of d over the real exchanges, */
   long *dn;       /* and how many */
+  defer_col *dc;  /* deferred barriers' records, by t modulo ndc */
+  size_t ndc;
+  sb_waitq *q;    /* ranks waiting for the others to pass a column, */
+  int waiters;    /* how many */
 } pivot_group;
 static pivot_group *pgroups;
 static size_t npgroups, capgroups;
@@ -672,11 +712,120 @@ static pivot_group *pivot_group_of(int col, int nprow, int npcol)
   pivot_group *g = &pgroups[npgroups++];
   *g = (pivot_group){.col = col, .nprow = nprow, .npcol = npcol, .seq = {-1, -1}};
   g->bar = sb_smpi_barrier_new(nprow);
+  g->q = sb_smpi_waitq_new();
   g->dsum = calloc((size_t)nprow, sizeof *g->dsum);
   g->dn = calloc((size_t)nprow, sizeof *g->dn);
-  if (!g->dsum || !g->dn)
+  g->left[0] = calloc((size_t)nprow, 1);
+  g->left[1] = calloc((size_t)nprow, 1);
+  if (!g->dsum || !g->dn || !g->left[0] || !g->left[1])
     sb_fatal("out of memory for the pivot search records (%d process rows)", nprow);
   return g;
+}
+
+static defer_col *defer_col_of(pivot_group *g, long t)
+{
+  if (g->ndc && g->dc[t % (long)g->ndc].t == t)
+    return &g->dc[t % (long)g->ndc];
+  while (!g->ndc || g->dc[t % (long)g->ndc].t >= 0) { /* the slot is another live column's: grow */
+    size_t n = g->ndc ? 2 * g->ndc : 64;
+    defer_col *dc = malloc(n * sizeof *dc);
+    if (!dc)
+      sb_fatal("out of memory for the thinned pivot search records (%zu columns)", n);
+    for (size_t i = 0; i < n; i++)
+      dc[i].t = -1;
+    for (size_t i = 0; i < g->ndc; i++)
+      if (g->dc[i].t >= 0)
+        dc[g->dc[i].t % (long)n] = g->dc[i];
+    free(g->dc);
+    g->dc = dc;
+    g->ndc = n;
+    if (g->dc[t % (long)n].t == t)
+      return &g->dc[t % (long)n];
+  }
+  defer_col *c = &g->dc[t % (long)g->ndc];
+  *c = (defer_col){.t = t, .abs = -HUGE_VAL, .rel = -HUGE_VAL};
+  return c;
+}
+
+/* a rank passes thinned column t of its group without stopping */
+static void defer_pass(sb_rank *r, pivot_group *g)
+{
+  long t = r->lz_t++;
+  defer_col *c = defer_col_of(g, t);
+  double owed = r->pending + r->idle; /* one core each (idle_merge): its clock advances by both */
+  r->pending = r->idle = 0;
+  if (r->lz_first < 0) {
+    double a = sb_smpi_clock() + owed;
+    if (a > c->abs)
+      c->abs = a;
+    r->lz_first = t;
+  } else if (owed > c->rel)
+    c->rel = owed;
+  r->lz_last = t;
+  if (++c->count == g->nprow && g->waiters)
+    sb_smpi_waitq_wake(g->q);
+}
+
+typedef struct defer_wait {
+  pivot_group *g;
+  long t;
+} defer_wait;
+
+static int defer_passed(void *arg)
+{
+  const defer_wait *w = arg;
+  return defer_col_of(w->g, w->t)->count == w->g->nprow;
+}
+
+typedef struct defer_left {
+  pivot_group *g;
+  int slot, pos;
+} defer_left;
+
+static int defer_has_left(void *arg)
+{
+  const defer_left *w = arg;
+  return w->g->left[w->slot][w->pos];
+}
+
+static double defer_release(pivot_group *g, long t)
+{
+  defer_col *c = defer_col_of(g, t);
+  if (!c->have_r) {
+    c->r = c->abs;
+    if (c->rel > -HUGE_VAL) { /* a rank's column before it is still live: it has not resolved it */
+      double prev = defer_release(g, t - 1) + c->rel;
+      if (prev > c->r)
+        c->r = prev;
+    }
+    c->have_r = 1;
+  }
+  return c->r;
+}
+
+/* at a flush: wait until the others passed the rank's columns, then owe
+ * the time to the last one's release */
+static void defer_resolve(sb_rank *r)
+{
+  pivot_group *g = r->piv_group;
+  long last = r->lz_last;
+  defer_wait w = {g, last};
+  if (!defer_passed(&w)) {
+    g->waiters++;
+    sb_smpi_waitq_until(g->q, defer_passed, &w);
+    g->waiters--;
+  }
+  for (long t = r->lz_first; t <= last; t++) /* in order: R(t) may need R(t - 1) */
+    defer_release(g, t);
+  double owed = defer_release(g, last) - sb_smpi_clock();
+  for (long t = r->lz_first; t <= last; t++) {
+    defer_col *c = defer_col_of(g, t);
+    if (++c->done == g->nprow)
+      c->t = -1;
+  }
+  r->lz_first = -1;
+  if (owed > 0)
+    r->idle += owed; /* joins the flush's injection (idle_merge) */
 }
 
 int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
@@ -691,25 +840,28 @@ int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
   }
   pivot_group *g = r->piv_group;
   if (!g || g->col != col || g->nprow != nprow || g->npcol != npcol) { /* a new grid: its own counts */
+    flush_rank(r);
     r->piv_group = g = pivot_group_of(col, nprow, npcol);
     r->piv_seq = 0;
     r->piv_panels = 0;
+    r->lz_t = 0;
   }
   if (jj == 0)
     r->piv_panels++; /* the same count on every rank of the column */
   long k = rt.pivot_every;
-  flush_rank(r); /* the rank's clock at its arrival */
-  r->spins = 0;
   /* real or not: the same answer on every rank of the column (the same
    * jj, panel count and count of real ones), else a barrier would wait
    * for ranks gone into the exchange's messages */
   if (jj % k == (r->piv_panels + jj / k) % k || r->piv_seq == 0) {
+    flush_rank(r); /* the rank's clock at its arrival */
+    r->spins = 0;
     long s = r->piv_seq++;
     int slot = (int)(s & 1); /* a rank is at most one real exchange ahead */
     double now = sb_smpi_clock();
     if (g->seq[slot] != s) {
       g->seq[slot] = s;
       g->last[slot] = now;
+      memset(g->left[slot], 0, (size_t)nprow);
     } else if (now > g->last[slot])
       g->last[slot] = now;
     r->piv_slot = slot;
@@ -718,7 +870,24 @@ int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
     r->piv_real++;
     return 1;
   }
-  sb_smpi_barrier_wait(g->bar);
+  r->spins = 0;
+  if (rt.pivot_defer) {
+    defer_pass(r, g);
+    /* its d below is the mean over the real exchanges before this column,
+     * all of them left, as at a barrier: the last one's rank at its pos
+     * may not have left it yet when no MPI call came between (a panel's
+     * last columns and the next one's first: pos moves) */
+    long s = r->piv_seq - 1;
+    defer_left w = {g, (int)(s & 1), pos};
+    if (s >= 0 && g->seq[s & 1] == s && !defer_has_left(&w)) {
+      g->waiters++;
+      sb_smpi_waitq_until(g->q, defer_has_left, &w);
+      g->waiters--;
+    }
+  } else {
+    flush_rank(r); /* the rank's clock at its arrival */
+    sb_smpi_barrier_wait(g->bar);
+  }
   /* the mean for this place; until a rank in it has counted a real
    * exchange, this rank's own latest */
   r->idle += g->dn[pos] ? g->dsum[pos] / (double)g->dn[pos] : r->piv_last;
@@ -739,6 +908,9 @@ void simblas_pivot_exchanged(void)
   r->piv_last = d > 0 ? d : 0;
   g->dsum[r->piv_pos] += r->piv_last;
   g->dn[r->piv_pos]++;
+  g->left[r->piv_slot][r->piv_pos] = 1;
+  if (g->waiters)
+    sb_smpi_waitq_wake(g->q);
   r->piv_t0 = -1;
 }
 

@@ -11,12 +11,16 @@
 #endif
 #include "sink.h"
 
+#include <stdlib.h>
+
 #ifdef SB_HAVE_SIMGRID
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
+#include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 #include <simgrid/host.h>
+#include <simgrid/mutex.h>
 #include <xbt/config.h>
 #include <smpi/smpi.h>
 
@@ -42,6 +46,31 @@ void sb_smpi_barrier_wait(sb_barrier b)
   sg_barrier_wait(b);
   smpi_bench_begin();
 }
+struct sb_waitq {
+  sg_cond_t cond;
+  sg_mutex_t mutex;
+};
+sb_waitq *sb_smpi_waitq_new(void)
+{
+  sb_waitq *q = malloc(sizeof *q);
+  if (q) {
+    q->cond = sg_cond_init();
+    q->mutex = sg_mutex_init();
+  }
+  return q;
+}
+void sb_smpi_waitq_until(sb_waitq *q, int (*done)(void *), void *arg)
+{
+  if (done(arg))
+    return;
+  smpi_bench_end();
+  sg_mutex_lock(q->mutex);
+  while (!done(arg))
+    sg_cond_wait(q->cond, q->mutex);
+  sg_mutex_unlock(q->mutex);
+  smpi_bench_begin();
+}
+void sb_smpi_waitq_wake(sb_waitq *q) { sg_cond_notify_all(q->cond); }
 void sb_smpi_sleep(double seconds)
 {
   smpi_bench_end();
@@ -77,6 +106,9 @@ void sb_smpi_execute_bound(double seconds, double usage) { (void)seconds, (void)
 void sb_smpi_sleep(double seconds) { (void)seconds; }
 sb_barrier sb_smpi_barrier_new(int count) { (void)count; return NULL; }
 void sb_smpi_barrier_wait(sb_barrier b) { (void)b; }
+sb_waitq *sb_smpi_waitq_new(void) { return NULL; }
+void sb_smpi_waitq_until(sb_waitq *q, int (*done)(void *), void *arg) { (void)q, (void)done, (void)arg; }
+void sb_smpi_waitq_wake(sb_waitq *q) { (void)q; }
 void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
 {
   (void)size, (void)shared, (void)nshared;

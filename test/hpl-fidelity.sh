@@ -19,29 +19,47 @@ data=${SB_HPL_DATA:-$build/test/hpl-data}
 XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"passthrough"' \
   || skip "no passthrough HPL build in $data (test/hpl-run.sh makes it)"
 
+# Both sides time real computation on a shared machine (a VM here), and
+# one bad stretch (a neighbour's load, a slow page placement) skews one
+# run by 15-45% either way (seen in CI).  So, as HPL is benchmarked, the
+# passthrough run is the best of two, and a comparison outside 10% is
+# made once more from a fresh calibration: a model that is really off
+# fails both attempts.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-t0=$(date +%s)
-if ! "$cal" --quick --no-report -o "$tmp/here.model" > "$tmp/cal.out" 2>&1; then
-  echo "FAIL: quick calibration: $(tail -3 "$tmp/cal.out")"
-  exit 1
-fi
-echo "calibrated in $(( $(date +%s) - t0 )) s: $(grep -E '^ *dgemm ' "$tmp/cal.out" | head -1)"
-for mode in passthrough model; do
-  if ! XDG_DATA_HOME=$data cli run --n 6000 --nb 128 --p 2 --q 2 --mode $mode --model "$tmp/here.model" --json "$tmp/$mode.json" \
-       > "$tmp/$mode.out" 2>&1; then
-    echo "FAIL: $mode run: $(tail -5 "$tmp/$mode.out")"
+attempt() {
+  t0=$(date +%s)
+  if ! "$cal" --quick --no-report -o "$tmp/here.model" > "$tmp/cal.out" 2>&1; then
+    echo "FAIL: quick calibration: $(tail -3 "$tmp/cal.out")"
     exit 1
   fi
-done
-python3 - "$tmp/passthrough.json" "$tmp/model.json" <<'EOF'
+  echo "calibrated in $(( $(date +%s) - t0 )) s: $(grep -E '^ *dgemm ' "$tmp/cal.out" | head -1)"
+  for run in passthrough.1 passthrough.2 model; do
+    if ! XDG_DATA_HOME=$data cli run --n 6000 --nb 128 --p 2 --q 2 --mode ${run%.*} --model "$tmp/here.model" \
+         --json "$tmp/$run.json" > "$tmp/$run.out" 2>&1; then
+      echo "FAIL: ${run%.*} run: $(tail -5 "$tmp/$run.out")"
+      exit 1
+    fi
+  done
+  python3 - "$tmp/model.json" "$tmp/passthrough.1.json" "$tmp/passthrough.2.json" <<'EOF'
 import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
+b, *p = (json.load(open(f)) for f in sys.argv[1:])
+a = max(p, key=lambda j: j["gflops"])
 diff = (b["gflops"] - a["gflops"]) / a["gflops"]
-print(f"N=6000 NB=128 2x2: passthrough {a['gflops']:.4g} Gflops ({a['hpl_time_s']} s), "
-      f"model {b['gflops']:.4g} Gflops ({b['hpl_time_s']} s, HPL's own code {b.get('hpl_code')}): {100 * diff:+.1f}%")
-if abs(diff) > 0.10:
-    print("FAIL: passthrough and model disagree by more than 10%")
-    sys.exit(1)
-print("ok: within 10%")
+print(f"N=6000 NB=128 2x2: passthrough {a['gflops']:.4g} Gflops ({a['hpl_time_s']} s; best of "
+      f"{', '.join(format(j['gflops'], '.4g') for j in p)}), model {b['gflops']:.4g} Gflops ({b['hpl_time_s']} s, "
+      f"HPL's own code {b.get('hpl_code')}): {100 * diff:+.1f}%")
+sys.exit(0 if abs(diff) <= 0.10 else 1)
 EOF
+}
+if attempt; then
+  echo "ok: within 10%"
+  exit 0
+fi
+echo "outside 10%: once more, from a fresh calibration"
+if attempt; then
+  echo "ok: within 10% (second attempt)"
+  exit 0
+fi
+echo "FAIL: passthrough and model disagree by more than 10% in both attempts"
+exit 1

@@ -329,6 +329,23 @@ EOF
     else
       ko "--pivot-every 16 run failed: $(tail -5 "$tmp/e2e.err")"
     fi
+    # the thinned columns' barriers, deferred to each rank's next flush
+    # (the default with one rank per core), against real simulator
+    # barriers (SIMBLAS_PIVOT_DEFER=0): the same arithmetic, so the same
+    # simulated time to SimGrid's printed precision
+    if [ -f "$tmp/pivot.json" ] && SIMBLAS_PIVOT_DEFER=0 XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 \
+         --hpl-code free --pivot-every 16 --json "$tmp/pivotbar.json" > /dev/null 2> "$tmp/e2e.err"; then
+      python3 - "$tmp/pivotbar.json" "$tmp/pivot.json" <<'EOF' \
+        && ok "--pivot-every 16: deferred barriers give the simulator barriers' time" || ko "deferred pivot barriers"
+import json, sys
+b, d = (json.load(open(f)) for f in sys.argv[1:3])
+tb, td = b["simulated_time_s"], d["simulated_time_s"]
+print("  simulator barriers %.6g s (wall %.3g s), deferred %.6g s (wall %.3g s)" % (tb, b["wall_s"], td, d["wall_s"]))
+sys.exit(not abs(tb - td) <= 2e-6 * tb)
+EOF
+    else
+      ko "--pivot-every 16 run with SIMBLAS_PIVOT_DEFER=0 failed: $(tail -5 "$tmp/e2e.err")"
+    fi
     # --roll-merge 0 (patch 14: each of HPL's rolls in two exchanges per
     # rank, the lost latencies charged) against HPL's rolls, with both
     # rolls in play: the long broadcast (bcast=5, a ring of 3: odd) and the

@@ -9,6 +9,9 @@
 #     slowest rank's work (the barrier keeps the ranks in step) and its
 #     simulated time stays within 1% of the unthinned run;
 #   - process columns do not wait for each other (a barrier per column);
+#   - with one rank per core (SIMBLAS_IDLE_MERGE=1) the barriers are
+#     deferred to each rank's next flush (SIMBLAS_PIVOT_DEFER, default 1):
+#     every rank ends at the time the simulator barriers give it;
 #   - bad values stop with a message naming the variable;
 #   - a call's time depends on its sizes, not on its scalars: daxpy with
 #     alpha = 0 and dgemm with alpha = 0, beta = 1 are charged.
@@ -41,6 +44,8 @@ run() {
 run full
 run thin4 SIMBLAS_PIVOT_EVERY=4
 run thin16 SIMBLAS_PIVOT_EVERY=16
+run thin4b SIMBLAS_PIVOT_EVERY=4 SIMBLAS_IDLE_MERGE=1 SIMBLAS_PIVOT_DEFER=0
+run thin4d SIMBLAS_PIVOT_EVERY=4 SIMBLAS_IDLE_MERGE=1
 
 # counts NAME REAL TOTAL: per rank, REAL real exchanges (one more: the
 # first, before any was timed, when the first scheduled one is not column
@@ -82,6 +87,14 @@ versus() {
   counts thin16 $PANELS $((PANELS * JB))
   versus thin4
   versus thin16
+  # deferred barriers: each rank's end time as with the simulator's
+  awk 'FNR == 1 { f++ }
+       $1 != "RANK" { next }
+       f == 1 { t[$2] = $4; next }
+       { n++; e = $4 - t[$2]; if (e < 0) e = -e
+         if (e <= 1e-9 * t[$2]) print "OK"
+         else printf "FAIL deferred barriers: rank %d ended at %.9f s, %.9f s with the simulator barriers\n", $2, $4, t[$2] }
+       END { if (n != '$((P * Q))') print "FAIL deferred barriers: " n " RANK lines" }' "$WORK/thin4b.out" "$WORK/thin4d.out"
   # process column 1 works 3 times as hard: column 0 must not wait for it
   awk '$1 == "RANK" { t[$3] = $4 > t[$3] ? $4 : t[$3] }
        END { if (t[0] < 0.5 * t[1]) print "OK"; else printf "FAIL columns: process column 0 took %.6f s, column 1 %.6f s: column 0 waited for column 1\n", t[0], t[1] }' \
@@ -104,6 +117,7 @@ badrun() {
   fi
 }
 badrun "SIMBLAS_PIVOT_EVERY='0' is not a number of columns" SIMBLAS_PIVOT_EVERY=0
+badrun "SIMBLAS_PIVOT_DEFER='2' is not 0 or 1" SIMBLAS_PIVOT_EVERY=4 SIMBLAS_PIVOT_DEFER=2
 badrun "SIMBLAS_PIVOT_EVERY=4 thins .* needs SIMBLAS_MODE=smpi .* and SIMBLAS_MERGE=1" SIMBLAS_PIVOT_EVERY=4 SIMBLAS_MERGE=0
 
 echo "$npass passed, $nfail failed"
