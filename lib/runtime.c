@@ -123,7 +123,7 @@ static void *grow_table(void *tab, size_t *cap, size_t idx, size_t size, const c
     n *= 2;
   char *p = realloc(tab, n * size);
   if (!p)
-    sb_fatal("out of memory for %s (%zu ranks)", what, n);
+    sb_fatal("out of memory for %s (%zu entries)", what, n);
   memset(p + *cap * size, 0, (n - *cap) * size);
   *cap = n;
   return p;
@@ -693,32 +693,43 @@ typedef struct pivot_group {
   sb_waitq *q;    /* ranks waiting for the others to pass a column, */
   int waiters;    /* how many */
 } pivot_group;
-static pivot_group *pgroups;
+static pivot_group **pgroups; /* each group stays where it is: ranks keep pointers to it */
 static size_t npgroups, capgroups;
+
+static pivot_group *pivot_group_find(int col, int nprow, int npcol)
+{
+  for (size_t i = 0; i < npgroups; i++)
+    if (pgroups[i]->col == col && pgroups[i]->nprow == nprow && pgroups[i]->npcol == npcol)
+      return pgroups[i];
+  return NULL;
+}
 
 static pivot_group *pivot_group_of(int col, int nprow, int npcol)
 {
-  for (size_t i = 0; i < npgroups; i++)
-    if (pgroups[i].col == col && pgroups[i].nprow == nprow && pgroups[i].npcol == npcol)
-      return &pgroups[i];
-  if (npgroups == capgroups) {
-    size_t n = capgroups ? 2 * capgroups : 64;
-    pivot_group *g = realloc(pgroups, n * sizeof *g);
-    if (!g)
-      sb_fatal("out of memory for the pivot search records (%zu process columns)", n);
-    pgroups = g;
-    capgroups = n;
+  pivot_group *g = pivot_group_find(col, nprow, npcol);
+  if (g)
+    return g;
+  /* the simulator's objects first: creating one is a simcall, which lets
+   * the other ranks run, and one of them may create this group meanwhile;
+   * a group is published only whole */
+  sb_barrier bar = sb_smpi_barrier_new(nprow);
+  sb_waitq *q = sb_smpi_waitq_new();
+  if ((g = pivot_group_find(col, nprow, npcol))) {
+    sb_smpi_barrier_free(bar);
+    sb_smpi_waitq_free(q);
+    return g;
   }
-  pivot_group *g = &pgroups[npgroups++];
-  *g = (pivot_group){.col = col, .nprow = nprow, .npcol = npcol, .seq = {-1, -1}};
-  g->bar = sb_smpi_barrier_new(nprow);
-  g->q = sb_smpi_waitq_new();
+  pgroups = grow_table(pgroups, &capgroups, npgroups, sizeof *pgroups, "the pivot search records");
+  if (!(g = malloc(sizeof *g)))
+    sb_fatal("out of memory for the pivot search records (%zu process columns)", npgroups + 1);
+  *g = (pivot_group){.col = col, .nprow = nprow, .npcol = npcol, .seq = {-1, -1}, .bar = bar, .q = q};
   g->dsum = calloc((size_t)nprow, sizeof *g->dsum);
   g->dn = calloc((size_t)nprow, sizeof *g->dn);
   g->left[0] = calloc((size_t)nprow, 1);
   g->left[1] = calloc((size_t)nprow, 1);
-  if (!g->dsum || !g->dn || !g->left[0] || !g->left[1])
+  if (!g->dsum || !g->dn || !g->left[0] || !g->left[1] || (sb_smpi_active() && !q))
     sb_fatal("out of memory for the pivot search records (%d process rows)", nprow);
+  pgroups[npgroups++] = g;
   return g;
 }
 

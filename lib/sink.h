@@ -29,6 +29,7 @@ SB_HIDDEN void sb_smpi_sleep(double seconds);
 typedef struct s4u_Barrier *sb_barrier;
 SB_HIDDEN sb_barrier sb_smpi_barrier_new(int count);
 SB_HIDDEN void sb_smpi_barrier_wait(sb_barrier b);
+SB_HIDDEN void sb_smpi_barrier_free(sb_barrier b);
 /* a wait queue: sb_smpi_waitq_until blocks the calling actor (no
  * simulated load; the clock runs on) until done(arg), rechecked each time
  * another actor calls sb_smpi_waitq_wake; returns at once if done */
@@ -36,6 +37,7 @@ typedef struct sb_waitq sb_waitq;
 SB_HIDDEN sb_waitq *sb_smpi_waitq_new(void);
 SB_HIDDEN void sb_smpi_waitq_until(sb_waitq *q, int (*done)(void *), void *arg);
 SB_HIDDEN void sb_smpi_waitq_wake(sb_waitq *q);
+SB_HIDDEN void sb_smpi_waitq_free(sb_waitq *q);
 /* SMPI's partial shared malloc (shared: [start, stop) pairs) and its free */
 SB_HIDDEN void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared);
 SB_HIDDEN void sb_smpi_shared_free(void *p);

@@ -71,6 +71,15 @@ void sb_smpi_waitq_until(sb_waitq *q, int (*done)(void *), void *arg)
   smpi_bench_begin();
 }
 void sb_smpi_waitq_wake(sb_waitq *q) { sg_cond_notify_all(q->cond); }
+void sb_smpi_waitq_free(sb_waitq *q)
+{
+  if (q) {
+    sg_cond_destroy(q->cond);
+    sg_mutex_destroy(q->mutex);
+    free(q);
+  }
+}
+void sb_smpi_barrier_free(sb_barrier b) { sg_barrier_destroy(b); }
 void sb_smpi_sleep(double seconds)
 {
   smpi_bench_end();
@@ -109,6 +118,8 @@ void sb_smpi_barrier_wait(sb_barrier b) { (void)b; }
 sb_waitq *sb_smpi_waitq_new(void) { return NULL; }
 void sb_smpi_waitq_until(sb_waitq *q, int (*done)(void *), void *arg) { (void)q, (void)done, (void)arg; }
 void sb_smpi_waitq_wake(sb_waitq *q) { (void)q; }
+void sb_smpi_waitq_free(sb_waitq *q) { (void)q; }
+void sb_smpi_barrier_free(sb_barrier b) { (void)b; }
 void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
 {
   (void)size, (void)shared, (void)nshared;
