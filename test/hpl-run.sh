@@ -78,6 +78,7 @@ expect_error "fattree with a zero count" "fattree:LEVELS" $run4 --p 2 --q 2 --pl
 expect_error "unknown platform spec" "expected fattree" $run4 --p 2 --q 2 --platform "torus:4,4"
 expect_error "missing platform file" "no such file" $run4 --p 2 --q 2 --platform "$tmp/none.xml"
 expect_error "--pivot-every 0" "pivot-every 0: must be >= 1" $run4 --p 2 --q 2 --pivot-every 0
+expect_error "--progress -1" "progress -1: must be a number of seconds >= 0" $run4 --p 2 --q 2 --progress -1
 expect_error "--pivot-every in passthrough" "pivot-every thins the pivot search of a modelled run" \
   $run4 --p 2 --q 2 --pivot-every 8 --mode passthrough
 expect_error "--roll-merge -1" "roll-merge -1: must be >= 0" $run4 --p 2 --q 2 --roll-merge -1
@@ -359,6 +360,19 @@ EOF
         && ok "--roll-merge 0: Gflops within 1% of HPL's rolls" || ko "--roll-merge 0"
     else
       ko "--roll-merge 0 run failed: $(tail -5 "$tmp/e2e.err")"
+    fi
+    # --progress: lines while the panel loop runs, counting up to its 94
+    # iterations (N=12,000, NB=128), then none after the result
+    if XDG_DATA_HOME=$data cli run --n 12000 --nb 128 --p 4 --q 4 --hpl-code free --progress 0.3 \
+         > /dev/null 2> "$tmp/progress.err"; then
+      python3 - "$tmp/progress.err" <<'EOF' && ok "--progress: iteration lines, increasing, of 94" || ko "--progress: $(cat "$tmp/progress.err")"
+import re, sys
+its = [int(m.group(1)) for m in re.finditer(r"panel iteration (\d+) of 94 \(", open(sys.argv[1]).read())]
+print("  %d progress lines, iterations %s" % (len(its), its[:3] + ["..."] + its[-2:] if len(its) > 5 else its))
+sys.exit(not (len(its) >= 2 and its == sorted(its) and its[-1] <= 94 and its[0] >= 1))
+EOF
+    else
+      ko "--progress run failed: $(tail -5 "$tmp/progress.err")"
     fi
     check "CSV: header and one row" [ "$(wc -l < "$tmp/runs.csv")" -eq 2 ]
     check "stdout: the HPL result line, then JSON" sh -c "head -1 '$tmp/e2e.out' | grep -q '^W[RC]' && sed -n 2p '$tmp/e2e.out' | grep -q '^{'"
