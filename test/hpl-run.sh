@@ -191,6 +191,13 @@ out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --energy 1
       --keep "$tmp/dryrm2" 2>/dev/null)
 case "$out" in *SIMBLAS_IDLE_MERGE*) ko "--energy: owed waits are charged busy: $out" ;;
   *) ok "--energy: owed waits stay idle" ;; esac
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free --dry-run --keep "$tmp/dryfc" \
+      2>/dev/null)
+case "$out" in *libsimblas_freeclock.so*) ok "--hpl-code free: SMPI's unused CPU clock without system calls" ;;
+  *) ko "--hpl-code free does not preload libsimblas_freeclock.so: $out" ;; esac
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --dry-run --keep "$tmp/dryfc1" 2>/dev/null)
+case "$out" in *libsimblas_freeclock.so*) ko "--hpl-code timed preloads libsimblas_freeclock.so: $out" ;;
+  *) ok "--hpl-code timed: SMPI's CPU clock untouched" ;; esac
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 100000 --nb 256 --p 16 --q 32 --dry-run --keep "$tmp/dry512" 2>/dev/null)
 check "512 ranks: the default fat tree is 2;16,32;1,16;1,1" grep -q 'topo_parameters="2;16,32;1,16;1,1"' "$tmp/dry512/platform.xml"
 XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --platform "fattree:2;4,4;1,2;1,1" --dry-run \
@@ -320,6 +327,21 @@ EOF
         && ok "--waits block vs poll: Gflops within 1%" || ko "--waits block vs poll"
     else
       ko "--hpl-code free runs failed: $(tail -5 "$tmp/e2e.err")"
+    fi
+    # the thread CPU clock of SMPI's benchmark timer, unused with
+    # --hpl-code free, answered without system calls: the same simulation
+    if [ -f "$tmp/full1.json" ] && SIMBLAS_FREECLOCK=0 XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 \
+         --hpl-code free --json "$tmp/full1sys.json" > /dev/null 2> "$tmp/e2e.err"; then
+      python3 - "$tmp/full1sys.json" "$tmp/full1.json" <<'EOF' \
+        && ok "--hpl-code free: the same simulated time with SMPI's CPU clock cheap" || ko "libsimblas_freeclock changed the run"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+print("  CPU clock by system call %.6g s (wall %.3g s), without %.6g s (wall %.3g s)"
+      % (a["simulated_time_s"], a["wall_s"], b["simulated_time_s"], b["wall_s"]))
+sys.exit(a["simulated_time_s"] != b["simulated_time_s"])
+EOF
+    else
+      ko "--hpl-code free run with SIMBLAS_FREECLOCK=0 failed: $(tail -5 "$tmp/e2e.err")"
     fi
     # --pivot-every 16 (one real pivot exchange in 16 columns, patch 13)
     # against every column exchanging: within 1%
