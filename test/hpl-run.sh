@@ -396,6 +396,24 @@ EOF
     else
       ko "--progress run failed: $(tail -5 "$tmp/progress.err")"
     fi
+    # SIGTERM to simblas-hpl stops the simulation too (it runs in a
+    # session of its own): status 143, no smpimain left in its directory
+    (XDG_DATA_HOME=$data exec python3 "$src/tools/simblas-hpl.in" run --n 30000 --nb 128 --p 4 --q 4 --hpl-code free \
+      --keep "$tmp/term" > /dev/null 2> "$tmp/term.err") &
+    tpid=$!
+    i=0
+    while [ $i -lt 100 ] && ! grep -q '^iter' "$tmp/term/iterations.log" 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
+    kill -TERM $tpid
+    tstatus=0
+    wait $tpid || tstatus=$?
+    sleep 1
+    if [ $tstatus -eq 143 ] && grep -q 'interrupted (SIGTERM): the simulation was stopped' "$tmp/term.err" \
+       && ! pgrep -f "smpi/tmpdir:$tmp/term/tmp" > /dev/null; then
+      ok "SIGTERM: status 143, the simulation stopped with it"
+    else
+      ko "SIGTERM: status $tstatus, $(tail -2 "$tmp/term.err"); left: $(pgrep -fa "smpi/tmpdir:$tmp/term/tmp" | cut -c1-80)"
+      pkill -f "smpi/tmpdir:$tmp/term/tmp" || :
+    fi
     check "CSV: header and one row" [ "$(wc -l < "$tmp/runs.csv")" -eq 2 ]
     check "stdout: the HPL result line, then JSON" sh -c "head -1 '$tmp/e2e.out' | grep -q '^W[RC]' && sed -n 2p '$tmp/e2e.out' | grep -q '^{'"
   else
