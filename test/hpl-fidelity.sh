@@ -27,13 +27,39 @@ XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"passthrough"' \
 # fails both attempts.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The calibrator times its calls by the wall clock, one pinned worker per
+# core; passthrough is timed by SMPI in CPU time.  When other processes
+# take the cores (seen in CI: two simulations beside the suite), the
+# calibration's times stretch and the model comes out 45-50% slow, which
+# says nothing of SimBLAS.  So the calibration's share of the cores, CPU
+# time over wall time x cores, is measured: about 0.95 on an idle machine
+# of this kind, 0.63 with one other busy process (the comparison still
+# held: -7.6%), 0.3 in the failed CI run.  Below 0.5 the test cannot judge
+# and is skipped, saying so.
 attempt() {
-  t0=$(date +%s)
-  if ! "$cal" --quick --no-report -o "$tmp/here.model" > "$tmp/cal.out" 2>&1; then
+  if ! python3 - "$cal" "$tmp" > "$tmp/share" <<'EOF'
+import os, resource, subprocess, sys, time
+cal, tmp = sys.argv[1:3]
+t = time.monotonic()
+with open(os.path.join(tmp, "cal.out"), "w") as out:
+    rc = subprocess.call([cal, "--quick", "--no-report", "-o", os.path.join(tmp, "here.model")],
+                         stdout=out, stderr=subprocess.STDOUT)
+wall = time.monotonic() - t
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.0f %.2f" % (wall, (u.ru_utime + u.ru_stime) / (wall * (len(os.sched_getaffinity(0)) or 1))))
+sys.exit(rc)
+EOF
+  then
     echo "FAIL: quick calibration: $(tail -3 "$tmp/cal.out")"
     exit 1
   fi
-  echo "calibrated in $(( $(date +%s) - t0 )) s: $(grep -E '^ *dgemm ' "$tmp/cal.out" | head -1)"
+  read -r wall share < "$tmp/share"
+  echo "calibrated in $wall s, $share of the cores: $(grep -E '^ *dgemm ' "$tmp/cal.out" | head -1)"
+  if python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 0.5)" "$share"; then
+    echo "SKIP: the calibration got $share of the cores (other processes were running), so its timings are not"
+    echo "      this machine's and model and passthrough cannot be compared; rerun on an idle machine"
+    exit 77
+  fi
   for run in passthrough.1 passthrough.2 model; do
     if ! XDG_DATA_HOME=$data cli run --n 6000 --nb 128 --p 2 --q 2 --mode ${run%.*} --model "$tmp/here.model" \
          --json "$tmp/$run.json" > "$tmp/$run.out" 2>&1; then
