@@ -32,9 +32,9 @@ trap 'rm -rf "$tmp"' EXIT
 # take the cores (seen in CI: two simulations beside the suite), the
 # calibration's times stretch and the model comes out 45-50% slow, which
 # says nothing of SimBLAS.  So the calibration's share of the cores, CPU
-# time over wall time x cores, is measured: about 0.95 on an idle machine
-# of this kind, 0.63 with one other busy process (the comparison still
-# held: -7.6%), 0.3 in the failed CI run.  Below 0.5 the test cannot judge
+# time over wall time x cores, is measured: 0.62-0.63 with one other busy
+# process (the comparison still held: -5.5%, -7.6%), 0.34 beside two
+# (a model 50% slow in the failed CI run); near 1 alone.  Below 0.5 the test cannot judge
 # and is skipped, saying so.
 attempt() {
   if ! python3 - "$cal" "$tmp" > "$tmp/share" <<'EOF'
