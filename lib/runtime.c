@@ -826,9 +826,10 @@ static void defer_resolve(sb_rank *r)
     sb_smpi_waitq_until(g->q, defer_passed, &w);
     g->waiters--;
   }
+  double release = 0;
   for (long t = r->lz_first; t <= last; t++) /* in order: R(t) may need R(t - 1) */
-    defer_release(g, t);
-  double owed = defer_release(g, last) - sb_smpi_clock();
+    release = defer_release(g, t);
+  double owed = release - sb_smpi_clock();
   for (long t = r->lz_first; t <= last; t++) {
     defer_col *c = defer_col_of(g, t);
     if (++c->done == g->nprow)
