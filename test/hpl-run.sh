@@ -284,6 +284,18 @@ print("  %s=%s: %.4g Gflops (wall %.3g s); %s=%s: %.4g Gflops (wall %.3g s): %+.
 sys.exit(not (str(b[key]) == bv and str(n[key]) == nv and abs(d) <= 0.01))
 EOF
 }
+# same_time BASE.json NEW.json BASELABEL NEWLABEL TOL: the two runs'
+# simulated times equal within TOL, relative (0: exactly, as printed)
+same_time() {
+  python3 - "$@" <<'EOF'
+import json, sys
+bf, nf, bl, nl, tol = sys.argv[1:6]
+b, n = json.load(open(bf)), json.load(open(nf))
+tb, tn = b["simulated_time_s"], n["simulated_time_s"]
+print("  %s %.6g s (wall %.3g s), %s %.6g s (wall %.3g s)" % (bl, tb, b["wall_s"], nl, tn, n["wall_s"]))
+sys.exit(not abs(tb - tn) <= float(tol) * tb)
+EOF
+}
 if [ $have_build = asan ]; then
   :
 elif [ $have_build = no ]; then
@@ -332,14 +344,8 @@ EOF
     # --hpl-code free, answered without system calls: the same simulation
     if [ -f "$tmp/full1.json" ] && SIMBLAS_FREECLOCK=0 XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 \
          --hpl-code free --json "$tmp/full1sys.json" > /dev/null 2> "$tmp/e2e.err"; then
-      python3 - "$tmp/full1sys.json" "$tmp/full1.json" <<'EOF' \
+      same_time "$tmp/full1sys.json" "$tmp/full1.json" "CPU clock by system call" "without" 0 \
         && ok "--hpl-code free: the same simulated time with SMPI's CPU clock cheap" || ko "libsimblas_freeclock changed the run"
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
-print("  CPU clock by system call %.6g s (wall %.3g s), without %.6g s (wall %.3g s)"
-      % (a["simulated_time_s"], a["wall_s"], b["simulated_time_s"], b["wall_s"]))
-sys.exit(a["simulated_time_s"] != b["simulated_time_s"])
-EOF
     else
       ko "--hpl-code free run with SIMBLAS_FREECLOCK=0 failed: $(tail -5 "$tmp/e2e.err")"
     fi
@@ -358,14 +364,8 @@ EOF
     # simulated time to SimGrid's printed precision
     if [ -f "$tmp/pivot.json" ] && SIMBLAS_PIVOT_DEFER=0 XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 \
          --hpl-code free --pivot-every 16 --json "$tmp/pivotbar.json" > /dev/null 2> "$tmp/e2e.err"; then
-      python3 - "$tmp/pivotbar.json" "$tmp/pivot.json" <<'EOF' \
+      same_time "$tmp/pivotbar.json" "$tmp/pivot.json" "simulator barriers" "deferred" 2e-6 \
         && ok "--pivot-every 16: deferred barriers give the simulator barriers' time" || ko "deferred pivot barriers"
-import json, sys
-b, d = (json.load(open(f)) for f in sys.argv[1:3])
-tb, td = b["simulated_time_s"], d["simulated_time_s"]
-print("  simulator barriers %.6g s (wall %.3g s), deferred %.6g s (wall %.3g s)" % (tb, b["wall_s"], td, d["wall_s"]))
-sys.exit(not abs(tb - td) <= 2e-6 * tb)
-EOF
     else
       ko "--pivot-every 16 run with SIMBLAS_PIVOT_DEFER=0 failed: $(tail -5 "$tmp/e2e.err")"
     fi
