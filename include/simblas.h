@@ -52,12 +52,14 @@ double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k);
 
 /* Per-rank counters: calls modelled, seconds injected so far, how many
  * injections reached SimGrid (fewer than calls with SIMBLAS_MERGE=1), and
- * the pivot exchanges done and thinned (simblas_pivot_exchange). */
+ * the pivot exchanges done and thinned (simblas_pivot_exchange), and the
+ * time charged for the program's own code (SIMBLAS_CODE_CLOCK=1). */
 typedef struct simblas_stats {
   uint64_t calls;
   double injected_s;
   uint64_t flushes;
   uint64_t pivot_real, pivot_thinned;
+  double code_s; /* SIMBLAS_CODE_CLOCK=1: the program's own code, seconds charged */
 } simblas_stats;
 simblas_stats simblas_get_stats(void);
 
@@ -68,6 +70,15 @@ simblas_stats simblas_get_stats(void);
  * link it before SimGrid: -lsimblas_pmpi -lsimblas. */
 void simblas_flush(void);
 extern int simblas_pmpi_linked;
+
+/* SIMBLAS_CODE_CLOCK=1 (smpi mode, SIMBLAS_MERGE=1, SMPI run with
+ * smpi/simulate-computation:no): SimBLAS charges the program's own code
+ * between its BLAS and MPI calls, by the thread's CPU time, as SMPI's
+ * computation timing would, but within the merged injections.
+ * libsimblas_pmpi's wrappers call simblas_flush() before each MPI call
+ * (the code before it is charged) and simblas_resume() after it (the
+ * program's code runs again). */
+void simblas_resume(void);
 
 /* Polls (libsimblas_pmpi's MPI_Iprobe, MPI_Improbe and MPI_Test* wrappers):
  * with SIMBLAS_POLL_COST=SEC under smpirun (run SMPI with smpi/iprobe:0 and

@@ -263,11 +263,31 @@ static void *shared_range(size_t size, int buffer)
   return r->base;
 }
 
-void *simblas_fold_malloc(size_t size) { return shared_range(size, 0); }
+/* the allocators' time (mapping the blocks) is not the program's code
+ * (SIMBLAS_CODE_CLOCK) */
+static void *not_code(void *(*f)(size_t, int), size_t size, int buffer)
+{
+  void *c = sb_code_pause();
+  void *p = f(size, buffer);
+  sb_code_resume(c);
+  return p;
+}
 
-void *simblas_fold_malloc_buffer(size_t size) { return shared_range(size, 1); }
+void *simblas_fold_malloc(size_t size) { return not_code(shared_range, size, 0); }
+
+void *simblas_fold_malloc_buffer(size_t size) { return not_code(shared_range, size, 1); }
+
+static void *fold_partial(size_t size, const size_t *priv, int npriv);
 
 void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
+{
+  void *c = sb_code_pause();
+  void *p = fold_partial(size, priv, npriv);
+  sb_code_resume(c);
+  return p;
+}
+
+static void *fold_partial(size_t size, const size_t *priv, int npriv)
 {
   if (size == 0)
     size = 1;
@@ -331,7 +351,16 @@ void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
   return r->base;
 }
 
+static void fold_free(void *ptr);
+
 void simblas_fold_free(void *ptr)
+{
+  void *c = sb_code_pause();
+  fold_free(ptr);
+  sb_code_resume(c);
+}
+
+static void fold_free(void *ptr)
 {
   if (!ptr)
     return;

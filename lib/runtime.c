@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpuclock.h"
 #include "model.h"
 #include "netfactors.h"
 #include "sb_rt.h"
@@ -57,6 +58,8 @@ static struct {
   long pivot_every;   /* SIMBLAS_PIVOT_EVERY: one real pivot exchange per this many columns */
   int idle_merge;     /* SIMBLAS_IDLE_MERGE=1: owed waits join the next injection */
   int pivot_defer;    /* thinned pivot barriers resolved at the next flush (needs idle_merge) */
+  int code_clock;     /* SIMBLAS_CODE_CLOCK=1: the program's own code is timed here, not by SMPI */
+  double code_min;    /* smpi/cpu-threshold: the least code time injected on its own */
   long iterations;   /* SIMBLAS_ITERATIONS: stop after that many (0: all, -1: none) */
   long samples;      /* SIMBLAS_SAMPLES: passes of that many iterations */
   int skip_solve;    /* SIMBLAS_SKIP_SOLVE=1: a run cut short skips the solve */
@@ -100,9 +103,12 @@ typedef struct sb_rank {
   uint64_t piv_real, piv_thinned;
   long lz_t;           /* thinned columns met in its pivot group (deferred barriers) */
   long lz_first, lz_last; /* the ones not resolved yet, -1: none */
+  double code_t0;      /* SIMBLAS_CODE_CLOCK: CPU clock when the program's code resumed, -1: in SimBLAS or MPI */
+  double code_s;       /* the program's own code, seconds charged */
+  double code_owed;    /* ... not injected yet */
 } sb_rank;
 
-static sb_rank rank_solo = {.id = 0, .set = -1, .seg = -1, .piv_t0 = -1, .lz_first = -1}; /* outside a simulation */
+static sb_rank rank_solo = {.id = 0, .set = -1, .seg = -1, .piv_t0 = -1, .lz_first = -1, .code_t0 = -1}; /* outside a simulation */
 static sb_rank **ranks;
 static size_t nranks;
 
@@ -146,6 +152,7 @@ static sb_rank *rank_self(void)
     r->seg = -1;
     r->piv_t0 = -1;
     r->lz_first = -1;
+    r->code_t0 = -1;
     rank_seed(r);
     ranks[id] = r;
   }
@@ -311,6 +318,20 @@ static void init(void)
   if (rt.pivot_defer > 1)
     sb_fatal("SIMBLAS_PIVOT_DEFER='%s' is not 0 or 1", getenv("SIMBLAS_PIVOT_DEFER"));
   rt.pivot_defer = rt.pivot_defer && rt.idle_merge;
+  rt.code_clock = (int)env_count("SIMBLAS_CODE_CLOCK", 0, 0,
+                                  "0 or 1 (1: SimBLAS charges the program's own code between its BLAS and MPI "
+                                  "calls, instead of SMPI's smpi/simulate-computation); unset it for 0");
+  if (rt.code_clock > 1)
+    sb_fatal("SIMBLAS_CODE_CLOCK='%s' is not 0 or 1", getenv("SIMBLAS_CODE_CLOCK"));
+  if (rt.code_clock && !(mode == SB_MODE_SMPI && rt.merge))
+    sb_fatal("SIMBLAS_CODE_CLOCK=1 charges the program's code within the merged injections, which needs "
+             "SIMBLAS_MODE=smpi and SIMBLAS_MERGE=1 (libsimblas_pmpi); unset it otherwise");
+  if (rt.code_clock)
+    rt.code_min = sb_smpi_cpu_threshold();
+  if (rt.code_clock && sb_smpi_times_code())
+    sb_fatal("SIMBLAS_CODE_CLOCK=1 charges the program's code, and SMPI times it too "
+             "(smpi/simulate-computation is on): it would count twice; run smpirun with "
+             "--cfg=smpi/simulate-computation:no, or unset SIMBLAS_CODE_CLOCK");
   rt.iterations = env_count("SIMBLAS_ITERATIONS", 0, 0,
                             "a number of iterations (0: allocate only); unset it to run them all");
   if (getenv("SIMBLAS_ITERATIONS") && *getenv("SIMBLAS_ITERATIONS") && rt.iterations == 0)
@@ -366,6 +387,71 @@ double sb_clock(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ---- the program's own code (SIMBLAS_CODE_CLOCK=1) ------------------------
+ * SMPI with smpi/simulate-computation:yes times the program's code between
+ * two MPI calls (or injections) by the thread CPU clock, a system call at
+ * both ends, and executes it as an activity of its own: one simulator
+ * event more per MPI call.  With SIMBLAS_CODE_CLOCK=1 (and SMPI's timing
+ * off) SimBLAS times it instead: the code between any two calls into
+ * SimBLAS or MPI is read on sb_cpu_clock() (cpuclock.h, mostly without a
+ * system call), scaled as SMPI scales it (smpi/host-speed, which
+ * simblas-hpl sets to the model's reference speed, over the host's
+ * speed), and joins the rank's pending injection.  SimBLAS's own time
+ * (merged calls, model evaluation) is no longer charged as the program's.
+ * Ranks share one OS thread: every call into SimBLAS that may switch to
+ * another rank (a flush, a barrier) stops the rank's clock first. */
+static void code_stop(sb_rank *r)
+{
+  if (r->code_t0 < 0)
+    return;
+  double t = sb_cpu_clock() - r->code_t0;
+  r->code_t0 = -1;
+  if (t > 0) {
+    double d = t * rt.model->reference_speed / sb_smpi_host_speed();
+    r->code_owed += d;
+    r->code_s += d;
+  }
+}
+
+/* the code's time joins the next injection; at an MPI call with nothing
+ * else to inject, it is injected alone once it reaches smpi/cpu-threshold
+ * (shorter, SMPI would drop it; here it waits for the next injection) */
+static void code_owed(sb_rank *r)
+{
+  if (r->code_owed > 0 && (r->pending > 0 || r->code_owed >= rt.code_min)) {
+    r->pending += r->code_owed;
+    r->code_owed = 0;
+  }
+}
+
+static void code_start(sb_rank *r)
+{
+  if (rt.code_clock)
+    r->code_t0 = sb_cpu_clock();
+}
+
+/* around a public entry point that may switch ranks: NULL when off */
+void *sb_code_pause(void)
+{
+  if (!rt.code_clock || !sb_smpi_active())
+    return NULL;
+  sb_rank *r = rank_self();
+  code_stop(r);
+  return r;
+}
+
+void sb_code_resume(void *r)
+{
+  if (r)
+    ((sb_rank *)r)->code_t0 = sb_cpu_clock();
+}
+
+void simblas_resume(void)
+{
+  if (rt.code_clock && sb_smpi_active())
+    rank_self()->code_t0 = sb_cpu_clock();
+}
+
 /* ---- the two ends of a call ---------------------------------------------- */
 static const sb_coefs *coefs_for(sb_rank *r, int op, int variant)
 {
@@ -393,6 +479,8 @@ static long public_rank(const sb_rank *r) { return r == &rank_solo ? 0 : r->id -
 void sb_model_call(sb_call *c)
 {
   sb_rank *r = rank_self();
+  if (rt.code_clock)
+    code_stop(r);
   const sb_coefs *co = coefs_for(r, c->op, c->variant);
   double t = sb_model_mean(rt.model, co, c), injected = 0;
   if (rt.noise && t > 0) {
@@ -406,8 +494,8 @@ void sb_model_call(sb_call *c)
   if (sb_mode_now == SB_MODE_SMPI && t > 0) {
     injected = t * rt.model->reference_speed / sb_smpi_host_speed();
     if (rt.merge) {
-      r->pending += injected + r->debt;
-      r->debt = 0;
+      r->pending += injected + r->debt + r->code_owed;
+      r->debt = r->code_owed = 0;
     } else {
       sb_smpi_execute(injected);
       r->flushes++;
@@ -417,6 +505,7 @@ void sb_model_call(sb_call *c)
   r->spins = 0;
   r->injected += injected;
   notify(c, t, injected, 0, public_rank(r));
+  code_start(r);
 }
 
 void sb_measured(sb_call *c, double seconds)
@@ -453,29 +542,41 @@ double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k)
 double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k)
 {
   sb_init();
+  void *code = sb_code_pause();
   int variant, op = sb_model_key(routine, &variant);
-  if (op < 0)
-    return -1;
-  if (sb_computes()) /* the caller computes for real */
-    return 0;
-  sb_call c = {op, 0, m, n, k, variant};
-  sb_rank *r = rank_self();
-  double before = r->injected;
-  sb_model_call(&c);
-  return r->injected - before;
+  double v = op < 0 ? -1 : 0;
+  if (op >= 0 && !sb_computes()) { /* else the caller computes for real */
+    sb_call c = {op, 0, m, n, k, variant};
+    sb_rank *r = rank_self();
+    double before = r->injected;
+    sb_model_call(&c);
+    v = r->injected - before;
+  }
+  sb_code_resume(code);
+  return v;
 }
 
 simblas_stats simblas_get_stats(void)
 {
   sb_init();
   sb_rank *r = rank_self();
-  simblas_stats s = {r->calls, r->injected, r->flushes, r->piv_real, r->piv_thinned};
+  simblas_stats s = {r->calls, r->injected, r->flushes, r->piv_real, r->piv_thinned, r->code_s};
   return s;
 }
+
+static long segment(long total);
 
 long simblas_segment(long total)
 {
   sb_init();
+  void *c = sb_code_pause();
+  long v = segment(total);
+  sb_code_resume(c);
+  return v;
+}
+
+static long segment(long total)
+{
   sb_rank *r = rank_self();
   if (r->seg < 0)
     r->seg = 0; /* the first pass starts at 0 */
@@ -509,9 +610,19 @@ long simblas_segment_first(void)
   return r->seg_start; /* 0 until the first pass */
 }
 
+static int iteration(long index);
+
 int simblas_iteration(long index)
 {
   sb_init();
+  void *c = sb_code_pause();
+  int v = iteration(index);
+  sb_code_resume(c);
+  return v;
+}
+
+static int iteration(long index)
+{
   sb_rank *r = rank_self();
   simblas_flush(); /* the rank's clock includes everything before the mark */
   if (rt.iterlog && sb_smpi_mpi_rank() == 0) {
@@ -555,6 +666,7 @@ int simblas_pmpi_linked;
 static void defer_resolve(sb_rank *r);
 static void flush_rank(sb_rank *r)
 {
+  code_owed(r);
   if (r->lz_first >= 0)
     defer_resolve(r); /* the barriers of its thinned pivot exchanges, as owed idle time */
   if (rt.idle_merge && r->idle > 0) { /* a core of its own: idle or busy, the same clock */
@@ -593,6 +705,8 @@ void simblas_poll(void)
     return;
   }
   sb_rank *r = rank_self();
+  if (rt.code_clock)
+    code_stop(r);
   /* the back-off starts with the spin loop, past the bounded runs */
   double k = r->spins > SB_SPIN_LAZY ? (double)(r->spins - SB_SPIN_LAZY) : 0;
   double t = rt.poll_cost * (1 + rt.poll_growth * k);
@@ -617,6 +731,7 @@ void simblas_poll(void)
 
 void simblas_polled(int flag)
 {
+  simblas_resume();
   if (rt.poll_cost <= 0 || !sb_smpi_active())
     return;
   sb_rank *r = rank_self();
@@ -628,6 +743,8 @@ void simblas_flush(void)
   if (sb_mode_now == SB_MODE_UNSET || !sb_smpi_active())
     return;
   sb_rank *r = rank_self();
+  if (rt.code_clock)
+    code_stop(r);
   r->spins = 0; /* an MPI call other than a poll: not a spin loop */
   if (sb_mode_now == SB_MODE_SMPI && rt.merge)
     flush_rank(r);
@@ -763,8 +880,8 @@ static void defer_pass(sb_rank *r, pivot_group *g)
 {
   long t = r->lz_t++;
   defer_col *c = defer_col_of(g, t);
-  double owed = r->pending + r->idle; /* one core each (idle_merge): its clock advances by both */
-  r->pending = r->idle = 0;
+  double owed = r->pending + r->idle + r->code_owed; /* one core each (idle_merge): its clock advances by all */
+  r->pending = r->idle = r->code_owed = 0;
   if (r->lz_first < 0) {
     double a = sb_smpi_clock() + owed;
     if (a > c->abs)
@@ -840,9 +957,19 @@ static void defer_resolve(sb_rank *r)
     r->idle += owed; /* joins the flush's injection (idle_merge) */
 }
 
+static int pivot_exchange(int jj, int pos, int col, int nprow, int npcol);
+
 int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
 {
   pthread_once(&init_once, init);
+  void *c = sb_code_pause();
+  int v = pivot_exchange(jj, pos, col, nprow, npcol);
+  sb_code_resume(c);
+  return v;
+}
+
+static int pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
+{
   if (!sb_smpi_active())
     return 1;
   sb_rank *r = rank_self();
@@ -907,7 +1034,16 @@ int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
   return 0;
 }
 
+static void pivot_exchanged(void);
+
 void simblas_pivot_exchanged(void)
+{
+  void *c = sb_code_pause();
+  pivot_exchanged();
+  sb_code_resume(c);
+}
+
+static void pivot_exchanged(void)
 {
   if (rt.pivot_every <= 1 || !sb_smpi_active())
     return;
@@ -968,6 +1104,7 @@ void simblas_rank_started(void)
     return;
   world_hosts = grow_table(world_hosts, &nworld_hosts, (size_t)w, sizeof *world_hosts, "the ranks' hosts");
   world_hosts[w] = sb_smpi_host_self();
+  simblas_resume(); /* the program's code runs from MPI_Init on */
 }
 
 double simblas_message_time(int world_rank, double bytes)
@@ -998,6 +1135,9 @@ void simblas_idle(double seconds)
   if (!(seconds > 0) || !sb_smpi_active())
     return;
   sb_rank *r = rank_self();
+  if (rt.code_clock)
+    code_stop(r);
   r->idle += seconds;
   flush_rank(r);
+  code_start(r);
 }

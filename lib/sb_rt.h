@@ -43,5 +43,11 @@ SB_HIDDEN void sb_model_call(sb_call *c);
 SB_HIDDEN void sb_measured(sb_call *c, double seconds);
 /* the next number of the current rank's stream (SIMBLAS_SEED) */
 SB_HIDDEN uint64_t sb_rank_random(void);
+/* SIMBLAS_CODE_CLOCK: around a public entry point that may switch ranks
+ * (or whose own time is not the program's), stop the calling rank's code
+ * clock (its time so far joins the rank's pending injection) and restart
+ * it; sb_code_pause returns NULL when the clock is off */
+SB_HIDDEN void *sb_code_pause(void);
+SB_HIDDEN void sb_code_resume(void *rank);
 
 #endif

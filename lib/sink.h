@@ -52,5 +52,9 @@ SB_HIDDEN void *sb_smpi_host_self(void);
 SB_HIDDEN double sb_smpi_route(void *host, double *bw);
 /* SimGrid's network/TCP-gamma (bytes; 0: none) */
 SB_HIDDEN double sb_smpi_tcp_gamma(void);
+/* SMPI times the application's code (smpi/simulate-computation) */
+SB_HIDDEN int sb_smpi_times_code(void);
+/* smpi/cpu-threshold, seconds */
+SB_HIDDEN double sb_smpi_cpu_threshold(void);
 
 #endif

@@ -105,6 +105,8 @@ double sb_smpi_route(void *host, double *bw)
   return sg_host_get_route_latency(sg_host_self(), (sg_host_t)host);
 }
 double sb_smpi_tcp_gamma(void) { return sg_cfg_get_double("network/TCP-gamma"); }
+int sb_smpi_times_code(void) { return sg_cfg_get_boolean("smpi/simulate-computation"); }
+double sb_smpi_cpu_threshold(void) { return sg_cfg_get_double("smpi/cpu-threshold"); }
 #else
 int sb_smpi_active(void) { return 0; }
 long sb_smpi_rank(void) { return 0; }
@@ -136,4 +138,6 @@ double sb_smpi_route(void *host, double *bw)
   return 0;
 }
 double sb_smpi_tcp_gamma(void) { return 0; }
+int sb_smpi_times_code(void) { return 0; }
+double sb_smpi_cpu_threshold(void) { return 0; }
 #endif

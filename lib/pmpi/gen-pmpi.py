@@ -2,8 +2,9 @@
 """Generate libsimblas_pmpi's wrappers from SimGrid's smpi.h.
 
 Every MPI function that smpi.h declares with MPI_CALL(type, name, args)
-gets a wrapper: flush the calling rank's pending SimBLAS time, then call
-the PMPI_ version.  MPI_Init and MPI_Init_thread call simblas_rank_started()
+gets a wrapper: flush the calling rank's pending SimBLAS time, call the
+PMPI_ version, then simblas_resume() (the program's own code runs again,
+for SIMBLAS_CODE_CLOCK).  MPI_Init and MPI_Init_thread call simblas_rank_started()
 after (the rank's host, for simblas_message_time).  The polls (MPI_Iprobe,
 MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall) call simblas_poll() instead,
 and simblas_polled(*flag) after.
@@ -42,6 +43,9 @@ for ret, name, args in calls:
         out.append('%s %s(%s)\n{\n  %s r = %s;\n  simblas_rank_started();\n  return r;\n}\n'
                    % (ret, name, params, ret, call))
         continue
-    body = '  simblas_flush();\n  return %s;\n' % call if ret != 'void' else '  simblas_flush();\n  %s;\n' % call
+    if ret != 'void':
+        body = '  simblas_flush();\n  %s r = %s;\n  simblas_resume();\n  return r;\n' % (ret, call)
+    else:
+        body = '  simblas_flush();\n  %s;\n  simblas_resume();\n' % call
     out.append('%s %s(%s)\n{\n%s}\n' % (ret, name, params, body))
 print('\n'.join(out))
