@@ -1,6 +1,7 @@
 /*
  * freeclock.c -- libsimblas_freeclock.so, preloaded by `simblas-hpl run
- * --hpl-code free` only: SMPI's benchmark timer without its system calls.
+ * --hpl-code free`, and with --hpl-code timed when SimBLAS times HPL's code
+ * (SIMBLAS_CODE_CLOCK=1): SMPI's benchmark timer without its system calls.
  *
  * SMPI starts and stops a per-thread CPU-time timer around every MPI call
  * and every injection (smpi_bench_begin/end: clock_gettime of
@@ -10,7 +11,9 @@
  * Here that clock answers from CLOCK_MONOTONIC_COARSE (vDSO, no system
  * call); every other clock is the C library's.  Nothing else in a model-
  * mode HPL run reads the thread CPU clock (HPL's CPU timers use clock(),
- * the process clock).  Never preload it where the computation is timed.
+ * the process clock; SimBLAS's code clock, lib/cpuclock.c, asks the kernel
+ * by syscall(2), past this).  Never preload it where SMPI times the
+ * computation (smpi/simulate-computation:yes).
  */
 #include <dlfcn.h>
 #include <time.h>

@@ -127,7 +127,13 @@ for want in "-np 16" "-platform platform.xml" "-hostfile hostfile" "--cfg=smpi/p
   case "$out" in *"$want"*) ok "command has $want" ;; *) ko "command lacks $want: $out" ;; esac
 done
 case "$out" in *plugin:host_energy*) ko "energy plugin without --energy" ;; *) ok "no energy plugin without --energy" ;; esac
-case "$out" in *simulate-computation*) ko "model mode times HPL's own code by default: $out" ;; *) ok "model mode: HPL's own code timed by default" ;; esac
+# HPL's own code is timed by default, by SimBLAS within its merged
+# injections (SIMBLAS_CODE_CLOCK=1), not by SMPI, whose CPU clock is then
+# unused (libsimblas_freeclock)
+for want in "SIMBLAS_CODE_CLOCK=1" "--cfg=smpi/simulate-computation:no" "libsimblas_freeclock.so"; do
+  case "$out" in *"$want"*) ok "model mode: HPL's own code timed by SimBLAS ($want)" ;;
+    *) ko "model mode, --hpl-code timed: the command lacks $want: $out" ;; esac
+done
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 1000 --nb 64 --p 2 --q 2 --hpl-code free --dry-run --keep "$tmp/dryf" 2>/dev/null)
 case "$out" in *"--cfg=smpi/simulate-computation:no"*) ok "--hpl-code free: smpi/simulate-computation:no" ;; *) ko "--hpl-code free: $out" ;; esac
 check "run.sh records the command" grep -q -- "-np 16" "$d/run.sh"
@@ -195,9 +201,17 @@ out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code
       2>/dev/null)
 case "$out" in *libsimblas_freeclock.so*) ok "--hpl-code free: SMPI's unused CPU clock without system calls" ;;
   *) ko "--hpl-code free does not preload libsimblas_freeclock.so: $out" ;; esac
-out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --dry-run --keep "$tmp/dryfc1" 2>/dev/null)
-case "$out" in *libsimblas_freeclock.so*) ko "--hpl-code timed preloads libsimblas_freeclock.so: $out" ;;
-  *) ok "--hpl-code timed: SMPI's CPU clock untouched" ;; esac
+# SMPI times HPL's code where SimBLAS does not: SIMBLAS_CODE_CLOCK=0, and
+# --no-merge (no merged injection to join)
+for how in "SIMBLAS_CODE_CLOCK=0" "--no-merge"; do
+  case "$how" in
+    --*) out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 "$how" --dry-run --keep "$tmp/dryfc1" 2>/dev/null) ;;
+    *) out=$(env "$how" XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --dry-run --keep "$tmp/dryfc1" 2>/dev/null) ;;
+  esac
+  case "$out" in *libsimblas_freeclock.so*|*simulate-computation*|*SIMBLAS_CODE_CLOCK*)
+      ko "--hpl-code timed with $how: SMPI should time HPL's code, with its CPU clock untouched: $out" ;;
+    *) ok "--hpl-code timed with $how: SMPI times HPL's code" ;; esac
+done
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 100000 --nb 256 --p 16 --q 32 --dry-run --keep "$tmp/dry512" 2>/dev/null)
 check "512 ranks: the default fat tree is 2;16,32;1,16;1,1" grep -q 'topo_parameters="2;16,32;1,16;1,1"' "$tmp/dry512/platform.xml"
 XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --platform "fattree:2;4,4;1,2;1,1" --dry-run \
@@ -339,6 +353,21 @@ EOF
         && ok "--waits block vs poll: Gflops within 1%" || ko "--waits block vs poll"
     else
       ko "--hpl-code free runs failed: $(tail -5 "$tmp/e2e.err")"
+    fi
+    # HPL's own code, timed by SimBLAS (the default run above) or by SMPI
+    # (SIMBLAS_CODE_CLOCK=0): both charge it (slower than --hpl-code free)
+    # and agree within 3% (SMPI's timing also charges SimBLAS's own time
+    # per BLAS call, about 1% at this size; the rest is the machine's load)
+    if [ -f "$tmp/full1.json" ] && SIMBLAS_CODE_CLOCK=0 XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 \
+         --json "$tmp/smpitimed.json" > /dev/null 2> "$tmp/e2e.err"; then
+      python3 - "$j" "$tmp/smpitimed.json" "$tmp/full1.json" <<'EOF' && ok "HPL's code timed by SimBLAS: charged, and within 3% of SMPI's timing" || ko "SIMBLAS_CODE_CLOCK"
+import json, sys
+ours, smpi, free = (json.load(open(f)) for f in sys.argv[1:4])
+print("  Gflops: HPL's code timed by SimBLAS %.4g, by SMPI %.4g, not charged %.4g" % (ours["gflops"], smpi["gflops"], free["gflops"]))
+sys.exit(0 if ours["hpl_time_s"] > free["hpl_time_s"] and abs(ours["gflops"] / smpi["gflops"] - 1) <= 0.03 else 1)
+EOF
+    else
+      ko "run with SIMBLAS_CODE_CLOCK=0 failed: $(tail -5 "$tmp/e2e.err")"
     fi
     # the thread CPU clock of SMPI's benchmark timer, unused with
     # --hpl-code free, answered without system calls: the same simulation
