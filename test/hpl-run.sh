@@ -331,6 +331,7 @@ if not d.get("simulated_time_s", 0) >= d.get("hpl_time_s", 1) - 0.01: bad.append
 if not d.get("peak_rss_mb", 0) > 0: bad.append("peak_rss_mb")
 if not d.get("wall_s", 0) > 0: bad.append("wall_s")
 if d.get("mode") != "model": bad.append("mode")
+if d.get("hpl_code") != "timed" or d.get("hpl_code_timer") != "simblas": bad.append("hpl_code, hpl_code_timer")
 # HPL's Gflops is 2/3 N^3 + 3/2 N^2 over its time (4 digits printed)
 n, t = d["n"], d["hpl_time_s"]
 if abs((2 / 3 * n**3 + 1.5 * n**2) / t / 1e9 - d["gflops"]) > 0.01 * d["gflops"]: bad.append("gflops vs time")
@@ -364,6 +365,10 @@ EOF
 import json, sys
 ours, smpi, free = (json.load(open(f)) for f in sys.argv[1:4])
 print("  Gflops: HPL's code timed by SimBLAS %.4g, by SMPI %.4g, not charged %.4g" % (ours["gflops"], smpi["gflops"], free["gflops"]))
+timers = (ours.get("hpl_code_timer"), smpi.get("hpl_code_timer"), free.get("hpl_code_timer"))
+if timers != ("simblas", "smpi", None):
+    print("  hpl_code_timer: %s, expected simblas, smpi, null" % (timers,))
+    sys.exit(1)
 sys.exit(0 if ours["hpl_time_s"] > free["hpl_time_s"] and abs(ours["gflops"] / smpi["gflops"] - 1) <= 0.03 else 1)
 EOF
     else
