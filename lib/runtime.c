@@ -106,6 +106,7 @@ typedef struct sb_rank {
   double code_t0;      /* SIMBLAS_CODE_CLOCK: CPU clock when the program's code resumed, -1: in SimBLAS or MPI */
   double code_s;       /* the program's own code, seconds charged */
   double code_owed;    /* ... not injected yet */
+  struct sb_route *routes; /* simblas_message_time's routes from this rank, NULL until one is asked */
 } sb_rank;
 
 static sb_rank rank_solo = {.id = 0, .set = -1, .seg = -1, .piv_t0 = -1, .lz_first = -1, .code_t0 = -1}; /* outside a simulation */
@@ -1071,13 +1072,16 @@ static void pivot_exchanged(void)
  * run sets its own; SimGrid 3.32's defaults otherwise). */
 static sb_factors lat_factors, bw_factors;
 static double tcp_gamma; /* network/TCP-gamma, read once */
-/* routes looked up (both hosts' pointers hash to a slot): each roll step
- * asks for the same two, and SimGrid computes a route on every call */
-#define SB_ROUTE_SLOTS 256
-static struct {
-  void *from, *to;
+/* routes looked up, per rank (the source is the rank's host): a rank
+ * sends to a few partners only (its roll and pivot-exchange peers), and
+ * SimGrid computes a route on every call.  A rank's slots are allocated at
+ * its first lookup, direct-mapped by destination rank. */
+#define SB_ROUTE_BITS 5 /* 32 slots */
+#define SB_ROUTE_SLOTS (1u << SB_ROUTE_BITS)
+typedef struct sb_route {
+  int to; /* destination world rank + 1, 0: empty */
   double lat, bw;
-} route_cache[SB_ROUTE_SLOTS];
+} sb_route;
 static void **world_hosts; /* MPI_COMM_WORLD rank -> host */
 static size_t nworld_hosts;
 static pthread_once_t factors_once = PTHREAD_ONCE_INIT;
@@ -1107,30 +1111,26 @@ void simblas_rank_started(void)
   simblas_resume(); /* the program's code runs from MPI_Init on */
 }
 
-static double message_time(int world_rank, double bytes);
-
 double simblas_message_time(int world_rank, double bytes)
 {
   pthread_once(&init_once, init);
-  void *c = sb_code_pause(); /* SimBLAS's own time (route lookups), not the program's */
-  double t = message_time(world_rank, bytes);
-  sb_code_resume(c);
-  return t;
-}
-
-static double message_time(int world_rank, double bytes)
-{
   if (!sb_smpi_active() || world_rank < 0 || (size_t)world_rank >= nworld_hosts || !world_hosts[world_rank])
     return 0;
   pthread_once(&factors_once, factors_init);
-  void *from = sb_smpi_host_self(), *to = world_hosts[world_rank];
-  size_t slot = (((uintptr_t)from >> 4) * 31 + ((uintptr_t)to >> 4)) % SB_ROUTE_SLOTS;
-  if (route_cache[slot].from != from || route_cache[slot].to != to) {
-    route_cache[slot].lat = sb_smpi_route(to, &route_cache[slot].bw);
-    route_cache[slot].from = from;
-    route_cache[slot].to = to;
+  sb_rank *r = rank_self();
+  if (!r->routes && !(r->routes = calloc(SB_ROUTE_SLOTS, sizeof *r->routes)))
+    sb_fatal("out of memory for the routes of rank %ld", r->id);
+  sb_route *e = &r->routes[((uint32_t)world_rank * 2654435761u) >> (32 - SB_ROUTE_BITS)];
+  if (e->to != world_rank + 1) {
+    /* SimGrid's route lookup is SimBLAS's time, not the program's code (a
+     * hit costs a few tens of ns: reading the CPU clock twice to exclude
+     * it would cost more than it) */
+    void *c = sb_code_pause();
+    e->lat = sb_smpi_route(world_hosts[world_rank], &e->bw);
+    e->to = world_rank + 1;
+    sb_code_resume(c);
   }
-  double lat = route_cache[slot].lat, bw = route_cache[slot].bw;
+  double lat = e->lat, bw = e->bw;
   if (tcp_gamma > 0 && lat > 0 && tcp_gamma / (2 * lat) < bw)
     bw = tcp_gamma / (2 * lat);
   double t = lat * sb_factors_at(&lat_factors, bytes);

@@ -42,14 +42,19 @@ case "${LD_PRELOAD:-}" in
     export LD_PRELOAD ;;
 esac
 
-# platform N BW LAT: $WORK/p.xml, a cluster of N 1-Gflop/s hosts h0..,
+# platform N BW LAT [FATTREE]: $WORK/p.xml, a cluster of N 1-Gflop/s hosts h0..
+# (a fat tree when FATTREE, its topo_parameters, is given),
 # and $WORK/hosts, one rank per host
 platform() {
   {
     echo "<?xml version='1.0'?>"
     echo '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
     echo '<platform version="4.1">'
-    echo "  <cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-$(($1 - 1))\" speed=\"1Gf\" bw=\"$2\" lat=\"$3\"/>"
+    if [ -n "${4:-}" ]; then # a fat tree: topo_parameters
+      echo "  <cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-$(($1 - 1))\" speed=\"1Gf\" bw=\"$2\" lat=\"$3\" topology=\"FAT_TREE\" topo_parameters=\"$4\"/>"
+    else
+      echo "  <cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-$(($1 - 1))\" speed=\"1Gf\" bw=\"$2\" lat=\"$3\"/>"
+    fi
     echo '</platform>'
   } >"$WORK/p.xml"
   i=0

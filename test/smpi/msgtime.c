@@ -8,6 +8,9 @@
  *   IDLE <seconds>
  * and what it predicts for a rank that does not exist (0):
  *   OUT <seconds>
+ * then rank 0 asks again for every destination, last to first, twice, so
+ * that libsimblas's per-rank route slots are evicted and refilled:
+ *   AGAIN <dest> <bytes> <predicted s>
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -41,6 +44,11 @@ int main(int argc, char **argv)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
       MPI_Barrier(MPI_COMM_WORLD);
     }
+  if (rank == 0)
+    for (int pass = 0; pass < 2; pass++)
+      for (int d = size - 1; d >= 1; d--)
+        for (int i = 0; i < nsizes; i += 3)
+          printf("AGAIN %d %d %.9e\n", d, sizes[i], simblas_message_time(d, sizes[i]));
   if (rank == 1) {
     double t0 = MPI_Wtime();
     simblas_idle(0.25);
