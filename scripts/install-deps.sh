@@ -11,7 +11,7 @@ set -eu
 PKGS="build-essential autoconf automake libtool pkg-config gfortran
       libsimgrid-dev libhwloc-dev hwloc libcmocka-dev
       libopenblas-dev libblas-dev libgsl-dev gnuplot-nox
-      valgrind dpkg-dev python3"
+      valgrind dpkg-dev python3 libjemalloc2"
 
 want_sources=no
 for a in "$@"; do

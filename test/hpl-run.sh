@@ -94,6 +94,12 @@ expect_error "bad --bw" "not a bandwidth" $run4 --p 2 --q 2 --bw 10Gbs
 expect_error "bad --lat" "not a latency" $run4 --p 2 --q 2 --lat fast
 expect_error "bad --energy" "IDLE:EPSILON:ALLCORES" $run4 --p 2 --q 2 --energy 100:200
 expect_error "bad --speedup" "positive" $run4 --p 2 --q 2 --speedup 0
+SIMBLAS_JEMALLOC=$tmp/no-such-libjemalloc.so.2; export SIMBLAS_JEMALLOC
+expect_error "--malloc jemalloc without jemalloc" "no-such-libjemalloc.so.2 not found; install it with apt-get install libjemalloc2" \
+  $run4 --p 2 --q 2 --malloc jemalloc
+unset SIMBLAS_JEMALLOC
+expect_error "--malloc jemalloc in passthrough mode" "passthrough runs keep the system's malloc" \
+  $run4 --p 2 --q 2 --mode passthrough --malloc jemalloc
 expect_error "--speedup with a platform file" "set speeds" \
   $run4 --p 1 --q 3 --platform "$tmp/two.xml" --speedup 2
 mkdir -p "$tmp/nopatches"
@@ -382,6 +388,33 @@ EOF
         && ok "--hpl-code free: the same simulated time with SMPI's CPU clock cheap" || ko "libsimblas_freeclock changed the run"
     else
       ko "--hpl-code free run with SIMBLAS_FREECLOCK=0 failed: $(tail -5 "$tmp/e2e.err")"
+    fi
+    # the simulator's allocator: jemalloc, the default when installed and
+    # no sanitizer is preloaded, against the system's: the same simulation
+    expect_malloc=system
+    for f in /usr/lib/*-linux-gnu/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 /usr/local/lib/libjemalloc.so.2; do
+      [ -e "$f" ] || continue
+      case "${LD_PRELOAD:-}" in *asan*|*tsan*|*msan*) ;; *) expect_malloc=jemalloc ;; esac
+    done
+    if [ -f "$tmp/full1.json" ] && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free \
+         --malloc system --json "$tmp/sysmalloc.json" > /dev/null 2> "$tmp/e2e.err"; then
+      if same_time "$tmp/sysmalloc.json" "$tmp/full1.json" "system malloc" "default ($expect_malloc)" 0 \
+         && python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['malloc']; b=json.load(open(sys.argv[2]))['malloc']; \
+sys.exit(not (a == 'system' and b == sys.argv[3]))" "$tmp/sysmalloc.json" "$tmp/full1.json" "$expect_malloc"; then
+        ok "--malloc: the same simulated time with $expect_malloc (the default here) and the system's malloc"
+        # and jemalloc is what the default run preloads
+        if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --dry-run --keep "$tmp/dj" > /dev/null 2>&1 \
+           && { [ $expect_malloc = jemalloc ] && grep -q "LD_PRELOAD=[^ ]*libjemalloc.so.2" "$tmp/dj/run.sh" \
+                || [ $expect_malloc = system ] && ! grep -q libjemalloc "$tmp/dj/run.sh"; }; then
+          ok "--malloc: the default run preloads $expect_malloc's"
+        else
+          ko "--malloc: the default run's run.sh does not preload what it says ($expect_malloc)"
+        fi
+      else
+        ko "--malloc system vs the default ($expect_malloc): different runs or JSON malloc fields"
+      fi
+    else
+      ko "--malloc system run failed: $(tail -5 "$tmp/e2e.err")"
     fi
     # --pivot-every 16 (one real pivot exchange in 16 columns, patch 13)
     # against every column exchanging: within 1%
