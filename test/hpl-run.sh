@@ -98,6 +98,13 @@ SIMBLAS_JEMALLOC=$tmp/no-such-libjemalloc.so.2; export SIMBLAS_JEMALLOC
 expect_error "--malloc jemalloc without jemalloc" "no-such-libjemalloc.so.2 not found; install it with apt-get install libjemalloc2" \
   $run4 --p 2 --q 2 --malloc jemalloc
 unset SIMBLAS_JEMALLOC
+case "${LD_PRELOAD:-}" in
+  *libasan*) # the sanitizer build: its preloaded malloc and jemalloc's would clash
+    for f in /usr/lib/*-linux-gnu/libjemalloc.so.2; do
+      [ -e "$f" ] && expect_error "--malloc jemalloc under a preloaded sanitizer" "LD_PRELOAD already loads libasan" \
+        $run4 --p 2 --q 2 --malloc jemalloc
+    done ;;
+esac
 expect_error "--malloc jemalloc in passthrough mode" "passthrough runs keep the system's malloc" \
   $run4 --p 2 --q 2 --mode passthrough --malloc jemalloc
 expect_error "--speedup with a platform file" "set speeds" \
