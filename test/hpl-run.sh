@@ -94,16 +94,18 @@ expect_error "bad --bw" "not a bandwidth" $run4 --p 2 --q 2 --bw 10Gbs
 expect_error "bad --lat" "not a latency" $run4 --p 2 --q 2 --lat fast
 expect_error "bad --energy" "IDLE:EPSILON:ALLCORES" $run4 --p 2 --q 2 --energy 100:200
 expect_error "bad --speedup" "positive" $run4 --p 2 --q 2 --speedup 0
+have_jemalloc=no # where simblas-hpl looks for it
+for f in /usr/lib/*-linux-gnu/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 /usr/local/lib/libjemalloc.so.2; do
+  [ -e "$f" ] && have_jemalloc=yes
+done
 SIMBLAS_JEMALLOC=$tmp/no-such-libjemalloc.so.2; export SIMBLAS_JEMALLOC
 expect_error "--malloc jemalloc without jemalloc" "no-such-libjemalloc.so.2 not found; install it with apt-get install libjemalloc2" \
   $run4 --p 2 --q 2 --malloc jemalloc
 unset SIMBLAS_JEMALLOC
 case "${LD_PRELOAD:-}" in
   *libasan*) # the sanitizer build: its preloaded malloc and jemalloc's would clash
-    for f in /usr/lib/*-linux-gnu/libjemalloc.so.2; do
-      [ -e "$f" ] && expect_error "--malloc jemalloc under a preloaded sanitizer" "LD_PRELOAD already loads libasan" \
-        $run4 --p 2 --q 2 --malloc jemalloc
-    done ;;
+    [ $have_jemalloc = yes ] && expect_error "--malloc jemalloc under a preloaded sanitizer" \
+      "LD_PRELOAD already loads libasan" $run4 --p 2 --q 2 --malloc jemalloc ;;
 esac
 expect_error "--malloc jemalloc in passthrough mode" "passthrough runs keep the system's malloc" \
   $run4 --p 2 --q 2 --mode passthrough --malloc jemalloc
@@ -399,10 +401,9 @@ EOF
     # the simulator's allocator: jemalloc, the default when installed and
     # no sanitizer is preloaded, against the system's: the same simulation
     expect_malloc=system
-    for f in /usr/lib/*-linux-gnu/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 /usr/local/lib/libjemalloc.so.2; do
-      [ -e "$f" ] || continue
+    if [ $have_jemalloc = yes ]; then
       case "${LD_PRELOAD:-}" in *asan*|*tsan*|*msan*) ;; *) expect_malloc=jemalloc ;; esac
-    done
+    fi
     if [ -f "$tmp/full1.json" ] && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free \
          --malloc system --json "$tmp/sysmalloc.json" > /dev/null 2> "$tmp/e2e.err"; then
       if same_time "$tmp/sysmalloc.json" "$tmp/full1.json" "system malloc" "default ($expect_malloc)" 0 \

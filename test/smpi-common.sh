@@ -50,11 +50,8 @@ platform() {
     echo "<?xml version='1.0'?>"
     echo '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
     echo '<platform version="4.1">'
-    if [ -n "${4:-}" ]; then # a fat tree: topo_parameters
-      echo "  <cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-$(($1 - 1))\" speed=\"1Gf\" bw=\"$2\" lat=\"$3\" topology=\"FAT_TREE\" topo_parameters=\"$4\"/>"
-    else
-      echo "  <cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-$(($1 - 1))\" speed=\"1Gf\" bw=\"$2\" lat=\"$3\"/>"
-    fi
+    topo=${4:+ topology=\"FAT_TREE\" topo_parameters=\"$4\"}
+    echo "  <cluster id=\"c\" prefix=\"h\" suffix=\"\" radical=\"0-$(($1 - 1))\" speed=\"1Gf\" bw=\"$2\" lat=\"$3\"$topo/>"
     echo '</platform>'
   } >"$WORK/p.xml"
   i=0
