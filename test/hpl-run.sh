@@ -196,6 +196,41 @@ out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 30000000 --nb 384 --p 200 --q 205 --
       --platform "fattree:3;40,25,41;1,40,25;1,1,1" --keep "$tmp/dry41" 2>/dev/null)
 case "$out" in *SIMBLAS_SKIP_SOLVE=1*) ok "--iterations at 41,000 ranks: the solve is skipped (31 million messages)" ;;
   *) ko "41,000-rank --iterations runs the solve: $out" ;; esac
+# the estimator behind --iterations (doc/scale.md), on iteration logs made
+# up from a known cost curve t_i = r + b x_i^2 (b: rank 0's BLAS time):
+# at depth 0 the passes' cold first iterations are dropped and the sum
+# model integrates the curve exactly; at depth 1 the priming iteration is
+# dropped and a pass's mean stands for its stratum (exact on a flat curve);
+# the first K iterations alone use the sum model at any depth
+check "extrapolation: exact on synthetic logs (depth 0 cold starts and curvature, depth 1 strata, first K)" \
+  python3 - "$src/tools/simblas-hpl.in" <<'EOF'
+import sys
+ns = {"__name__": "test"}
+exec(open(sys.argv[1]).read(), ns)
+n, nb, total, outside = 128 * 40, 128, 40, 0.5
+def x(i): return (n - i * nb) / n
+def case(depth, passes, r, b, first_factor):
+    cost = lambda i: r + b * x(i) ** 2
+    segs, sim, wall, blas = [], 0.0, 100.0, 0.0
+    for start, k in passes:
+        marks = [(start, sim, wall, blas)]
+        for j, i in enumerate(range(start, start + k)):
+            f = first_factor if j == 0 else 1.0
+            sim += f * cost(i); wall += 2.0; blas += f * b * x(i) ** 2
+            marks.append((i + 1, sim, wall, blas))
+        segs.append({"start": start, "total": total, "marks": marks})
+    ex = ns["extrapolate"](segs, (sim, wall, blas), n, nb, depth, sim + outside, wall - 100.0 + 3.0)
+    want = outside + sum(cost(i) for i in range(total))
+    err = ex["extrapolated_hpl_time_s"] / want - 1
+    print("  depth %d, %d pass(es): %.9g s, want %.9g s (%+.1e); wall %.6g s"
+          % (depth, len(passes), ex["extrapolated_hpl_time_s"], want, err, ex["extrapolated_wall_s"]))
+    return abs(err) < 1e-9 and abs(ex["extrapolated_wall_s"] - (3.0 + 2.0 * total)) < 1e-6
+strata = [(2, 6), (12, 6), (22, 6), (32, 6)]
+sys.exit(not (case(0, strata, 0.01, 0.05, 1.3)         # cold starts, curved cost
+              and case(1, strata, 0.01, 0.0, 3.0)      # priming iteration, flat cost
+              and case(1, [(0, 5)], 0.01, 0.05, 1.0)   # the first K alone
+              and case(0, [(0, 5)], 0.01, 0.05, 1.0)))
+EOF
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --pivot-every 32 --dry-run --keep "$tmp/drypv" \
       2>/dev/null)
 case "$out" in *SIMBLAS_PIVOT_EVERY=32*) ok "--pivot-every 32: SIMBLAS_PIVOT_EVERY=32 (patch 13)" ;;
@@ -510,10 +545,11 @@ EOF
   # --iterations/--samples: the passes restart the panel loop further down
   # (both loop variants: look-ahead depth 1 and depth 0) and the
   # extrapolation lands on the full run's Gflops; doc/scale.md.  K is two
-  # periods of the 4x4 grid, lcm(4, 4) = 4, plus the look-ahead depth
+  # periods of the 4x4 grid, lcm(4, 4) = 4, plus the iteration a pass drops
+  # (the look-ahead's priming at depth 1, the cold start at depth 0)
   # (--hpl-code free, as above).
   for depth in 1 0; do
-    k=$((8 + depth)) full=$tmp/full$depth.json part=$tmp/part$depth.json
+    k=9 full=$tmp/full$depth.json part=$tmp/part$depth.json
     if { [ $depth = 1 ] || XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-opt depth=0 --hpl-code free \
            --json "$full" > /dev/null 2> "$tmp/e2e.err"; } \
        && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-opt depth=$depth --hpl-code free \
