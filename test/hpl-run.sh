@@ -231,6 +231,29 @@ sys.exit(not (case(0, strata, 0.01, 0.05, 1.3)         # cold starts, curved cos
               and case(1, [(0, 5)], 0.01, 0.05, 1.0)   # the first K alone
               and case(0, [(0, 5)], 0.01, 0.05, 1.0)))
 EOF
+check "--progress: time to go counts the current iteration's time so far (synthetic marks)" \
+  python3 - "$src/tools/simblas-hpl.in" "$tmp/marks.log" <<'EOF'
+import re, sys
+ns = {"__name__": "test"}
+exec(open(sys.argv[1]).read(), ns)
+# 10 iterations; iterations 0-2 took 10 s each, iteration 4 (1-based) started at t=130
+with open(sys.argv[2], "w") as f:
+    for i, t in enumerate([100, 110, 120, 130]):
+        f.write("iter %d %g %g 0\n" % (i, 5.0 * i, t))
+p = ns["Progress"](sys.argv[2], 10, 60)
+p.t0 = 90.0
+p.poll()
+def to_go(now):
+    m = re.search(r"about (\d+) s to go", p.line(now))
+    print("  at %g: %s" % (now, p.line(now)))
+    return int(m.group(1)) if m else None
+ok = (to_go(132) == 68             # the 6 after this one at 10 s, 8 s left of this one
+      and to_go(137) == 63         # 3 s left of this one
+      and to_go(380) == 60         # this one overdue: the 6 after it
+      and "running for 4 min" in p.line(380)
+      and "30.0% done" in p.line(132))
+sys.exit(not ok)
+EOF
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --pivot-every 32 --dry-run --keep "$tmp/drypv" \
       2>/dev/null)
 case "$out" in *SIMBLAS_PIVOT_EVERY=32*) ok "--pivot-every 32: SIMBLAS_PIVOT_EVERY=32 (patch 13)" ;;
