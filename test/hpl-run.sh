@@ -231,7 +231,7 @@ sys.exit(not (case(0, strata, 0.01, 0.05, 1.3)         # cold starts, curved cos
               and case(1, [(0, 5)], 0.01, 0.05, 1.0)   # the first K alone
               and case(0, [(0, 5)], 0.01, 0.05, 1.0)))
 EOF
-check "--progress: time to go counts the current iteration's time so far (synthetic marks)" \
+check "--progress: time to go counts the current iteration's time so far, and an overdue one in the pace (synthetic marks)" \
   python3 - "$src/tools/simblas-hpl.in" "$tmp/marks.log" <<'EOF'
 import re, sys
 ns = {"__name__": "test"}
@@ -244,13 +244,16 @@ p = ns["Progress"](sys.argv[2], 10, 60)
 p.t0 = 90.0
 p.poll()
 def to_go(now):
-    m = re.search(r"about (\d+) s to go", p.line(now))
+    m = re.search(r"about (\d+) (s|min) to go", p.line(now))
     print("  at %g: %s" % (now, p.line(now)))
-    return int(m.group(1)) if m else None
+    return int(m.group(1)) * (60 if m.group(2) == "min" else 1) if m else None
 ok = (to_go(132) == 68             # the 6 after this one at 10 s, 8 s left of this one
       and to_go(137) == 63         # 3 s left of this one
-      and to_go(380) == 60         # this one overdue: the 6 after it
+      and to_go(140) == 60         # on the pace: the 6 after it
+      and to_go(146) == 69         # 16 s so far: the pace becomes (30 + 16) / 4 = 11.5 s, the 6 after it at that
+      and to_go(380) == 7 * 60     # 250 s so far: (30 + 250) / 4 = 70 s each, 420 s
       and "running for 4 min" in p.line(380)
+      and "10 s of wall per iteration" in p.line(380)
       and "30.0% done" in p.line(132))
 sys.exit(not ok)
 EOF
