@@ -12,7 +12,8 @@
  *      point is called once untimed (warm-up pass), then once in each of
  *      R timed passes (CLOCK_MONOTONIC), each pass in a fresh random
  *      order, so that a call follows calls of other shapes as in an
- *      application; the mean of its R times is the point's time;
+ *      application; the mean of its R times is the point's time; a call
+ *      another task interrupted is timed in the thread's CPU time;
  *   4. per op, per core and for the node: GSL weighted least squares with
  *      term selection on 20% held-out points, a sigma model, quality figures;
  *   5. the model is written to a temporary file and renamed over the
@@ -76,6 +77,14 @@ static double now(void)
 {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* the calling thread's CPU time: a system call (0.4 us here) */
+static double cpu_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -269,6 +278,10 @@ typedef struct worker {
   cal_bufs bufs;
   _Atomic double done_est;
   int pinned;
+  /* calls another task interrupted (timed in CPU time), and the wall
+   * time that task took from them */
+  size_t interrupted, timed;
+  double stolen, timed_wall;
   pthread_barrier_t *start; /* all start measuring together */
 } worker;
 
@@ -325,6 +338,14 @@ static void *run_worker(void *arg)
   double *rep = malloc(sizeof *rep * w->npts * nreps);
   if (!rep || !order)
     die("out of memory for %zu points", w->npts);
+  /* the CPU-clock bracket's own cost: its reads' system calls count part
+   * of themselves into the CPU time between them (the least of 200) */
+  double bias = INFINITY;
+  for (int r = 0; r < 200; r++) {
+    double c0 = cpu_now(), t0 = now(), t1 = now(), c1 = cpu_now();
+    (void)t0, (void)t1;
+    bias = fmin(bias, c1 - c0);
+  }
   pthread_barrier_wait(w->start); /* all cores start measuring together */
   for (int pass = 0; pass <= opt.reps && !stop_requested; pass++) {
     if (pass > 1)
@@ -338,10 +359,19 @@ static void *run_worker(void *arg)
       const point *p = &w->pts[i];
       cal_fn f = cal_ops[p->op].run;
       void *sym = syms[p->op];
-      double t0 = now();
+      double c0 = cpu_now(), t0 = now();
       f(sym, p->m, p->n, p->k, p->variant, &w->bufs);
-      if (pass > 0)
-        rep[i * nreps + (size_t)(pass - 1)] = now() - t0;
+      double t1 = now(), c1 = cpu_now();
+      if (pass > 0) {
+        double t = fit_call_time(t1 - t0, c1 - c0, bias);
+        w->timed++;
+        w->timed_wall += t1 - t0;
+        if (t < t1 - t0) {
+          w->interrupted++;
+          w->stolen += t1 - t0 - t;
+        }
+        rep[i * nreps + (size_t)(pass - 1)] = t;
+      }
       atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est / (opt.reps + 1));
     }
   }
@@ -454,6 +484,8 @@ typedef struct calib {
   double reference_speed;
   char machine[256], topology[512], backend[256];
   double wall;
+  size_t interrupted; /* timed calls other tasks interrupted */
+  double stolen;      /* the wall time they took from them */
 } calib;
 
 static int write_model(const char *path, const calib *c)
@@ -485,6 +517,7 @@ static int write_model(const char *path, const calib *c)
   fprintf(f, "meta machine \"%s\"\nmeta topology \"%s\"\nmeta cores %d\n", c->machine, c->topology, c->ncores);
   fprintf(f, "meta backend \"%s\"\nmeta date %s\nmeta mode %s\nmeta seed %llu\nmeta wall_s %.1f\n", c->backend, date,
           opt.quick ? "quick" : "full", (unsigned long long)opt.seed, c->wall);
+  fprintf(f, "meta interrupted_calls %zu\nmeta stolen_s %.3f\n", c->interrupted, c->stolen);
   fprintf(f, "# reference-speed: the node model's dgemm rate at m = n = k = 4096, one core, all cores busy\n");
   fprintf(f, "reference-speed %.6g\n", c->reference_speed);
   char kn[64];
@@ -891,6 +924,28 @@ int main(int argc, char **argv)
   if (stop_requested) {
     fprintf(stderr, "simblas-calibrate: interrupted (signal %d); %s left untouched\n", (int)stop_requested, opt.out);
     return 130;
+  }
+
+  /* other tasks on the cores: the calls they interrupted were timed in
+   * CPU time (fit_call_time), which corrects the time slices they took
+   * but not what they did to the caches and memory bandwidth */
+  size_t timed = 0;
+  double timed_wall = 0;
+  for (int w = 0; w < ncores; w++) {
+    cal.interrupted += ws[w].interrupted;
+    cal.stolen += ws[w].stolen;
+    timed += ws[w].timed;
+    timed_wall += ws[w].timed_wall;
+  }
+  if (cal.interrupted) {
+    double share = timed_wall > 0 ? cal.stolen / timed_wall : 0;
+    fprintf(stderr,
+            "simblas-calibrate: other processes interrupted %zu of %zu timed calls and took %.1f s (%.1f%%) of "
+            "their wall time; those calls are timed in CPU time%s\n",
+            cal.interrupted, timed, cal.stolen, 100 * share,
+            share > 0.05 ? ", but the others' use of the caches and memory is in every time: for the best "
+                           "model, stop them and run the calibration again"
+                         : "");
   }
 
   /* fit: per core, and pooled for the node */

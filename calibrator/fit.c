@@ -78,6 +78,14 @@ size_t fit_candidates(int family, unsigned out[8])
   return c;
 }
 
+double fit_call_time(double wall, double cpu, double bias)
+{
+  double used = cpu - bias;
+  if (used > 0 && wall - used > FIT_STOLEN_ABS + FIT_STOLEN_REL * wall)
+    return used;
+  return wall;
+}
+
 void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed)
 {
   for (size_t i = 0; i < n; i++)

@@ -48,6 +48,17 @@ typedef struct fit_result {
  * returns how many. */
 size_t fit_candidates(int family, unsigned out[8]);
 
+/* One timed call's duration.  `wall` is its monotonic-clock time; `cpu`
+ * the thread's CPU time across a bracket around it whose own cost, with
+ * nothing inside, is `bias`.  When wall time exceeds CPU time by more than
+ * FIT_STOLEN_ABS + FIT_STOLEN_REL x wall, another task took the core
+ * during the call (a loaded machine), and its CPU time is the call's time,
+ * as SMPI times computation in passthrough mode; otherwise the wall
+ * time, which is exact to tens of nanoseconds. */
+#define FIT_STOLEN_ABS 10e-6
+#define FIT_STOLEN_REL 0.01
+double fit_call_time(double wall, double cpu, double bias);
+
 /* Mark about `fraction` of the points held out (seeded, deterministic). */
 void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed);
 

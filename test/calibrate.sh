@@ -64,6 +64,30 @@ else
   ko "no report to compare predictions with"
 fi
 
+# a loaded machine: another process spinning on the worker's core takes
+# about half of it; the calls it interrupts are timed in CPU time, so the
+# model stays this machine's (timed by the wall clock alone, the same
+# calibration measured dgemm at 0.46 of the idle rate)
+cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+if command -v taskset > /dev/null && [ -n "$cpu" ]; then
+  short="--quick --budget 2 --cores 1 --routines dgemm,dtrsm,daxpy --no-report"
+  taskset -c "$cpu" "$cal" $short -o "$tmp/idle.model" 2> "$tmp/idle.err"
+  taskset -c "$cpu" sh -c 'while :; do :; done' &
+  spin=$!
+  taskset -c "$cpu" "$cal" $short -o "$tmp/busy.model" 2> "$tmp/busy.err"
+  kill $spin
+  n=$(sed -n 's/^meta interrupted_calls //p' "$tmp/busy.model")
+  if [ "${n:-0}" -gt 0 ] && grep -q "other processes interrupted $n of" "$tmp/busy.err"; then
+    ok "busy core: $(grep -o 'interrupted.*wall time' "$tmp/busy.err")"
+  else ko "busy core: interrupted calls not counted ($n): $(cat "$tmp/busy.err")"; fi
+  a=$(sed -n 's/^reference-speed //p' "$tmp/idle.model") b=$(sed -n 's/^reference-speed //p' "$tmp/busy.model")
+  if awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0.85 * a && b < 1.25 * a) }'; then
+    ok "busy core: dgemm reference speed $b against $a idle"
+  else ko "busy core: dgemm reference speed $b against $a idle (the stolen time was counted)"; fi
+else
+  echo "skip: no taskset or no allowed-CPU list: the busy-core check needs one CPU to share"
+fi
+
 # interruption keeps the previous model byte-identical
 cp "$tmp/m.model" "$tmp/keep.model"
 for sig in INT TERM KILL; do

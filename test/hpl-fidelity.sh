@@ -27,15 +27,13 @@ XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"passthrough"' \
 # fails both attempts.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The calibrator times its calls by the wall clock, one pinned worker per
-# core; passthrough is timed by SMPI in CPU time.  When other processes
-# take the cores (seen in CI: two simulations beside the suite), the
-# calibration's times stretch and the model comes out 45-50% slow, which
-# says nothing of SimBLAS.  So the calibration's share of the cores, CPU
-# time over wall time x cores, is measured: 0.62-0.63 with one other busy
-# process (the comparison still held: -5.5%, -7.6%), 0.34 beside two
-# (a model 50% slow in the failed CI run); near 1 alone.  Below 0.5 the test cannot judge
-# and is skipped, saying so.
+# Other processes on the cores: the calibrator times a call they
+# interrupted in its thread's CPU time, as SMPI times passthrough, so their
+# time slices do not stretch the model (before, two simulations beside the
+# suite made it 45-50% slow).  The calibration's share of the cores, CPU
+# time over wall time x cores, is printed: near 1 alone; with two
+# spinning processes (0.49) the comparison held at -2.3%, with two
+# memory-copying ones (0.49) at -6.6%, against -5.2% alone.
 attempt() {
   if ! python3 - "$cal" "$tmp" > "$tmp/share" <<'EOF'
 import os, resource, subprocess, sys, time
@@ -55,11 +53,7 @@ EOF
   fi
   read -r wall share < "$tmp/share"
   echo "calibrated in $wall s, $share of the cores: $(grep -E '^ *dgemm ' "$tmp/cal.out" | head -1)"
-  if python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 0.5)" "$share"; then
-    echo "SKIP: the calibration got $share of the cores (other processes were running), so its timings are not"
-    echo "      this machine's and model and passthrough cannot be compared; rerun on an idle machine"
-    exit 77
-  fi
+  grep -o "other processes interrupted.*wall time" "$tmp/cal.out"
   for run in passthrough.1 passthrough.2 model; do
     if ! XDG_DATA_HOME=$data cli run --n 6000 --nb 128 --p 2 --q 2 --mode ${run%.*} --model "$tmp/here.model" \
          --json "$tmp/$run.json" > "$tmp/$run.out" 2>&1; then

@@ -170,6 +170,26 @@ static void test_too_few_points_fail(void **state)
   assert_false(res.ok);
 }
 
+static void test_call_time_takes_cpu_time_only_when_interrupted(void **state)
+{
+  (void)state;
+  const double bias = 0.4e-6; /* the clock bracket's own CPU time */
+  /* uninterrupted: wall time, even when the CPU clock reads a little
+   * more or less than it (the bracket's noise) */
+  assert_true(fit_call_time(1e-3, 1e-3 + bias + 2e-7, bias) == 1e-3);
+  assert_true(fit_call_time(1e-3, 1e-3 + bias - 5e-6, bias) == 1e-3);
+  assert_true(fit_call_time(3e-8, bias + 2e-8, bias) == 3e-8);
+  /* a 4 ms time slice of another task inside a 1 ms call: the CPU time */
+  close_to(fit_call_time(5e-3, 1e-3 + bias, bias), 1e-3, 1e-9, "interrupted 1 ms call");
+  /* a short call interrupted for 30 us */
+  close_to(fit_call_time(32e-6, 2e-6 + bias, bias), 2e-6, 1e-9, "interrupted 2 us call");
+  /* the thresholds: 1% of wall above 10 us of difference */
+  assert_true(fit_call_time(1.0, 0.995 + bias, bias) == 1.0);
+  close_to(fit_call_time(1.0, 0.985 + bias, bias), 0.985, 1e-12, "1.5% stolen from a 1 s call");
+  /* a CPU reading below the bias (clock noise) never gives zero */
+  assert_true(fit_call_time(2e-5, bias / 2, bias) == 2e-5);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -178,6 +198,7 @@ int main(void)
       cmocka_unit_test(test_pieces_follow_a_regime_change),
       cmocka_unit_test(test_holdout_is_deterministic_and_about_a_fifth),
       cmocka_unit_test(test_too_few_points_fail),
+      cmocka_unit_test(test_call_time_takes_cpu_time_only_when_interrupted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
