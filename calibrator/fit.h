@@ -59,6 +59,17 @@ size_t fit_candidates(int family, unsigned out[8]);
 #define FIT_STOLEN_REL 0.01
 double fit_call_time(double wall, double cpu, double bias);
 
+/* The CPU clock is a system call, and one just before a short call slows
+ * it: quick calibrations with it measured level-1 calls of n = 16-256
+ * 10-30% slower (some 20-60 ns) than without.  So only the calls whose
+ * warm-up took FIT_BRACKET_MIN or more are bracketed by it (there its
+ * cost is under 0.5%); a shorter call is timed by the wall clock alone,
+ * and one that took more than FIT_SHORT_MAX -- a preemption lasts longer,
+ * the call itself should not -- was interrupted, and is made again (up to
+ * three times). */
+#define FIT_BRACKET_MIN 20e-6
+#define FIT_SHORT_MAX 50e-6
+
 /* Mark about `fraction` of the points held out (seeded, deterministic). */
 void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed);
 

@@ -32,8 +32,9 @@ trap 'rm -rf "$tmp"' EXIT
 # time slices do not stretch the model (before, two simulations beside the
 # suite made it 45-50% slow).  The calibration's share of the cores, CPU
 # time over wall time x cores, is printed: near 1 alone; with two
-# spinning processes (0.49) the comparison held at -2.3%, with two
-# memory-copying ones (0.49) at -6.6%, against -5.2% alone.
+# spinning processes (0.49) the comparison held at -4.1%, against -4.9%
+# alone (an earlier form: -2.3% and -5.2%, and -6.6% beside two
+# memory-copying processes).
 attempt() {
   if ! python3 - "$cal" "$tmp" > "$tmp/share" <<'EOF'
 import os, resource, subprocess, sys, time
