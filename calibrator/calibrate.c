@@ -299,6 +299,22 @@ static void fill(void *p, size_t bytes, uint64_t seed)
     d[i] = (0.5 + unif(&seed)) / (double)maxdim;
 }
 
+/* one call, for fit_short_time: its wall time */
+typedef struct one_call {
+  cal_fn f;
+  void *sym;
+  const point *p;
+  cal_bufs *bufs;
+} one_call;
+
+static double time_one(void *ctx)
+{
+  const one_call *c = ctx;
+  double t0 = now();
+  c->f(c->sym, c->p->m, c->p->n, c->p->k, c->p->variant, c->bufs);
+  return now() - t0;
+}
+
 static void *run_worker(void *arg)
 {
   worker *w = arg;
@@ -377,16 +393,8 @@ static void *run_worker(void *arg)
         w->timed_wall += t1 - t0;
         rep[i * nreps + (size_t)(pass - 1)] = t;
       } else { /* timed, a short call: an interrupted one is made again */
-        double t = 0, first = 0;
-        for (int a = 0; a < 4; a++) {
-          double t0 = now();
-          f(sym, p->m, p->n, p->k, p->variant, &w->bufs);
-          t = now() - t0;
-          if (a == 0)
-            first = t;
-          if (t <= FIT_SHORT_MAX)
-            break;
-        }
+        one_call c = {f, sym, p, &w->bufs};
+        double first, t = fit_short_time(time_one, &c, &first);
         if (first > FIT_SHORT_MAX) {
           w->interrupted++;
           w->stolen += first - t;

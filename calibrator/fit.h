@@ -69,6 +69,12 @@ double fit_call_time(double wall, double cpu, double bias);
  * three times). */
 #define FIT_BRACKET_MIN 20e-6
 #define FIT_SHORT_MAX 50e-6
+#define FIT_SHORT_TRIES 4
+/* A short call's time: CALL(CTX) makes the call once and returns its wall
+ * time; a try over FIT_SHORT_MAX is made again, FIT_SHORT_TRIES tries in
+ * all.  Returns the last try's time; *FIRST gets the first's (over
+ * FIT_SHORT_MAX: the call was interrupted). */
+double fit_short_time(double (*call)(void *), void *ctx, double *first);
 
 /* Mark about `fraction` of the points held out (seeded, deterministic). */
 void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed);

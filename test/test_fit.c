@@ -190,6 +190,42 @@ static void test_call_time_takes_cpu_time_only_when_interrupted(void **state)
   assert_true(fit_call_time(2e-5, bias / 2, bias) == 2e-5);
 }
 
+/* a call whose tries take the given wall times in turn */
+typedef struct tries {
+  const double *t;
+  int n, made;
+} tries;
+
+static double next_try(void *ctx)
+{
+  tries *c = ctx;
+  return c->t[c->made < c->n ? c->made++ : c->n - 1];
+}
+
+static void test_short_call_made_again_when_interrupted(void **state)
+{
+  (void)state;
+  double first;
+  /* not interrupted: one try */
+  tries a = {(const double[]){3e-6}, 1, 0};
+  assert_true(fit_short_time(next_try, &a, &first) == 3e-6);
+  assert_true(first == 3e-6);
+  assert_int_equal(a.made, 1);
+  /* a 4 ms time slice inside the first try: made again, the clean time kept */
+  tries b = {(const double[]){4e-3, 2.5e-6}, 2, 0};
+  assert_true(fit_short_time(next_try, &b, &first) == 2.5e-6);
+  assert_true(first == 4e-3);
+  assert_int_equal(b.made, 2);
+  /* just under the bound: kept */
+  tries c = {(const double[]){FIT_SHORT_MAX * 0.99}, 1, 0};
+  assert_true(fit_short_time(next_try, &c, &first) == FIT_SHORT_MAX * 0.99);
+  assert_int_equal(c.made, 1);
+  /* interrupted every time: FIT_SHORT_TRIES tries, the last kept */
+  tries d = {(const double[]){1e-3, 2e-3, 3e-3, 4e-3, 5e-3}, 5, 0};
+  assert_true(fit_short_time(next_try, &d, &first) == 4e-3);
+  assert_int_equal(d.made, FIT_SHORT_TRIES);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -199,6 +235,7 @@ int main(void)
       cmocka_unit_test(test_holdout_is_deterministic_and_about_a_fifth),
       cmocka_unit_test(test_too_few_points_fail),
       cmocka_unit_test(test_call_time_takes_cpu_time_only_when_interrupted),
+      cmocka_unit_test(test_short_call_made_again_when_interrupted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
