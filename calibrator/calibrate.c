@@ -299,7 +299,7 @@ static void fill(void *p, size_t bytes, uint64_t seed)
     d[i] = (0.5 + unif(&seed)) / (double)maxdim;
 }
 
-/* one call, for fit_short_time: its wall time */
+/* one call of a point; time_one makes it and returns its wall time */
 typedef struct one_call {
   cal_fn f;
   void *sym;
@@ -374,36 +374,27 @@ static void *run_worker(void *arg)
     for (size_t oi = 0; oi < w->npts && !stop_requested; oi++) {
       size_t i = order[oi];
       const point *p = &w->pts[i];
-      cal_fn f = cal_ops[p->op].run;
-      void *sym = syms[p->op];
-      if (pass == 0) { /* warm-up: its wall time sorts the point */
-        double t0 = now();
-        f(sym, p->m, p->n, p->k, p->variant, &w->bufs);
-        warm[i] = now() - t0;
-      } else if (warm[i] >= FIT_BRACKET_MIN) { /* timed, CPU clock around */
-        double c0 = cpu_now(), t0 = now();
-        f(sym, p->m, p->n, p->k, p->variant, &w->bufs);
-        double t1 = now(), c1 = cpu_now();
-        double t = fit_call_time(t1 - t0, c1 - c0, bias);
-        if (t < t1 - t0) {
-          w->interrupted++;
-          w->stolen += t1 - t0 - t;
-        }
-        w->timed++;
-        w->timed_wall += t1 - t0;
-        rep[i * nreps + (size_t)(pass - 1)] = t;
-      } else { /* timed, a short call: an interrupted one is made again */
-        one_call c = {f, sym, p, &w->bufs};
-        double first, t = fit_short_time(time_one, &c, &first);
-        if (first > FIT_SHORT_MAX) {
-          w->interrupted++;
-          w->stolen += first - t;
-        }
-        w->timed++;
-        w->timed_wall += first;
-        rep[i * nreps + (size_t)(pass - 1)] = t;
-      }
+      one_call c = {cal_ops[p->op].run, syms[p->op], p, &w->bufs};
       atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est / (opt.reps + 1));
+      if (pass == 0) { /* warm-up: its wall time sorts the point */
+        warm[i] = time_one(&c);
+        continue;
+      }
+      double wall, t;
+      if (warm[i] >= FIT_BRACKET_MIN) { /* the CPU clock around it */
+        double c0 = cpu_now();
+        wall = time_one(&c);
+        t = fit_call_time(wall, cpu_now() - c0, bias);
+      } else { /* a short call: an interrupted one is made again */
+        t = fit_short_time(time_one, &c, &wall);
+      }
+      if (t < wall) { /* interrupted */
+        w->interrupted++;
+        w->stolen += wall - t;
+      }
+      w->timed++;
+      w->timed_wall += wall;
+      rep[i * nreps + (size_t)(pass - 1)] = t;
     }
   }
   for (size_t i = 0; i < w->npts && !stop_requested; i++) {
