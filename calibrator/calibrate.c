@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "calls.h"
+#include "cpuclock.h"
 #include "fit.h"
 #include "model.h"
 #include "sb_splitmix.h"
@@ -78,14 +79,6 @@ static double now(void)
 {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* the calling thread's CPU time: a system call (0.4 us here) */
-static double cpu_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -359,7 +352,7 @@ static void *run_worker(void *arg)
    * of themselves into the CPU time between them (the least of 200) */
   double bias = INFINITY;
   for (int r = 0; r < 200; r++) {
-    double c0 = cpu_now(), t0 = now(), t1 = now(), c1 = cpu_now();
+    double c0 = sb_cpu_clock_kernel(), t0 = now(), t1 = now(), c1 = sb_cpu_clock_kernel();
     (void)t0, (void)t1;
     bias = fmin(bias, c1 - c0);
   }
@@ -382,9 +375,9 @@ static void *run_worker(void *arg)
       }
       double wall, t;
       if (warm[i] >= FIT_BRACKET_MIN) { /* the CPU clock around it */
-        double c0 = cpu_now();
+        double c0 = sb_cpu_clock_kernel();
         wall = time_one(&c);
-        t = fit_call_time(wall, cpu_now() - c0, bias);
+        t = fit_call_time(wall, sb_cpu_clock_kernel() - c0, bias);
       } else { /* a short call: an interrupted one is made again */
         t = fit_short_time(time_one, &c, &wall);
       }
