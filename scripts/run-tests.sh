@@ -17,6 +17,16 @@ echo "== sanitizer build (address, undefined) =="
 rm -rf _build/asan && mkdir -p _build/asan && cd _build/asan
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 "$top/configure" -q CFLAGS="-O1 -g $san" LDFLAGS="$san"
+# every optional part found: one configure left out would drop its tests
+# from make check without a word
+for c in SIMGRID SMPIRUN BACKEND CALIBRATOR CMOCKA GFORTRAN; do
+  grep -q "^S\[\"HAVE_${c}_TRUE\"\]=\"\"" config.status || {
+    echo "configure did not enable HAVE_$c, so make check would skip its tests: see $PWD/config.log" \
+         "and install what it lacks (sh scripts/install-deps.sh --sources)"; exit 1; }
+done
+# and a test whose component is missing fails instead of skipping
+SIMBLAS_TEST_STRICT=1
+export SIMBLAS_TEST_STRICT
 make -j"$jobs" > build.log 2>&1 || { tail -50 build.log; exit 1; }
 # programs that are not instrumented (gfortran test programs, smpirun's
 # smpimain) load libsimblas: preload the sanitizer runtimes for them

@@ -24,6 +24,9 @@ for h in /usr/include/$arch/cblas-netlib.h /usr/include/$arch/openblas-pthread/c
     fail=$((fail + 1))
   fi
 done
-[ "$tried" -gt 0 ] || { echo "no cblas.h installed (apt-get install libblas-dev); skipping"; exit 77; }
+if [ "$tried" -eq 0 ]; then
+  . "${SB_SRCDIR:-$(dirname "$0")/..}/test/strict.sh"
+  missing "no cblas.h installed (apt-get install libblas-dev)"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

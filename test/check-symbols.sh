@@ -13,8 +13,8 @@ for r in /usr/lib/$arch/openblas-pthread/libblas.so.3 /usr/lib/$arch/openblas-op
   [ -e "$r" ] && refs="$refs $r"
 done
 if [ -z "$refs" ]; then
-  echo "no reference BLAS installed (apt-get install libopenblas-dev libblas-dev); skipping"
-  exit 77
+  . "${SB_SRCDIR:-$(dirname "$0")/..}/test/strict.sh"
+  missing "no reference BLAS installed (apt-get install libopenblas-dev libblas-dev)"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

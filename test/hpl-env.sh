@@ -1,19 +1,21 @@
 # hpl-env.sh -- sourced by test/hpl-run.sh and test/hpl-fidelity.sh: run
 # simblas-hpl (tools/simblas-hpl.in) from a SimBLAS source and build tree.
 # Environment: SB_SRCDIR, SB_BUILDDIR (make check sets both).  Defines src,
-# build, skip() and cli(); exits 77 (skip) when python3, smpicc/smpirun or
-# the build tree are missing.
+# build, skip(), missing() (test/strict.sh) and cli(); exits 77 (skip), or
+# 1 under SIMBLAS_TEST_STRICT=1, when python3, smpicc/smpirun or the build
+# tree are missing.
 set -u
 src=${SB_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${SB_BUILDDIR:-.}
 build=$(cd "$build" && pwd)
 
 skip() { echo "SKIP: $1"; exit 77; }
-command -v python3 > /dev/null 2>&1 || skip "python3 not found"
-command -v smpirun > /dev/null 2>&1 || skip "smpirun not found"
-command -v smpicc > /dev/null 2>&1 || skip "smpicc not found"
-[ -f "$build/.libs/libsimblas.so" ] || skip "no $build/.libs/libsimblas.so (build SimBLAS first)"
-[ -f "$src/tools/simblas-hpl.in" ] || skip "no $src/tools/simblas-hpl.in"
+. "$src/test/strict.sh"
+command -v python3 > /dev/null 2>&1 || missing "python3 not found"
+command -v smpirun > /dev/null 2>&1 || missing "smpirun not found"
+command -v smpicc > /dev/null 2>&1 || missing "smpicc not found"
+[ -f "$build/.libs/libsimblas.so" ] || missing "no $build/.libs/libsimblas.so (build SimBLAS first)"
+[ -f "$src/tools/simblas-hpl.in" ] || missing "no $src/tools/simblas-hpl.in"
 
 SIMBLAS_LIBDIR=$build/.libs
 SIMBLAS_INCDIR=$src/include

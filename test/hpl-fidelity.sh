@@ -14,10 +14,10 @@
 . "$(dirname "$0")/hpl-env.sh"
 case "${LD_PRELOAD:-}" in *libasan*) skip "sanitizer build: no HPL runs (see test/hpl-run.sh)" ;; esac
 cal=$build/calibrator/simblas-calibrate
-[ -x "$cal" ] || skip "no calibrator built ($cal)"
+[ -x "$cal" ] || missing "no calibrator built ($cal)"
 data=${SB_HPL_DATA:-$build/test/hpl-data}
 XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"passthrough"' \
-  || skip "no passthrough HPL build in $data (test/hpl-run.sh makes it)"
+  || missing "no passthrough HPL build in $data (test/hpl-run.sh makes it)"
 
 # Both sides time real computation on a shared machine (a VM here), and
 # one bad stretch (a neighbour's load, a slow page placement) skews one

@@ -38,9 +38,13 @@ pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 skip() { echo "SKIP: $1"; }
+. "$SB_SRCDIR/test/strict.sh"
+# need MSG: a component the check needs is missing: skipped, or under
+# SIMBLAS_TEST_STRICT=1 counted as a failure
+need() { if [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; then ko "$1 (SIMBLAS_TEST_STRICT=1 requires it)"; else skip "$1"; fi; }
 
 for t in smpicc smpirun patch make tar; do
-  command -v $t > /dev/null 2>&1 || { skip "$t not found: nothing tested"; exit 77; }
+  command -v $t > /dev/null 2>&1 || missing "$t not found: nothing tested"
 done
 for f in series series.hpcc Make.simblas.in; do
   [ -f "$pd/$f" ] || { echo "FAIL: $pd/$f is missing"; echo "0 passed, 1 failed"; exit 1; }
@@ -62,8 +66,7 @@ if [ -z "$(orig)" ]; then
 fi
 tarball=$(orig)
 if [ -z "$tarball" ]; then
-  skip "no hpcc_*.orig.tar.* in $cache and apt-get source could not get one (network, deb-src)"
-  exit 77
+  missing "no hpcc_*.orig.tar.* in $cache and apt-get source could not get one (network, deb-src)"
 fi
 dsc=$(ls "$cache"/hpcc_*.dsc 2> /dev/null | tail -n 1)
 if [ -n "$dsc" ] && command -v sha256sum > /dev/null 2>&1; then
@@ -233,18 +236,18 @@ if [ -f "$blasdir/libopenblas.so" ]; then
     fi
   fi
 else
-  skip "plain build: no $blasdir/libopenblas.so (set HPL_REAL_BLASDIR)"
+  need "plain build: no $blasdir/libopenblas.so (set HPL_REAL_BLASDIR)"
 fi
 
 # -- SimBLAS build
 lib=${SB_BUILDDIR:-}/.libs/libsimblas.so
 model=${SB_BUILDDIR:-}/models/default.model
 if [ -z "${SB_BUILDDIR:-}" ] || [ ! -f "$lib" ]; then
-  skip "SimBLAS build: no SB_BUILDDIR with .libs/libsimblas.so"
+  need "SimBLAS build: no SB_BUILDDIR with .libs/libsimblas.so"
 elif ! nm -D "$lib" 2> /dev/null | grep -qE ' [TW] simblas_fold_malloc$'; then
-  skip "SimBLAS build: $lib has no simblas_fold_malloc yet"
+  need "SimBLAS build: $lib has no simblas_fold_malloc yet"
 elif [ ! -f "$SB_SRCDIR/include/simblas.h" ] || [ ! -f "$model" ]; then
-  skip "SimBLAS build: no $SB_SRCDIR/include/simblas.h or $model"
+  need "SimBLAS build: no $SB_SRCDIR/include/simblas.h or $model"
 else
   libdir=$(cd "$SB_BUILDDIR/.libs" && pwd)
   if make_arch sbsim "$SB_SRCDIR/include" "$libdir" '-L$(SIMBLAS_LIBDIR) -Wl,-rpath,$(SIMBLAS_LIBDIR) -lsimblas' -DSIMBLAS_HPL; then

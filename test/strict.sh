@@ -1,0 +1,15 @@
+# strict.sh -- sourced by the test scripts.  missing MSG: what a test needs
+# is not on this machine.  A plain `make check` skips (exit 77); under
+# SIMBLAS_TEST_STRICT=1, which scripts/run-tests.sh (and so CI) sets, it
+# fails, so that a suite run on a machine without, say, the HPL build cannot
+# pass while testing nothing of HPL.  Skips for a reason other than a
+# missing component (AddressSanitizer builds) do not use it.
+missing() {
+  if [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; then
+    echo "FAIL: $1"
+    echo "  (SIMBLAS_TEST_STRICT=1: the full suite needs it; sh scripts/install-deps.sh --sources installs what the suite uses, or unset SIMBLAS_TEST_STRICT to skip)"
+    exit 1
+  fi
+  echo "SKIP: $1"
+  exit 77
+}
