@@ -29,9 +29,11 @@ if [ ! -f "$prefix/share/simblas/calibrated.model" ]; then
   make calibrate CALIBRATE_FLAGS="--quick" 2>&1 | grep -E 'simblas-calibrate: wrote|^  d(gemm|trsm)' || true
 fi
 echo "== building HPL (Debian hpcc's HPL, patched) against SimBLAS"
-simblas-hpl build 2>&1 | tail -1
+simblas-hpl build > hpl-build.log 2>&1 || { tail -20 hpl-build.log; exit 1; }
+tail -1 hpl-build.log
 echo "== simulating HPL N=$n NB=128 on ${p}x$q ranks"
 simblas-hpl run --n "$n" --nb 128 --p "$p" --q "$q" --energy 95:120:200 --json "$top/_build/demo/result.json" \
-  | awk '/"energy_per_host_j"/ { skip = 1; print "  \"energy_per_host_j\": { ... one value per host ... },"; next }
-         skip { if (/}/) skip = 0; next } { print }'
+  > run.out || { cat run.out; exit 1; }
+awk '/"energy_per_host_j"/ { skip = 1; print "  \"energy_per_host_j\": { ... one value per host ... },"; next }
+     skip { if (/}/) skip = 0; next } { print }' run.out
 echo "== JSON summary: $top/_build/demo/result.json"
