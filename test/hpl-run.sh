@@ -22,7 +22,7 @@
 # python3, smpicc/smpirun or the build tree are missing.
 . "$(dirname "$0")/hpl-env.sh"
 SIMBLAS_MODEL=${SIMBLAS_MODEL:-$build/models/default.model}
-[ -f "$SIMBLAS_MODEL" ] || skip "no model file $SIMBLAS_MODEL"
+[ -f "$SIMBLAS_MODEL" ] || missing "no model file $SIMBLAS_MODEL"
 export SIMBLAS_MODEL
 
 tmp=$(mktemp -d)
@@ -119,12 +119,24 @@ err=$(XDG_DATA_HOME=$tmp/nodata SIMBLAS_PATCHDIR=$tmp/nopatches cli build --hpl-
 # ---- 2. dry runs: HPL.dat, command, platforms ---------------------------------
 ref=$(awk '$1 == "reference-speed" { print $2; exit }' "$SIMBLAS_MODEL")
 d=$tmp/dry
-out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --dry-run --keep "$d" 2>"$tmp/err"); rc=$?
+out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --p 4 --q 4 --dry-run --keep "$d" 2>"$tmp/err"); rc=$?
 check "dry run exits 0" [ $rc -eq 0 ]
+# the nominal model (made-up rates) is named as such; a measured one is not
+nominal=$build/models/default.model
+if grep -q '^meta source nominal' "$nominal" 2>/dev/null; then
+  sed '/^meta source/d' "$nominal" > "$tmp/measured.model"
+  XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --p 4 --q 4 --dry-run --model "$nominal" > /dev/null 2> "$tmp/nom.err"
+  XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --p 4 --q 4 --dry-run --model "$tmp/measured.model" > /dev/null 2> "$tmp/meas.err"
+  if grep -q "is the nominal model.*make calibrate" "$tmp/nom.err" && ! grep -q "nominal" "$tmp/meas.err"; then
+    ok "the nominal model is warned of, naming make calibrate; a measured one is not"
+  else ko "nominal-model warning: $(cat "$tmp/nom.err") / $(cat "$tmp/meas.err")"; fi
+else
+  ko "no nominal model at $nominal"
+fi
 check "dry run warns that xhpl is not built" grep -q "simblas-hpl build" "$tmp/err"
 check "HPL.dat has 31 lines" [ "$(wc -l < "$d/HPL.dat")" -eq 31 ]
 dat() { sed -n "$1p" "$d/HPL.dat" | awk '{ print $1 }'; }
-check "HPL.dat: N, NB, P, Q" [ "$(dat 6) $(dat 8) $(dat 11) $(dat 12)" = "8000 128 4 4" ]
+check "HPL.dat: N, NB (default 128), P, Q" [ "$(dat 6) $(dat 8) $(dat 11) $(dat 12)" = "8000 128 4 4" ]
 check "HPL.dat: one problem, one NB, one grid" [ "$(dat 5) $(dat 7) $(dat 10)" = "1 1 1" ]
 check "HPL.dat: device out 6 (stdout)" [ "$(dat 4)" = 6 ]
 check "HPL.dat: defaults PMAP 0, threshold 16.0, PFACT 2, NBMIN 4, NDIV 2, RFACT 1" \
@@ -389,7 +401,11 @@ EOF
 if [ $have_build = asan ]; then
   :
 elif [ $have_build = no ]; then
-  echo "SKIP: end-to-end runs (no HPL build; the patch series in $SIMBLAS_PATCHDIR is missing or does not build)"
+  if [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; then
+    ko "end-to-end runs: no HPL build (the patch series in $SIMBLAS_PATCHDIR is missing or does not build; SIMBLAS_TEST_STRICT=1 requires it)"
+  else
+    echo "SKIP: end-to-end runs (no HPL build; the patch series in $SIMBLAS_PATCHDIR is missing or does not build)"
+  fi
 else
   j=$tmp/e2e.json
   if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --json "$j" --csv "$tmp/runs.csv" > "$tmp/e2e.out" 2> "$tmp/e2e.err"; then
@@ -557,14 +573,36 @@ EOF
     ko "model run N=8000 NB=128 4x4 failed: $(tail -5 "$tmp/e2e.err")"
   fi
   if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --energy 100:120:200 --json "$j" > /dev/null 2> "$tmp/e2e.err"; then
-    python3 - "$j" <<'EOF' && ok "energy: idle*T*hosts <= E <= allcores*T*hosts" || ko "energy bounds: $(cat "$j")"
+    python3 - "$j" <<'EOF' && ok "energy: idle*T <= E <= allcores*T on every host, and in total" || ko "energy bounds: $(cat "$j")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-t, e, h = d["simulated_time_s"], d["energy_j"], d["hosts"]
-print("  energy %.6g J over %.6g s on %d hosts: bounds [%.6g, %.6g], %d per-host values"
-      % (e, t, h, 100 * t * h, 200 * t * h, len(d.get("energy_per_host_j", {}))))
-sys.exit(not (100 * t * h * (1 - 1e-6) <= e <= 200 * t * h * (1 + 1e-6) and len(d["energy_per_host_j"]) == h))
+t, e, h, per = d["simulated_time_s"], d["energy_j"], d["hosts"], d["energy_per_host_j"]
+out = {k: v for k, v in per.items() if not 100 * t * (1 - 1e-6) <= v <= 200 * t * (1 + 1e-6)}
+print("  energy %.6g J over %.6g s on %d hosts: bounds [%.6g, %.6g]; per host %.6g-%.6g J, bounds [%.6g, %.6g]%s"
+      % (e, t, h, 100 * t * h, 200 * t * h, min(per.values()), max(per.values()), 100 * t, 200 * t,
+         "; outside: %s" % out if out else ""))
+sys.exit(not (100 * t * h * (1 - 1e-6) <= e <= 200 * t * h * (1 + 1e-6) and len(per) == h and not out
+              and abs(sum(per.values()) - e) <= 1e-6 * e))
 EOF
+    # --iterations with --energy: the plugin saw the sampled part only
+    # (partial_energy_j); energy_j is extrapolated at its average power
+    # (+1.3% against the full run here, 2026-11-25)
+    if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --energy 100:120:200 --iterations 9 --samples 4 \
+         --json "$tmp/epart.json" > /dev/null 2> "$tmp/e2e.err"; then
+      python3 - "$j" "$tmp/epart.json" <<'EOF' && ok "energy, --iterations 9 --samples 4: extrapolated within 5% of the full run's" \
+        || ko "energy extrapolation: $(cat "$tmp/epart.json")"
+import json, sys
+f, p = (json.load(open(a)) for a in sys.argv[1:3])
+err = p["extrapolated_energy_j"] / f["energy_j"] - 1
+print("  full run %.6g J; sampled part %.6g J over %.4g s, extrapolated %.6g J (%+.2f%%)"
+      % (f["energy_j"], p["partial_energy_j"], p["simulated_time_s"], p["extrapolated_energy_j"], 100 * err))
+sys.exit(not (abs(err) <= 0.05 and p["energy_j"] == p["extrapolated_energy_j"]
+              and p["partial_energy_j"] < 0.8 * f["energy_j"] and "energy_per_host_j" not in p
+              and len(p["partial_energy_per_host_j"]) == p["hosts"]))
+EOF
+    else
+      ko "energy run with --iterations failed: $(tail -5 "$tmp/e2e.err")"
+    fi
   else
     ko "energy run failed: $(tail -5 "$tmp/e2e.err")"
   fi
@@ -643,7 +681,8 @@ EOF
       ko "passthrough run: $(tail -5 "$tmp/e2e.err")"
     fi
   else
-    echo "SKIP: passthrough run (no xhpl-real built)"
+    if [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; then ko "passthrough run: no xhpl-real built"
+    else echo "SKIP: passthrough run (no xhpl-real built)"; fi
   fi
   err=$(XDG_DATA_HOME=$data SMPIRUN=$tmp/fake-smpirun cli run --n 1000 --nb 64 --p 2 --q 2 2>&1 >/dev/null); rc=$?
   [ $rc -eq 1 ] && printf '%s\n' "$err" | grep -q "no result line" \
