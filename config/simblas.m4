@@ -12,10 +12,26 @@ AC_DEFUN([SB_CHECK_SIMGRID], [
     PKG_CHECK_MODULES([SIMGRID], [simgrid >= 3.30], [sb_have_simgrid=yes], [
       AS_IF([test "x$with_simgrid" = xyes],
         [AC_MSG_ERROR([SimGrid not found: install it with 'apt-get install libsimgrid-dev' or configure --without-simgrid])])])])
+  sb_copy_cb=no
   AS_IF([test $sb_have_simgrid = yes], [
     AC_DEFINE([SB_HAVE_SIMGRID], [1], [SMPI sink compiled in])
     AC_PATH_PROG([SMPIRUN], [smpirun], [])
-    AC_PATH_PROG([SMPICC], [smpicc], [])])
+    AC_PATH_PROG([SMPICC], [smpicc], [])
+    # SMPI's own copy callback (a C++ symbol of SimGrid 3.30-3.3x), called
+    # for every payload that does not lie in the folded matrix
+    AC_MSG_CHECKING([for SMPI's default payload copy (smpi_comm_copy_buffer_callback)])
+    sb_save_LIBS=$LIBS sb_save_CFLAGS=$CFLAGS
+    LIBS="$SIMGRID_LIBS $LIBS" CFLAGS="$SIMGRID_CFLAGS $CFLAGS"
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <stddef.h>
+#include <smpi/smpi.h>
+extern void sb_copy(void *, void *, size_t)
+  __asm__("_Z30smpi_comm_copy_buffer_callbackPN7simgrid6kernel8activity8CommImplEPvm");
+static void cb(smx_activity_t c, void *b, size_t n) { sb_copy(c, b, n); }]],
+      [[smpi_comm_set_copy_data_callback(cb);]])], [sb_copy_cb=yes])
+    LIBS=$sb_save_LIBS CFLAGS=$sb_save_CFLAGS
+    AC_MSG_RESULT([$sb_copy_cb])
+    AS_IF([test $sb_copy_cb = yes],
+      [AC_DEFINE([SB_HAVE_SMPI_COPY_CALLBACK], [1], [SMPI's payload copy can be wrapped: none out of the folded matrix])])])
   AM_CONDITIONAL([HAVE_SIMGRID], [test $sb_have_simgrid = yes])
   AC_PATH_PROG([PYTHON3], [python3], [])
   AS_IF([test $sb_have_simgrid = yes && test "x$PYTHON3" = x],
@@ -89,6 +105,7 @@ AC_DEFUN([SB_SUMMARY], [
   echo "SimBLAS $PACKAGE_VERSION configured:"
   echo "  SMPI sink (SimGrid)      : $sb_have_simgrid"
   echo "  smpirun tests            : ${SMPIRUN:-no (install libsimgrid-dev)}"
+  echo "  no copy out of the matrix: $sb_copy_cb (SMPI's payload copy wrapped; no: SMPI copies messages sent from folded memory)"
   echo "  passthrough backend      : $sb_backend"
   echo "  simblas-calibrate        : $sb_calibrator (measures $sb_calblas)"
   echo "  calibration figures      : ${GNUPLOT:-no (install gnuplot; figures are skipped)}"

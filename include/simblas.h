@@ -154,8 +154,10 @@ int simblas_iteration(long index);
  * same virtual range, so that both physical memory and virtual address
  * space grow with one rank's matrix, not with the whole run's.  The
  * contents are garbage shared by everybody: never read control data from it.
- * SMPI does not know these pages: it copies message payloads that lie in
- * them (use simblas_fold_malloc_buffer for message buffers).
+ * Under smpirun a message sent out of it carries no data: SMPI copies no
+ * payload that lies wholly in it (the receiver's buffer keeps what it held;
+ * messages under smpi/send-is-detached-thresh are still copied by SMPI at
+ * the send).  Use simblas_fold_malloc_buffer for message buffers.
  * See doc/folding.md.
  * Errors (out of address space, vm.max_map_count, hugetlbfs) stop the
  * program with a message that names the limit and how to raise it. */
@@ -174,9 +176,11 @@ void *simblas_fold_malloc_buffer(size_t size);
 void *simblas_fold_malloc_partial(size_t size, const size_t *private_ranges, int nranges);
 
 /* what folding holds now: address space reserved, memory mappings made,
- * the fold block size and the number of ranges */
+ * the fold block size and the number of ranges; and the messages (and
+ * bytes) sent out of simblas_fold_malloc memory whose copy SMPI skipped */
 typedef struct simblas_fold_stats {
   size_t reserved_bytes, mappings, block_bytes, regions;
+  size_t uncopied_messages, uncopied_bytes;
 } simblas_fold_stats;
 simblas_fold_stats simblas_get_fold_stats(void);
 

@@ -13,6 +13,9 @@
  *    ask for nearly equal sizes (their local matrices differ by a block
  *    row or column), so a run needs about one rank's worth of address
  *    space and mappings, not the sum over ranks (N^2 * 8 bytes).
+ *  - Under smpirun, SMPI copies no message payload that lies in a matrix
+ *    range (its copy callback is wrapped, matrix_holds): the bytes are
+ *    garbage that no receiver may read.
  *  - Message buffers (simblas_fold_malloc_buffer): shared ranges too, but
  *    under smpirun made by SMPI's shared malloc, so that SMPI knows them
  *    and copies no message payload into or out of them.
@@ -64,7 +67,27 @@ static struct {
   int huge;
   region *regions;
   size_t reserved, mappings;
-} fold = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, NULL, 0, 0};
+  size_t uncopied, uncopied_bytes;  /* payloads SMPI did not copy */
+} fold = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, NULL, 0, 0, 0, 0};
+
+/* SMPI's copy callback asks: does [p, p + n) lie in one matrix range
+ * (simblas_fold_malloc, whose bytes are folded garbage)?  Then the
+ * message carries no data, and SMPI copies nothing. */
+static int matrix_holds(const void *p, size_t n)
+{
+  const char *c = p;
+  int in = 0;
+  pthread_mutex_lock(&fold.lock);
+  for (region *r = fold.regions; r && !in; r = r->next)
+    in = !r->buffer && !r->partial && !r->smpi && c >= r->base && n <= r->reserved &&
+         (size_t)(c - r->base) <= r->reserved - n;
+  if (in) {
+    fold.uncopied++;
+    fold.uncopied_bytes += n;
+  }
+  pthread_mutex_unlock(&fold.lock);
+  return in;
+}
 
 
 static size_t parse_size(const char *s)
@@ -273,7 +296,12 @@ static void *not_code(void *(*f)(size_t, int), size_t size, int buffer)
   return p;
 }
 
-void *simblas_fold_malloc(size_t size) { return not_code(shared_range, size, 0); }
+void *simblas_fold_malloc(size_t size)
+{
+  if (sb_smpi_active())
+    sb_smpi_skip_copies(matrix_holds);
+  return not_code(shared_range, size, 0);
+}
 
 void *simblas_fold_malloc_buffer(size_t size) { return not_code(shared_range, size, 1); }
 
@@ -388,7 +416,7 @@ static void fold_free(void *ptr)
 simblas_fold_stats simblas_get_fold_stats(void)
 {
   pthread_mutex_lock(&fold.lock);
-  simblas_fold_stats s = {fold.reserved, fold.mappings, fold.block, 0};
+  simblas_fold_stats s = {fold.reserved, fold.mappings, fold.block, 0, fold.uncopied, fold.uncopied_bytes};
   for (region *r = fold.regions; r; r = r->next)
     s.regions++;
   pthread_mutex_unlock(&fold.lock);

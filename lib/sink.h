@@ -38,6 +38,9 @@ SB_HIDDEN sb_waitq *sb_smpi_waitq_new(void);
 SB_HIDDEN void sb_smpi_waitq_until(sb_waitq *q, int (*done)(void *), void *arg);
 SB_HIDDEN void sb_smpi_waitq_wake(sb_waitq *q);
 SB_HIDDEN void sb_smpi_waitq_free(sb_waitq *q);
+/* SMPI copies no message payload for which holds(buff, size) is true (it
+ * copies the others as it did); returns 0 when this SimGrid cannot */
+SB_HIDDEN int sb_smpi_skip_copies(int (*holds)(const void *, size_t));
 /* SMPI's partial shared malloc (shared: [start, stop) pairs) and its free */
 SB_HIDDEN void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared);
 SB_HIDDEN void sb_smpi_shared_free(void *p);

@@ -91,6 +91,31 @@ void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
   return smpi_shared_malloc_partial(size, shared, nshared);
 }
 void sb_smpi_shared_free(void *p) { smpi_shared_free(p); }
+#ifdef SB_HAVE_SMPI_COPY_CALLBACK
+/* SMPI's default copy, a C++ function: its symbol (configure checks it) */
+extern void sb_smpi_default_copy(void *comm, void *buff, size_t size)
+    __asm__("_Z30smpi_comm_copy_buffer_callbackPN7simgrid6kernel8activity8CommImplEPvm");
+static int (*skip_holds)(const void *, size_t);
+/* called as a transfer completes, with the sender's buffer (a copy of it
+ * for a detached send, which SMPI frees in its default); the skipped
+ * payloads are never detached: SMPI made those copies at the send */
+static void copy_payload(smx_activity_t comm, void *buff, size_t size)
+{
+  if (skip_holds(buff, size))
+    return;
+  sb_smpi_default_copy(comm, buff, size);
+}
+int sb_smpi_skip_copies(int (*holds)(const void *, size_t))
+{
+  if (!skip_holds) {
+    skip_holds = holds;
+    smpi_comm_set_copy_data_callback(copy_payload);
+  }
+  return 1;
+}
+#else
+int sb_smpi_skip_copies(int (*holds)(const void *, size_t)) { (void)holds; return 0; }
+#endif
 double sb_smpi_clock(void) { return simgrid_get_clock(); }
 int sb_smpi_mpi_rank(void)
 {
@@ -128,6 +153,7 @@ void *sb_smpi_shared_malloc_partial(size_t size, size_t *shared, int nshared)
   return NULL;
 }
 void sb_smpi_shared_free(void *p) { (void)p; }
+int sb_smpi_skip_copies(int (*holds)(const void *, size_t)) { (void)holds; return 0; }
 double sb_smpi_clock(void) { return 0; }
 int sb_smpi_mpi_rank(void) { return 0; }
 void *sb_smpi_host_self(void) { return NULL; }
