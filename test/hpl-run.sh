@@ -71,6 +71,10 @@ cat > "$tmp/two.xml" <<'EOF'
 EOF
 expect_error "P*Q != ranks of a platform file" "P\*Q = 4 ranks.*provides 3" \
   $run4 --p 2 --q 2 --platform "$tmp/two.xml"
+expect_error "--hugepages on a directory that is not a hugetlbfs" "is not a hugetlbfs mount; mount one with: mount -t hugetlbfs" \
+  $run4 --p 2 --q 2 --hugepages "$tmp"
+expect_error "--hugepages in passthrough mode" "passthrough runs allocate the real matrix" \
+  $run4 --p 2 --q 2 --mode passthrough --hugepages "$tmp"
 expect_error "N < NB" "N >= NB" run --n 100 --nb 128 --p 2 --q 2 --keep "$tmp/k"
 expect_error "NB = 0" "must be > 0" run --n 100 --nb 0 --p 2 --q 2 --keep "$tmp/k"
 expect_error "bad fattree spec" "fattree:LEVELS" $run4 --p 2 --q 2 --platform "fattree:2;4"
@@ -672,6 +676,36 @@ sys.exit(not (d["ranks"] == 41000 and 0 < d["peak_vm_gib"] <= 64 * 1024 and 0 < 
 EOF
   else
     ko "41,000-rank allocation run failed: $(tail -5 "$tmp/e2e.err")"
+  fi
+  # --hugepages, where this machine lets us mount a hugetlbfs and reserve
+  # huge pages (root, as in CI): the same simulated time, the huge pages
+  # counted (they are in no process's Pss); the reservation is undone
+  hp=$tmp/huge nr=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo)
+  if [ "$(id -u)" = 0 ] && [ -n "$nr" ] && mkdir -p "$hp" && mount -t hugetlbfs none "$hp" 2>/dev/null; then
+    free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+    sysctl -qw vm.nr_hugepages=$((nr + 40)) 2>/dev/null
+    if [ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" -ge $((free + 33)) ]; then
+      if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free --json "$tmp/h0.json" > /dev/null 2>&1 \
+         && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free --hugepages "$hp" \
+              --json "$tmp/h1.json" > /dev/null 2> "$tmp/h1.err"; then
+        python3 - "$tmp/h0.json" "$tmp/h1.json" "$hp" <<'EOF' && ok "--hugepages: the same HPL time, 66 MB of huge pages counted" || ko "--hugepages: $(cat "$tmp/h1.json")"
+import json, os, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+print("  without: %s s, %s MB; with: %s s, %s MB of which %s MB huge pages"
+      % (a["hpl_time_s"], a["peak_rss_mb"], b["hpl_time_s"], b["peak_rss_mb"], b.get("peak_hugetlb_mb")))
+sys.exit(not (a["hpl_time_s"] == b["hpl_time_s"] and b["hugepages"] == os.path.abspath(sys.argv[3])
+              and b["peak_hugetlb_mb"] >= 64 and b["peak_rss_mb"] >= b["peak_hugetlb_mb"]))
+EOF
+      else
+        ko "--hugepages run failed: $(tail -3 "$tmp/h1.err")"
+      fi
+    else
+      echo "SKIP: --hugepages run (the kernel would not reserve 40 more huge pages)"
+    fi
+    sysctl -qw vm.nr_hugepages="$nr" 2>/dev/null
+    umount "$hp"
+  else
+    echo "SKIP: --hugepages run (mounting a hugetlbfs needs root)"
   fi
   if XDG_DATA_HOME=$data cli info 2>/dev/null | grep -q '"passthrough"'; then
     if XDG_DATA_HOME=$data cli run --n 1000 --nb 64 --p 2 --q 2 --mode passthrough --json "$j" > /dev/null 2> "$tmp/e2e.err" \
