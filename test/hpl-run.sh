@@ -205,7 +205,12 @@ done
 # --iterations: HPL's solve runs (and is measured) unless it would send
 # more than 2e6 messages, ceil(N/NB) steps of about 2P
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 3875000 --nb 1024 --p 77 --q 78 --iterations 3 --samples 4 --dry-run \
-      --keep "$tmp/drys" 2>/dev/null)
+      --keep "$tmp/drys" 2>"$tmp/drys.err")
+# the first K iterations alone are warned of; sampled passes are not
+XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --p 4 --q 4 --iterations 5 --dry-run > /dev/null 2> "$tmp/firstk.err"
+if grep -q "without --samples extrapolates from the run's first" "$tmp/firstk.err" && ! grep -q "without --samples" "$tmp/drys.err"; then
+  ok "--iterations K alone warns that the first K iterations extrapolate poorly; with --samples it does not"
+else ko "first-K warning: $(cat "$tmp/firstk.err") / $(cat "$tmp/drys.err")"; fi
 case "$out" in *SIMBLAS_SKIP_SOLVE*) ko "Stampede-size --iterations skips the solve: $out" ;;
   *) ok "--iterations at 6,006 ranks: the solve runs (583,000 messages)" ;; esac
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 30000000 --nb 384 --p 200 --q 205 --iterations 3 --dry-run \
