@@ -86,6 +86,18 @@ double fit_call_time(double wall, double cpu, double bias)
   return wall;
 }
 
+void fit_first_group(size_t *order, size_t n, const unsigned char *first, size_t *tmp)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (first[order[i]])
+      tmp[k++] = order[i];
+  for (size_t i = 0; i < n; i++)
+    if (!first[order[i]])
+      tmp[k++] = order[i];
+  memcpy(order, tmp, n * sizeof *order);
+}
+
 double fit_short_time(double (*call)(void *), void *ctx, double *first)
 {
   double t = call(ctx);

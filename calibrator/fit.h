@@ -76,6 +76,11 @@ double fit_call_time(double wall, double cpu, double bias);
  * FIT_SHORT_MAX: the call was interrupted). */
 double fit_short_time(double (*call)(void *), void *ctx, double *first);
 
+/* Reorder ORDER[0..n) so that the entries i with FIRST[ORDER[i]] nonzero
+ * come first, each group keeping its order (a stable partition; TMP holds
+ * n entries).  The calibrator runs each pass's level-3 points first. */
+void fit_first_group(size_t *order, size_t n, const unsigned char *first, size_t *tmp);
+
 /* Mark about `fraction` of the points held out (seeded, deterministic). */
 void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed);
 

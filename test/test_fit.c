@@ -226,6 +226,26 @@ static void test_short_call_made_again_when_interrupted(void **state)
   assert_int_equal(d.made, FIT_SHORT_TRIES);
 }
 
+static void test_first_group_stable_partition(void **state)
+{
+  (void)state;
+  /* points 1, 4 and 5 are level 3: they go first, each group in the
+   * shuffled order it had */
+  const unsigned char lvl3[7] = {0, 1, 0, 0, 1, 1, 0};
+  size_t order[7] = {6, 5, 0, 1, 3, 4, 2}, tmp[7];
+  const size_t want[7] = {5, 1, 4, 6, 0, 3, 2};
+  fit_first_group(order, 7, lvl3, tmp);
+  for (int i = 0; i < 7; i++)
+    assert_int_equal(order[i], want[i]);
+  /* none or all in the first group: the order is kept */
+  const unsigned char none[3] = {0, 0, 0}, all[3] = {1, 1, 1};
+  size_t o2[3] = {2, 0, 1}, o3[3] = {1, 2, 0};
+  fit_first_group(o2, 3, none, tmp);
+  fit_first_group(o3, 3, all, tmp);
+  assert_int_equal(o2[0], 2); assert_int_equal(o2[1], 0); assert_int_equal(o2[2], 1);
+  assert_int_equal(o3[0], 1); assert_int_equal(o3[1], 2); assert_int_equal(o3[2], 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -236,6 +256,7 @@ int main(void)
       cmocka_unit_test(test_too_few_points_fail),
       cmocka_unit_test(test_call_time_takes_cpu_time_only_when_interrupted),
       cmocka_unit_test(test_short_call_made_again_when_interrupted),
+      cmocka_unit_test(test_first_group_stable_partition),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
