@@ -688,6 +688,11 @@ EOF
   hp=$tmp/huge nr=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo)
   if [ "$(id -u)" = 0 ] && [ -n "$nr" ] && mkdir -p "$hp" && mount -t hugetlbfs none "$hp" 2>/dev/null; then
     free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+    if [ "$free" -lt 33 ]; then  # too few free huge pages: one error, naming the sysctl
+      err=$(XDG_DATA_HOME=$data cli run --n 8000 --p 4 --q 4 --hugepages "$hp" --dry-run 2>&1 >/dev/null); rc=$?
+      [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -q "needs 33 free huge pages.*sysctl -w vm.nr_hugepages=" \
+        && ok "--hugepages with $free free huge pages: $err" || ko "--hugepages, too few pages: rc=$rc: $err"
+    fi
     sysctl -qw vm.nr_hugepages=$((nr + 40)) 2>/dev/null
     if [ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" -ge $((free + 33)) ]; then
       if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free --json "$tmp/h0.json" > /dev/null 2>&1 \
