@@ -709,7 +709,7 @@ static void usage(FILE *f)
               "       simblas-calibrate --summary MODEL\n"
               "Measures this machine's BLAS and writes a SimBLAS model file.\n"
               "  -o, --output FILE     model to write (default: ./simblas.model); written atomically\n"
-              "  -q, --quick           short run (about a minute) for CI and demos\n"
+              "  -q, --quick           short run (under a minute) for CI and demos\n"
               "      --budget SEC      measuring time per core (default 480; quick 30)\n"
               "      --max-call SEC    longest single call to draw (default 0.25; quick 0.05)\n"
               "      --reps N          timed repetitions per point (default 5; quick 3)\n"
