@@ -278,6 +278,31 @@ ok = (to_go(132) == 68             # the 6 after this one at 10 s, 8 s left of t
       and "30.0% done" in p.line(132))
 sys.exit(not ok)
 EOF
+check "--progress with --samples: a pass's end mark and the next pass's start mark are one iteration (synthetic log, K=2 S=3)" \
+  python3 - "$src/tools/simblas-hpl.in" "$tmp/marks-s.log" <<'EOF'
+import sys
+ns = {"__name__": "test"}
+exec(open(sys.argv[1]).read(), ns)
+# K = 2 iterations in each of 3 passes: K + 1 marks a pass, the last one its end
+def write(mode, passes):
+    with open(sys.argv[2], mode) as f:
+        for s, first in passes:
+            f.write("seg %d %d 120\n" % (s, first))
+            for i in range(3):
+                f.write("iter %d %g %g 0\n" % (first + i, 10.0 * (2 * s + i), 100 + 10 * (2 * s + i)))
+write("w", [(0, 10), (1, 50)])
+p = ns["Progress"](sys.argv[2], 6, 60)
+p.t0 = 90.0
+p.poll()
+mid = p.line(141)   # passes 0 and 1 done: 4 of 6 iterations, the 5th next
+print("  " + mid)
+write("a", [(2, 90)])
+p.poll()
+end = p.line(161)
+print("  " + end)
+sys.exit(not ("panel iteration 5 of 6 (66.7% done)" in mid and "10 s of wall per iteration" in mid
+              and "panel iteration 7 of 6 (100.0% done)" in end))
+EOF
 out=$(XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --pivot-every 32 --dry-run --keep "$tmp/drypv" \
       2>/dev/null)
 case "$out" in *SIMBLAS_PIVOT_EVERY=32*) ok "--pivot-every 32: SIMBLAS_PIVOT_EVERY=32 (patch 13)" ;;
