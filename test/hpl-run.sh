@@ -98,6 +98,7 @@ expect_error "bad --bw" "not a bandwidth" $run4 --p 2 --q 2 --bw 10Gbs
 expect_error "bad --lat" "not a latency" $run4 --p 2 --q 2 --lat fast
 expect_error "bad --energy" "IDLE:EPSILON:ALLCORES" $run4 --p 2 --q 2 --energy 100:200
 expect_error "--energy in the wrong order" "ALLCORES (100 W) is below IDLE (200 W)" $run4 --p 2 --q 2 --energy 200:150:100
+expect_error "--energy, ALLCORES below EPSILON" "ALLCORES (150 W) is below EPSILON (200 W)" $run4 --p 2 --q 2 --energy 100:200:150
 expect_error "bad --speedup" "positive" $run4 --p 2 --q 2 --speedup 0
 have_jemalloc=no # where simblas-hpl looks for it
 for f in /usr/lib/*-linux-gnu/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 /usr/local/lib/libjemalloc.so.2; do
