@@ -849,7 +849,10 @@ int main(int argc, char **argv)
   int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   if (ncores < 1)
     ncores = 1;
-  if (opt.cores > 0 && opt.cores < ncores)
+  if (opt.cores > ncores)
+    fprintf(stderr, "simblas-calibrate: --cores %d: this machine has %d core(s); measuring on %d\n", opt.cores,
+            ncores, ncores);
+  else if (opt.cores > 0)
     ncores = opt.cores;
   calib cal = {0};
   cal.ncores = ncores;

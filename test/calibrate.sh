@@ -88,6 +88,13 @@ else
   echo "skip: no taskset or no allowed-CPU list: the busy-core check needs one CPU to share"
 fi
 
+# more --cores than the machine has: said, and every core measured
+hw=$(sed -n 's/^meta cores //p' "$tmp/m.model")
+"$cal" --quick --budget 1 --cores 999 --routines daxpy --no-report -o "$tmp/c999.model" 2> "$tmp/c999.err"
+if grep -q -- "--cores 999: this machine has $hw core(s); measuring on $hw" "$tmp/c999.err" \
+   && [ "$(sed -n 's/^meta cores //p' "$tmp/c999.model")" = "$hw" ]; then ok "--cores 999 on $hw core(s): said, $hw measured"
+else ko "--cores 999: $(head -2 "$tmp/c999.err")"; fi
+
 # interruption keeps the previous model byte-identical
 cp "$tmp/m.model" "$tmp/keep.model"
 for sig in INT TERM KILL; do
