@@ -121,6 +121,9 @@ mkdir -p "$tmp/nopatches"
 err=$(XDG_DATA_HOME=$tmp/nodata SIMBLAS_PATCHDIR=$tmp/nopatches cli build --hpl-tarball /dev/null 2>&1); rc=$?
 [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s\n' "$err" | grep -q "patch series is missing" \
   && ok "build without the patch series: $err" || ko "build without the patch series: rc=$rc: $err"
+err=$(XDG_DATA_HOME=$tmp/nodata XDG_CACHE_HOME=$tmp/nodata cli build --hpl-tarball /etc/passwd 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s\n' "$err" | grep -q "not a readable tar archive.*hpl-2.3.tar.gz" \
+  && ok "build from a file that is no tarball: $err" || ko "build from a file that is no tarball: rc=$rc: $err"
 
 # ---- 2. dry runs: HPL.dat, command, platforms ---------------------------------
 ref=$(awk '$1 == "reference-speed" { print $2; exit }' "$SIMBLAS_MODEL")
