@@ -667,8 +667,17 @@ err = p["extrapolated_gflops"] / f["gflops"] - 1
 print("  full %.4g Gflops; %d of %d iterations: %.4g Gflops (%+.2f%%), HPL time %.4g s (full %.4g s)"
       % (f["gflops"], p["iterations_done"], p["iterations_total"], p["extrapolated_gflops"], 100 * err,
          p["extrapolated_hpl_time_s"], f["hpl_time_s"]))
+# the strata: four passes in the middle of the quarters, standing for the
+# whole loop, their parts adding up to the extrapolated panel loop
+st = p.get("strata") or []
+print("  strata: " + "; ".join("from %d, %d counted, %.4g s each, stand for %s: %.4g s"
+      % (x["first_iteration"], x["counted"], x["per_iteration_s"], x["stands_for"], x["stands_for_s"]) for x in st))
+strata_ok = (len(st) == 4 and [x["stands_for"] for x in st] == [[0, 15], [15, 31], [31, 47], [47, 63]]
+             and all(a["stands_for"][0] <= a["first_iteration"] < a["stands_for"][1] for a in st)
+             and all(0 < x["counted"] <= int(sys.argv[3]) // 4 and x["per_iteration_s"] > 0 for x in st)
+             and 0 < sum(x["stands_for_s"] for x in st) < p["extrapolated_hpl_time_s"])
 sys.exit(bool(missing) or p["iterations_done"] != int(sys.argv[3]) or p["iterations_total"] != 63 or abs(err) > 0.02
-         or p.get("solve") != "measured"
+         or p.get("solve") != "measured" or not strata_ok
          or not p["partial_hpl_time_s"] < 0.8 * f["hpl_time_s"] or not p["extrapolated_wall_s"] > 0)
 EOF
       check "--iterations: stdout has the extrapolated line" grep -q "^extrapolated from $((4 * k)) of 63 panel iterations" "$tmp/part.out"
