@@ -38,10 +38,7 @@ pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 skip() { echo "SKIP: $1"; }
-. "$SB_SRCDIR/test/strict.sh"
-# need MSG: a component the check needs is missing: skipped, or under
-# SIMBLAS_TEST_STRICT=1 counted as a failure
-need() { if [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; then ko "$1 (SIMBLAS_TEST_STRICT=1 requires it)"; else skip "$1"; fi; }
+. "$SB_SRCDIR/test/strict.sh"  # missing, need
 
 for t in smpicc smpirun patch make tar; do
   command -v $t > /dev/null 2>&1 || missing "$t not found: nothing tested"

@@ -440,11 +440,7 @@ EOF
 if [ $have_build = asan ]; then
   :
 elif [ $have_build = no ]; then
-  if [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; then
-    ko "end-to-end runs: no HPL build (the patch series in $SIMBLAS_PATCHDIR is missing or does not build; SIMBLAS_TEST_STRICT=1 requires it)"
-  else
-    echo "SKIP: end-to-end runs (no HPL build; the patch series in $SIMBLAS_PATCHDIR is missing or does not build)"
-  fi
+  need "end-to-end runs: no HPL build (the patch series in $SIMBLAS_PATCHDIR is missing or does not build)"
 else
   j=$tmp/e2e.json
   if XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --json "$j" --csv "$tmp/runs.csv" > "$tmp/e2e.out" 2> "$tmp/e2e.err"; then
@@ -764,8 +760,7 @@ EOF
       ko "passthrough run: $(tail -5 "$tmp/e2e.err")"
     fi
   else
-    if [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; then ko "passthrough run: no xhpl-real built"
-    else echo "SKIP: passthrough run (no xhpl-real built)"; fi
+    need "passthrough run: no xhpl-real built"
   fi
   err=$(XDG_DATA_HOME=$data SMPIRUN=$tmp/fake-smpirun cli run --n 1000 --nb 64 --p 2 --q 2 2>&1 >/dev/null); rc=$?
   [ $rc -eq 1 ] && printf '%s\n' "$err" | grep -q "no result line" \

@@ -4,8 +4,11 @@
 # fails, so that a suite run on a machine without, say, the HPL build cannot
 # pass while testing nothing of HPL.  Skips for a reason other than a
 # missing component (AddressSanitizer builds) do not use it.
+# need MSG: the same for one check of a script that goes on (its own ko
+# counts the failure).
+strict() { [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; }
 missing() {
-  if [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; then
+  if strict; then
     echo "FAIL: $1"
     echo "  (SIMBLAS_TEST_STRICT=1: the full suite needs it; sh scripts/install-deps.sh --sources installs what the suite uses, or unset SIMBLAS_TEST_STRICT to skip)"
     exit 1
@@ -13,3 +16,4 @@ missing() {
   echo "SKIP: $1"
   exit 77
 }
+need() { if strict; then ko "$1 (SIMBLAS_TEST_STRICT=1 requires it)"; else echo "SKIP: $1"; fi; }
