@@ -11,7 +11,9 @@ set -eu
 PKGS="build-essential autoconf automake libtool pkg-config gfortran
       libsimgrid-dev libhwloc-dev hwloc libcmocka-dev
       libopenblas-dev libblas-dev libgsl-dev gnuplot-nox
-      valgrind dpkg-dev python3 libjemalloc2"
+      valgrind dpkg-dev python3 libjemalloc2
+      openmpi-bin libopenmpi-dev python3-optuna help2man
+      clang libclang-rt-14-dev slurm-wlm munge"
 
 want_sources=no
 for a in "$@"; do
@@ -48,7 +50,20 @@ apt_update() {
 if [ -n "$missing" ]; then
   echo "install-deps.sh: installing:$missing"
   apt_update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  # no service starts during installation (slurmctld, slurmd and munged are
+  # started by scripts/local-slurm.sh, not by the packages; there may be no
+  # init system at all): a policy-rc.d that says 101, "action forbidden",
+  # unless the machine already has one
+  policy=/usr/sbin/policy-rc.d own_policy=no
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
+    own_policy=yes
+  fi
+  rc=0
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null || rc=$?
+  [ "$own_policy" = no ] || $SUDO rm -f "$policy"
+  [ "$rc" -eq 0 ] || { echo "install-deps.sh: apt-get install failed (status $rc):$missing" >&2; exit "$rc"; }
 fi
 
 if [ "$want_sources" = yes ]; then
