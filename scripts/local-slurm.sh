@@ -32,7 +32,8 @@
 # of its memory, in partition "local"; cores and memory are allocated
 # (CR_Core_Memory, DefMemPerCPU its share of memory per core), so an array
 # job runs one task per core at once.  Processes are tracked by
-# proctrack/linuxproc with task/none and no accounting: no cgroups.  Every
+# proctrack/linuxproc with task/none and no accounting: no cgroups (slurmd's
+# cgroup plugin is given an empty hierarchy in the directory).  Every
 # daemon runs as root, with its own munge socket and key: neither the
 # machine's munged nor the users munge and slurm are needed.
 set -eu
@@ -56,13 +57,13 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # logged LOG: remember how long LOG is, before a daemon starts
 logged() { from=$(($(stat -c %s "$1" 2> /dev/null || echo 0) + 1)); }
-# failed NAME LOG [TEXT]: NAME did not start; one line with the error its
-# log got since `logged` (a fatal one first), or TEXT, what it said when
-# launched, and the log's path
+# failed NAME LOG [TEXT]: NAME did not start; one line with what its log
+# got since `logged` (the last fatal error, or else the last two errors), or
+# TEXT, what it said when launched, and the log's path
 failed() {
   new=$(tail -c +"$from" "$2" 2> /dev/null | sed 's/^\[[^]]*\] //; s/^[0-9-]* [0-9:]* [+0-9]* //; s/  */ /g') || true
   why=$(printf '%s\n' "$new" | grep -ai 'fatal' | tail -1) || true
-  [ -n "$why" ] || why=$(printf '%s\n' "$new" | grep -ai 'error' | tail -1) || true
+  [ -n "$why" ] || why=$(printf '%s\n' "$new" | grep -ai 'error' | tail -2 | sed 's/^error: *//I' | paste -sd';' | sed 's/;/; /g') || true
   [ -n "$why" ] || why=$(printf '%s' "${3:-}" | tail -1)
   echo "$prog: $1 did not start${why:+: $why} (log: $2)" >&2
   exit 1
@@ -189,6 +190,18 @@ NodeName=localhost $topo RealMemory=$mem State=UNKNOWN
 PartitionName=local Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 EOF
   mv -f "$conf.tmp" "$conf"
+  # slurmd 22.05 initialises a cgroup plugin even when nothing uses it, and
+  # does not start where /sys/fs/cgroup lacks what the plugin looks for
+  # (cgroup/v1's systemd hierarchy, say): point it at an empty hierarchy
+  # of its own, the same on every machine
+  mkdir -p "$dir/cgroup/systemd"
+  cat > "$dir/cgroup.conf.tmp" << EOF
+$mark
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=$dir/cgroup
+CgroupAutomount=no
+EOF
+  mv -f "$dir/cgroup.conf.tmp" "$dir/cgroup.conf"
 }
 
 conf_port() { sed -n "s/^$1=//p" "$conf"; }

@@ -68,6 +68,17 @@ one_line() {
 }
 pids() { cat "$tmp/c/munge/munged.pid" "$tmp/c/slurmctld.pid" "$tmp/c/slurmd.pid" 2> /dev/null | tr '\n' ' '; }
 report() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
+# finished CONF JOB SECONDS: the job has left the queue within SECONDS
+# (squeue polled: sbatch --wait polls every 2 to 10 s)
+finished() {
+  i=0
+  while [ -n "$(SLURM_CONF=$1 squeue -h -j "$2" -o %i 2> /dev/null)" ]; do
+    [ $i -lt $(($3 * 5)) ] || return 1
+    sleep 0.2
+    i=$((i + 1))
+  done
+}
+mkdir -p "$tmp/w/out" "$tmp/w/log"
 
 one_line "status before start says not running" 3 "is not running: start it with" sh "$script" status
 one_line "an unknown command gives the usage" 2 "usage: local-slurm.sh start|stop|status" sh "$script" restart
@@ -95,12 +106,25 @@ one_line "a second cluster on the first one's port is refused" 2 "port $port, sl
   env SIMBLAS_SLURM_DIR="$tmp/e" SIMBLAS_SLURM_PORT="$port" sh "$script" start
 left=$(named "$tmp/e")
 [ -z "$left" ] && ok "nothing of the refused cluster started" || ko "the refused cluster left:$(show $left)"
-# another cluster beside this one, which this one's stop must leave alone
-out=$(SIMBLAS_SLURM_DIR=$tmp/d sh "$script" start 2>&1) && ok "a second cluster beside it: $out" || ko "a second cluster: $out"
+# another cluster beside this one, which this one's stop must leave alone;
+# started, where the kernel lets us, with no cgroup hierarchy in sight (an
+# empty /sys/fs/cgroup in a mount namespace of its own), and given a job
+if unshare -m true 2> /dev/null; then
+  where="where /sys/fs/cgroup is empty"
+  out=$(SIMBLAS_SLURM_DIR=$tmp/d unshare -m sh -c 'mount -t tmpfs none /sys/fs/cgroup && sh "$1" start' sh "$script" 2>&1)
+else
+  where="(unshare -m is not permitted here: with the machine's cgroups)"
+  out=$(SIMBLAS_SLURM_DIR=$tmp/d sh "$script" start 2>&1)
+fi
+if [ $? -eq 0 ] && j=$(cd "$tmp/w" && SLURM_CONF=$tmp/d/slurm.conf sbatch --parsable -o /dev/null --wrap 'echo yes > d.out') &&
+  finished "$tmp/d/slurm.conf" "$j" 60 && [ "$(cat "$tmp/w/d.out" 2> /dev/null)" = yes ]; then
+  ok "a second cluster beside it, $where, runs a job: $out"
+else
+  ko "a second cluster $where: $out"
+fi
 
 # a job array: each task writes its file under a temporary name, then
 # renames it (a reader never sees half a file)
-mkdir -p "$tmp/w/out" "$tmp/w/log"
 cat > "$tmp/w/task.sh" << 'EOF'
 #!/bin/sh
 i=$SLURM_ARRAY_TASK_ID
@@ -112,12 +136,7 @@ t0=$(date +%s)
 job=$(cd "$tmp/w" && SLURM_CONF=$conf sbatch --parsable --array=0-3 --job-name=simblas-test \
   --time=5 --mem=64M -o "log/%A_%a.log" task.sh 2>&1)
 case "$job" in '' | *[!0-9]*) ko "sbatch --array=0-3: $job"; report ;; esac
-i=0
-while [ -n "$(SLURM_CONF=$conf squeue -h -j "$job" -o %i 2> /dev/null)" ] && [ $i -lt 600 ]; do
-  sleep 0.2
-  i=$((i + 1))
-done
-[ $i -lt 600 ] && ok "job array $job done in $(($(date +%s) - t0)) s" || ko "job array $job not done after 120 s"
+finished "$conf" "$job" 120 && ok "job array $job done in $(($(date +%s) - t0)) s" || ko "job array $job not done after 120 s"
 good=0
 for n in 0 1 2 3; do
   want="task $n of job $job on localhost: $((n * n + 7))"
