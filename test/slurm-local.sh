@@ -111,12 +111,12 @@ left=$(named "$tmp/e")
 # empty /sys/fs/cgroup in a mount namespace of its own), and given a job
 if unshare -m true 2> /dev/null; then
   where="where /sys/fs/cgroup is empty"
-  out=$(SIMBLAS_SLURM_DIR=$tmp/d unshare -m sh -c 'mount -t tmpfs none /sys/fs/cgroup && sh "$1" start' sh "$script" 2>&1)
+  bare() { unshare -m sh -c 'mount -t tmpfs none /sys/fs/cgroup && exec "$@"' sh "$@"; }
 else
   where="(unshare -m is not permitted here: with the machine's cgroups)"
-  out=$(SIMBLAS_SLURM_DIR=$tmp/d sh "$script" start 2>&1)
+  bare() { "$@"; }
 fi
-if [ $? -eq 0 ] && j=$(cd "$tmp/w" && SLURM_CONF=$tmp/d/slurm.conf sbatch --parsable -o /dev/null --wrap 'echo yes > d.out') &&
+if out=$(bare env SIMBLAS_SLURM_DIR="$tmp/d" sh "$script" start 2>&1) && j=$(cd "$tmp/w" && SLURM_CONF=$tmp/d/slurm.conf sbatch --parsable -o /dev/null --wrap 'echo yes > d.out') &&
   finished "$tmp/d/slurm.conf" "$j" 60 && [ "$(cat "$tmp/w/d.out" 2> /dev/null)" = yes ]; then
   ok "a second cluster beside it, $where, runs a job: $out"
 else
@@ -144,7 +144,7 @@ for n in 0 1 2 3; do
   [ "$got" = "$want" ] && good=$((good + 1)) || ko "task $n wrote '$got', not '$want' (log: $(cat "$tmp/w/log/${job}_$n.log" 2> /dev/null))"
 done
 [ $good -eq 4 ] && ok "the 4 tasks' files are right"
-left=$(ls "$tmp/w/out" | grep -c tmp)
+left=$(find "$tmp/w/out" -name '*tmp*' | wc -l)
 [ "$left" -eq 0 ] && ok "no temporary file left" || ko "$left temporary files left in $tmp/w/out"
 states=$(SLURM_CONF=$conf scontrol -o show job "$job" | grep -o 'JobState=[A-Z]* .*ExitCode=[0-9:]*' |
   sed 's/ .*ExitCode=/ /' | sort | uniq -c | sed 's/^ *//')
