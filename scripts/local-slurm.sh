@@ -172,6 +172,9 @@ SchedulerParameters=batch_sched_delay=0
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=$((mem / cpus))
+# a job asking more than the node has is refused by sbatch, instead of
+# pending for ever (Reason=PartitionConfig)
+EnforcePartLimits=ALL
 ReturnToService=2
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid

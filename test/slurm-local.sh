@@ -150,6 +150,11 @@ states=$(SLURM_CONF=$conf scontrol -o show job "$job" | grep -o 'JobState=[A-Z]*
   sed 's/ .*ExitCode=/ /' | sort | uniq -c | sed 's/^ *//')
 [ "$states" = "4 JobState=COMPLETED 0:0" ] && ok "Slurm says: $states" || ko "Slurm's task states: $states"
 
+cpus=$(SLURM_CONF=$conf sinfo -h -o %c)
+out=$(cd "$tmp/w" && SLURM_CONF=$conf sbatch --parsable -c $((cpus + 1)) -o /dev/null --wrap true 2>&1) &&
+  ko "a job asking for $((cpus + 1)) CPUs of $cpus was taken: $out" ||
+  ok "a job asking for $((cpus + 1)) CPUs of $cpus is refused: $out"
+
 # slurmd dies: status names it and its log; start restarts it alone
 kill -KILL "$(cat "$tmp/c/slurmd.pid")"
 i=0
