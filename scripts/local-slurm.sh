@@ -49,6 +49,9 @@ sock=$mdir/munge.socket.2
 log=$dir/log
 etc=/etc/slurm/slurm.conf
 mark="# written by SimBLAS scripts/local-slurm.sh for $dir"
+# how to call this script again, for this cluster
+me="sh scripts/local-slurm.sh"
+[ "$dir" = "$default_dir" ] || me="SIMBLAS_SLURM_DIR=$dir $me"
 from=1
 
 die() { echo "$prog: $*" >&2; exit 2; }
@@ -389,11 +392,11 @@ status() {
   ctld_pid > /dev/null && n=$((n + 1)) || down="${down:+$down, }slurmctld (log: $log/slurmctld.log)"
   slurmd_pid > /dev/null && n=$((n + 1)) || down="${down:+$down, }slurmd (log: $log/slurmd.log)"
   if [ $n -eq 0 ]; then
-    echo "$prog: the local Slurm cluster ($dir) is not running: start it with sh scripts/local-slurm.sh start"
+    echo "$prog: the local Slurm cluster ($dir) is not running: start it with $me start"
     exit 3
   fi
   if [ -n "$down" ]; then
-    echo "$prog: partly up, not running: $down; restart with sh scripts/local-slurm.sh start"
+    echo "$prog: partly up, not running: $down; restart with $me start"
     exit 1
   fi
   s=$(node_state)
