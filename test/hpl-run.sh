@@ -229,10 +229,11 @@ case "$out" in *SIMBLAS_SKIP_SOLVE=1*) ok "--iterations at 41,000 ranks: the sol
 # dropped and a pass's mean stands for its stratum (exact on a flat curve);
 # the first K iterations alone use the sum model at any depth
 check "extrapolation: exact on synthetic logs (depth 0 cold starts and curvature, depth 1 strata, first K)" \
-  python3 - "$src/tools/simblas-hpl.in" <<'EOF'
+  "$py" - "$src/tools" <<'EOF'
 import sys
-ns = {"__name__": "test"}
-exec(open(sys.argv[1]).read(), ns)
+sys.path.insert(0, sys.argv[1])
+from simblas_hpl import results
+ns = {"extrapolate": results.extrapolate}
 n, nb, total, outside = 128 * 40, 128, 40, 0.5
 def x(i): return (n - i * nb) / n
 def case(depth, passes, r, b, first_factor):
@@ -258,10 +259,11 @@ sys.exit(not (case(0, strata, 0.01, 0.05, 1.3)         # cold starts, curved cos
               and case(0, [(0, 5)], 0.01, 0.05, 1.0)))
 EOF
 check "--progress: time to go counts the current iteration's time so far, and an overdue one in the pace (synthetic marks)" \
-  python3 - "$src/tools/simblas-hpl.in" "$tmp/marks.log" <<'EOF'
+  "$py" - "$src/tools" "$tmp/marks.log" <<'EOF'
 import re, sys
-ns = {"__name__": "test"}
-exec(open(sys.argv[1]).read(), ns)
+sys.path.insert(0, sys.argv[1])
+from simblas_hpl import monitor
+ns = {"Progress": monitor.Progress}
 # 10 iterations; iterations 0-2 took 10 s each, iteration 4 (1-based) started at t=130
 with open(sys.argv[2], "w") as f:
     for i, t in enumerate([100, 110, 120, 130]):
@@ -284,10 +286,11 @@ ok = (to_go(132) == 68             # the 6 after this one at 10 s, 8 s left of t
 sys.exit(not ok)
 EOF
 check "--progress with --samples: a pass's end mark and the next pass's start mark are one iteration (synthetic log, K=2 S=3)" \
-  python3 - "$src/tools/simblas-hpl.in" "$tmp/marks-s.log" <<'EOF'
+  "$py" - "$src/tools" "$tmp/marks-s.log" <<'EOF'
 import sys
-ns = {"__name__": "test"}
-exec(open(sys.argv[1]).read(), ns)
+sys.path.insert(0, sys.argv[1])
+from simblas_hpl import monitor
+ns = {"Progress": monitor.Progress}
 # K = 2 iterations in each of 3 passes: K + 1 marks a pass, the last one its end
 def write(mode, passes):
     with open(sys.argv[2], mode) as f:
@@ -586,7 +589,7 @@ EOF
     fi
     # SIGTERM to simblas-hpl stops the simulation too (it runs in a
     # session of its own): status 143, no smpimain left in its directory
-    (XDG_DATA_HOME=$data exec python3 "$src/tools/simblas-hpl.in" run --n 30000 --nb 128 --p 4 --q 4 --hpl-code free \
+    (XDG_DATA_HOME=$data exec "$py" "$src/tools/simblas-hpl.in" run --n 30000 --nb 128 --p 4 --q 4 --hpl-code free \
       --keep "$tmp/term" > /dev/null 2> "$tmp/term.err") &
     tpid=$!
     i=0
