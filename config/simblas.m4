@@ -112,6 +112,12 @@ AC_DEFUN([SB_CHECK_PYTHON], [
   AM_PATH_PYTHON([3.9], [], [AC_MSG_ERROR([simblas-hpl needs Python 3.9 or newer: apt-get install python3, or configure PYTHON=/path/to/python3])])
 ])
 
+# Manual pages made from --help at build time (Debian's help2man).
+AC_DEFUN([SB_CHECK_MANPAGES], [
+  AC_PATH_PROG([HELP2MAN], [help2man], [])
+  AM_CONDITIONAL([HAVE_HELP2MAN], [test "x$HELP2MAN" != x])
+])
+
 AC_DEFUN([SB_SUMMARY], [
   echo
   echo "SimBLAS $PACKAGE_VERSION configured:"
@@ -124,6 +130,7 @@ AC_DEFUN([SB_SUMMARY], [
   echo "  cmocka unit tests        : $sb_have_cmocka"
   echo "  netlib test programs     : ${GFORTRAN:-no (install gfortran)}"
   echo "  simblas-hpl's Python     : $PYTHON $PYTHON_VERSION ($sb_python_how)"
+  echo "  man pages (help2man)     : ${HELP2MAN:-no (install help2man)}"
   sb_pkgdatadir=$(eval eval echo "${datadir}/simblas")
   echo "  model installed at       : $sb_pkgdatadir/default.model"
   echo
