@@ -1,13 +1,16 @@
 """simblas-hpl run --dry-run: the files a run is given (HPL.dat, platform.xml,
 hostfile, run.sh) and smpirun's command.  The cases of dryrun/cases.txt
-against the bytes main's script wrote (34d12cc); then the checks moved from
-section 2 of test/hpl-run.sh, option by option."""
+against the bytes main's script wrote (34d12cc; since, one change:
+allocOnly's platform.xml comment, which held '--' and so was not
+well-formed XML); then the checks moved from section 2 of
+test/hpl-run.sh, option by option."""
 
 import hashlib
 import os
 import re
 import sys
 import unittest
+import xml.etree.ElementTree as ET
 
 import dryrun_fixtures
 from support import DATA, SRC, Sandbox
@@ -27,6 +30,8 @@ class SameFiles(unittest.TestCase):
                         self.assertEqual(text, f.read())
             with self.subTest(case=name, file="hpccinf.txt"):
                 self.assertEqual(files["hpccinf.txt"], files["HPL.dat"])  # HPCC's HPL reads that name
+            with self.subTest(case=name, file="platform.xml"):
+                ET.fromstring(files["platform.xml"].split("\n", 2)[2])  # well-formed XML
 
 
 def dat(d, line):

@@ -62,6 +62,13 @@ class Xml(unittest.TestCase):
         self.assertIsNone(one.find("cluster").get("loopback_bw"))  # one core: no intra-node link
         self.assertEqual(one.find("cluster").findall("prop"), [])
 
+    def test_alloc_only(self):
+        # well-formed: '--' is not allowed inside an XML comment (it held '--alloc-only')
+        root = ET.fromstring(platforms.alloc_only_xml(3, 2, "1e+10f").split("\n", 2)[2])
+        self.assertEqual([(h.get("id"), h.get("core")) for h in root.iter("host")],
+                         [("node-0", "2"), ("node-1", "2"), ("node-2", "2")])
+        self.assertEqual(root.find("zone").get("routing"), "None")
+
     def test_hosts_of_files(self):
         self.assertEqual(platforms.platform_hosts(os.path.join(DATA, "two.xml")), [("a", 2), ("b", 1)])
         d = tempfile.mkdtemp()

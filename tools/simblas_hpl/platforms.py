@@ -222,7 +222,7 @@ def alloc_only_xml(hosts, cores, speed):
     """--alloc-only's platform: hosts without links (a constant network model)."""
     lines = "\n".join(f'    <host id="node-{i}" speed="{speed}" core="{cores}"/>' for i in range(hosts))
     return ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-            "<platform version=\"4.1\">\n  <!-- simblas-hpl --alloc-only: no links (constant network "
+            "<platform version=\"4.1\">\n  <!-- simblas-hpl run, alloc-only: no links (constant network "
             "model) -->\n  <zone id=\"world\" routing=\"None\">\n" + lines + "\n  </zone>\n</platform>\n")
 
 
