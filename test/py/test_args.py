@@ -69,6 +69,19 @@ class Refused(Sandbox):
         self.refused(re.escape("ALLCORES (150 W) is below EPSILON (200 W)"), *RUN4, "--p", 2, "--q", 2,
                      "--energy", "100:200:150")
         self.refused("positive", *RUN4, "--p", 2, "--q", 2, "--speedup", 0)
+        # issue 21: no unit, or values SimGrid aborts on after the run started
+        self.refused("'10': a bandwidth needs its unit, as in SimGrid: bps, kbps, Mbps, Gbps",
+                     *RUN4, "--p", 2, "--q", 2, "--bw", "10")
+        self.refused("'24': a latency needs its unit, as in SimGrid: s, ms, us",
+                     *RUN4, "--p", 2, "--q", 2, "--lat", "24")
+        self.refused("--speedup 1e[+]300: out of range; a host is from 1e-06 to 1e[+]06 times the model's reference",
+                     *RUN4, "--p", 2, "--q", 2, "--speedup", "1e300")
+        self.refused("out of range; a link's bandwidth is between 8bps and 8000Tbps",
+                     *RUN4, "--p", 2, "--q", 2, "--bw=1e400Gbps")
+        self.refused("out of range; a link's latency is between 0s and 1s", *RUN4, "--p", 2, "--q", 2, "--lat=1e400s")
+        for t in ("0", "-1", "nan", "inf"):
+            self.refused(f"--timeout {t}: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--timeout", t)
+        self.refused("--iprobe 0: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--iprobe", "0")
 
     def test_malloc(self):
         self.refused("no-such-libjemalloc.so.2 not found; install it with apt-get install libjemalloc2",

@@ -33,6 +33,26 @@ class Units(unittest.TestCase):
             with self.subTest(text=text), self.assertRaisesRegex(CliError, "not a latency"):
                 units.parse_latency(text + ("x" if text == "1e3" else ""))
 
+    def test_a_unit_is_needed(self):
+        # issue 21: --bw 10 was 10 B/s and --lat 24 24 s, silently
+        with self.assertRaisesRegex(CliError, "'10': a bandwidth needs its unit, as in SimGrid: bps, kbps, Mbps, Gbps"):
+            units.parse_bandwidth("10")
+        with self.assertRaisesRegex(CliError, r"'24': a latency needs its unit, as in SimGrid: s, ms, us, ns, ps"):
+            units.parse_latency("24")
+
+    def test_ranges(self):
+        for text in ("1e400Gbps", "1e16Bps", "0.5Bps", "7bps"):
+            with self.subTest(text=text), self.assertRaisesRegex(CliError, "out of range; a link's bandwidth is "
+                                                                           "between 8bps and 8000Tbps"):
+                units.parse_bandwidth(text)
+        for text in ("1e400s", "2s", "1m"):
+            with self.subTest(text=text), self.assertRaisesRegex(CliError, "out of range; a link's latency is "
+                                                                           "between 0s and 1s"):
+                units.parse_latency(text)
+        self.assertEqual(units.parse_bandwidth("8000Tbps")[0], 1e15)
+        self.assertEqual(units.parse_bandwidth("8bps")[0], 1.0)
+        self.assertEqual(units.parse_latency("1s")[0], 1.0)
+
     def test_formats(self):
         self.assertEqual(units.fmt_speed(6.123456789e10), "6.123456789e+10f")
         self.assertEqual(units.fmt_speed(1e10 * 4.85), "4.85e+10f")

@@ -18,6 +18,7 @@ from .locations import data_root, default_model, simblas_libdir, tool
 DEFAULT_NB = 128
 DEFAULT_HPL_CODE = "timed"    # --hpl-code: HPL's own code costs its measured CPU time
 SOLVE_MESSAGES_MAX = 2e6     # --iterations: skip HPL's solve beyond that many messages
+SPEEDUP_RANGE = (1e-6, 1e6)  # --speedup: beyond, host speeds overflow in SimGrid (1e300: "The Impossible Did Happen")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,6 +158,12 @@ def make_plan(o):
     energy = platforms.parse_energy(o.energy) if o.energy else None
     if o.speedup is not None and not (o.speedup > 0 and math.isfinite(o.speedup)):
         raise CliError(f"--speedup {o.speedup}: must be a positive number")
+    if o.speedup is not None and not SPEEDUP_RANGE[0] <= o.speedup <= SPEEDUP_RANGE[1]:
+        raise CliError(f"--speedup {o.speedup:g}: out of range; a host is from {SPEEDUP_RANGE[0]:g} to "
+                       f"{SPEEDUP_RANGE[1]:g} times the model's reference speed")
+    for opt, v in (("--timeout", o.timeout), ("--iprobe", o.iprobe)):
+        if v is not None and not (v > 0 and math.isfinite(v)):
+            raise CliError(f"{opt} {v:g}: must be a number of seconds > 0")
     speedup = o.speedup if o.speedup is not None else 1.0
     bw = units.parse_bandwidth(o.bw or platforms.DEFAULT_BW)
     lat = units.parse_latency(o.lat or platforms.DEFAULT_LAT)
