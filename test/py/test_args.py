@@ -5,6 +5,7 @@ test/hpl-run.sh."""
 
 import os
 import re
+import shutil
 import unittest
 
 from support import DATA, Sandbox
@@ -54,6 +55,16 @@ class Refused(Sandbox):
 
     def test_model_and_build(self):
         self.refused("/nonexistent.model does not exist", *RUN4, "--p", 2, "--q", 2, "--model", "/nonexistent.model")
+        # a directory is said to be one (issue 21), and its default.model suggested
+        self.refused(f"model file {DATA} is a directory: give the model file itself .--model FILE",
+                     *RUN4, "--p", 2, "--q", 2, "--model", DATA)
+        os.mkdir(self.path("share"))
+        shutil.copy(os.path.join(DATA, "measured.model"), self.path("share", "default.model"))
+        self.refused(f"is a directory: give the model file itself, e.g. --model {self.path('share', 'default.model')}$",
+                     *RUN4, "--p", 2, "--q", 2, "--model", self.path("share"))
+        # a file that cannot be read says why (not "not a SimBLAS model file")
+        self.refused("cannot read the model file /proc/self/mem: Input/output error",
+                     *RUN4, "--p", 2, "--q", 2, "--model", "/proc/self/mem")
         self.refused("run `simblas-hpl build` first", *RUN4, "--p", 2, "--q", 2)
         self.refused("simblas-hpl build --mode passthrough", *RUN4, "--p", 2, "--q", 2, "--n", 1000,
                      "--mode", "passthrough")

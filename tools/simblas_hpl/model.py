@@ -14,10 +14,19 @@ def reference_speed(path):
     if not path:
         raise CliError("no model file: give --model FILE or set SIMBLAS_MODEL "
                        "(`make calibrate` writes one; SimBLAS installs share/simblas/default.model)")
+    if os.path.isdir(path):
+        inside = os.path.join(path, "default.model")
+        raise CliError(f"model file {path} is a directory: give the model file itself"
+                       + (f", e.g. --model {inside}" if os.path.isfile(inside) else
+                          " (--model FILE or SIMBLAS_MODEL; `make calibrate` writes one)"))
     if not os.path.isfile(path):
         raise CliError(f"model file {path} does not exist: give --model FILE or SIMBLAS_MODEL, "
                        "or run `make calibrate` (simblas-calibrate) to write one")
-    text = read_text(path)
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        raise CliError(f"cannot read the model file {path}: {e.strerror}")
     lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
     lines = [ln for ln in lines if ln]
     if not lines or not lines[0].startswith("simblas-model"):
