@@ -53,6 +53,14 @@ class Refused(Sandbox):
         self.refused("roll-merge merges the messages of a modelled run",
                      *RUN4, "--p", 2, "--q", 2, "--roll-merge", 0, "--mode", "passthrough")
 
+    def test_address_space(self):
+        # issue 21: N=10^9 on 2x2 failed after the start, saying "check 'ulimit -v'"
+        self.refused(r"--n 1000000000 on 2x2: one rank's matrix needs 2,046,363 TiB of address space, more than the "
+                     r"128 TiB \(47-bit\) address space of a process: the largest N that fits on 2x2 with NB=128 is "
+                     r"7,908,728$", "run", "--n", 10**9, "--p", 2, "--q", 2)
+        status, _, err, _ = self.dry("--n", 7908728, "--p", 2, "--q", 2)
+        self.assertEqual(status, 0, err)
+
     def test_model_and_build(self):
         self.refused("/nonexistent.model does not exist", *RUN4, "--p", 2, "--q", 2, "--model", "/nonexistent.model")
         # a directory is said to be one (issue 21), and its default.model suggested

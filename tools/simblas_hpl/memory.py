@@ -51,6 +51,56 @@ def shared_malloc_blocksize(n, nb, p, q):
     return bs
 
 
+ADDRESS_SPACE = 1 << 47     # a process's user address space on x86-64 (4-level page tables): 128 TiB
+
+
+def numroc(n, nb, proc, nprocs):
+    """HPL_numroc: the rows (or columns) of an n-long dimension in blocks of
+    nb that process proc of nprocs holds (process 0 holds the most)."""
+    nblocks, extra = n // nb, (n // nb) % nprocs
+    k = (nblocks // nprocs) * nb
+    if proc < extra:
+        return k + nb
+    return k + n % nb if proc == extra else k
+
+
+def matrix_reservation(n, nb, p, q, align=8):
+    """The address space libsimblas reserves for the largest rank's folded
+    matrix (HPL_pdtest's [A|b], (align + (ld + 1)(nq + 1)) doubles, ld the
+    local rows rounded up to a multiple of align that is no power of 2), an
+    eighth larger than asked, so that the other ranks' fit in it too."""
+    mp, nq = numroc(n, nb, 0, p), numroc(n, nb, 0, q)
+    ld = ((max(1, mp) - 1) // align) * align
+    while True:
+        ld += align
+        if ld & (ld - 1):
+            break
+    need = 8 * (align + (ld + 1) * (nq + 1))
+    return need + need // 8
+
+
+def largest_n(nb, p, q, align=8, limit=ADDRESS_SPACE):
+    """The largest N whose matrix reservation fits within limit."""
+    lo, hi = nb, nb
+    while matrix_reservation(hi, nb, p, q, align) <= limit:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if matrix_reservation(mid, nb, p, q, align) <= limit else (lo, mid)
+    return lo
+
+
+def check_address_space(n, nb, p, q, align):
+    """A modelled run's folded matrix must fit in the address space: CliError
+    naming the largest N that does (the fold would fail only after the
+    simulator started, saying to check 'ulimit -v')."""
+    need = matrix_reservation(n, nb, p, q, align)
+    if need > ADDRESS_SPACE:
+        raise CliError(f"--n {n} on {p}x{q}: one rank's matrix needs {need / 2**40:,.0f} TiB of address space, "
+                       f"more than the {ADDRESS_SPACE >> 40} TiB (47-bit) address space of a process: "
+                       f"the largest N that fits on {p}x{q} with NB={nb} is {largest_n(nb, p, q, align):,}")
+
+
 def hugetlbfs_mount(path):
     """The huge page size of the hugetlbfs mounted at path, or None."""
     real = os.path.realpath(path)

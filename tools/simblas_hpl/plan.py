@@ -227,6 +227,8 @@ def make_plan(o):
             raise CliError("--samples S samples the run in S passes of --iterations K iterations: give --iterations")
         if samples < 1:
             raise CliError(f"--samples {samples}: must be >= 1")
+    if o.mode == "model":
+        memory.check_address_space(n, nb, p, q, opts["align"])
     blocksize = memory.shared_malloc_blocksize(n, nb, p, q)
     hugepages = None
     if o.hugepages:
