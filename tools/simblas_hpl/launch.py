@@ -12,12 +12,13 @@ import os
 import shlex
 import signal
 import subprocess
+import threading
 import time
 
 from . import hpldat, platforms, results
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines
-from .memory import FOLD_BLOCK, fold_block
+from .memory import FOLD_BLOCK, fold_block, max_map_count
 from .monitor import Progress, PssSampler
 from .units import fmt_speed
 
@@ -204,51 +205,86 @@ def stop_group(proc):
             continue
 
 
+def start_monitors(plan, env, quiet):
+    """The memory sampler and, with --progress, the progress thread, started
+    before the simulator: a machine that refuses a new thread (a low
+    vm.max_map_count: "can't start new thread") stops the run before it
+    begins, with one line."""
+    sampler = PssSampler(hugetlb=bool(plan.hugepages))
+    progress = None
+    if plan.progress_every > 0 and not quiet and "SIMBLAS_ITER_LOG" in env:
+        total = plan.panel_iterations
+        if plan.iterations:
+            total = min(total, plan.iterations * (plan.samples or 1))
+        progress = Progress(env["SIMBLAS_ITER_LOG"], total, plan.progress_every)
+    try:
+        for t in filter(None, (sampler, progress)):
+            t.start()
+    except RuntimeError as e:
+        sampler.stop()
+        raise CliError(f"cannot start a thread to watch the simulation ({e}): this machine refuses new threads; "
+                       f"check vm.max_map_count (now {max_map_count()}; raise it with: sysctl -w "
+                       "vm.max_map_count=262144) and the process limit (ulimit -u)")
+    return sampler, progress
+
+
+def catch_signals():
+    """On SIGTERM or SIGHUP, raise Terminated (as ^C raises KeyboardInterrupt);
+    the previous handlers, to restore.  Only the main thread can."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def terminated(signum, frame):
+        raise Terminated(signum)
+    return {sig: signal.signal(sig, terminated) for sig in (signal.SIGTERM, signal.SIGHUP)}
+
+
 def simulate(plan, workdir, quiet=False):
     """Run plan in workdir (which must exist): a RunResult, or CliError
-    (status 1, kept=workdir, when the simulation failed)."""
+    (status 1 when the simulation failed: kept=workdir, the files to look
+    at).  Whatever fails once the simulator has started stops it first."""
     cmd, env, line = prepare_rundir(plan, workdir, quiet)
     full_env = dict(os.environ)
     full_env.update(env)
+    sampler, progress = start_monitors(plan, env, quiet)
     if not quiet:
         note(f"simulating N={plan.n} NB={plan.nb} on {plan.p}x{plan.q} ranks, {plan.platform.hosts} host(s), "
              f"{plan.mode} mode (files: {workdir})")
     out_path, err_path = os.path.join(workdir, "stdout.txt"), os.path.join(workdir, "stderr.txt")
+    timed_out = False
+    # the simulation runs in a session of its own (a terminal's ^C must
+    # not reach smpirun before us): on SIGTERM or SIGHUP, as on ^C, stop
+    # it too, rather than leave it running, orphaned, for hours
+    previous = catch_signals()
+    proc = None
     t0 = time.monotonic()
-    with open(out_path, "w") as fo, open(err_path, "w") as fe:
-        proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe,
-                                start_new_session=True)
-        sampler = PssSampler(proc.pid, hugetlb=bool(plan.hugepages))
-        sampler.start()
-        progress = None
-        every = plan.progress_every
-        if every > 0 and not quiet and "SIMBLAS_ITER_LOG" in env:
-            total = plan.panel_iterations
-            if plan.iterations:
-                total = min(total, plan.iterations * (plan.samples or 1))
-            progress = Progress(env["SIMBLAS_ITER_LOG"], total, every)
-            progress.start()
-        timed_out = False
-        # the simulation runs in a session of its own (a terminal's ^C must
-        # not reach smpirun before us): on SIGTERM or SIGHUP, as on ^C, stop
-        # it too, rather than leave it running, orphaned, for hours
-        def terminated(signum, frame):
-            raise Terminated(signum)
-        previous = {sig: signal.signal(sig, terminated) for sig in (signal.SIGTERM, signal.SIGHUP)}
-        try:
-            proc.wait(timeout=plan.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+    try:
+        with open(out_path, "w") as fo, open(err_path, "w") as fe:
+            proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdin=subprocess.DEVNULL, stdout=fo,
+                                    stderr=fe, start_new_session=True)
+            sampler.attach(proc.pid)
+            try:
+                proc.wait(timeout=plan.timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                stop_group(proc)
+    except (KeyboardInterrupt, Terminated) as e:
+        if proc:
             stop_group(proc)
-        except (KeyboardInterrupt, Terminated) as e:
-            stop_group(proc)
-            sampler.stop()
-            code, why = (128 + e.signum, signal.Signals(e.signum).name) if isinstance(e, Terminated) else (130, "^C")
-            raise CliError(f"interrupted ({why}): the simulation was stopped; run files in {workdir}", code,
-                           kept=workdir)
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        code, why = (128 + e.signum, signal.Signals(e.signum).name) if isinstance(e, Terminated) else (130, "^C")
+        raise CliError(f"interrupted ({why}): the simulation was stopped; run files in {workdir}", code,
+                       kept=workdir)
+    except BaseException as e:
+        if proc is None:
+            if isinstance(e, OSError):
+                raise CliError(f"cannot start the simulation: {cmd[0]}: {e.strerror or e}", 1) from e
+            raise
+        stop_group(proc)  # never leave it running, orphaned
+        raise CliError(f"simblas-hpl failed after the simulator started ({type(e).__name__}: {e}): "
+                       "the simulation was stopped", 1) from e
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         sampler.stop()
         if progress:
             progress.stop()
@@ -272,7 +308,14 @@ def simulate(plan, workdir, quiet=False):
             "--- last lines of stderr ---\n" + tail_lines(err, 15) if err.strip() else ""]))
         raise CliError(f"{problem}.\n{shown}\n(run files kept in {workdir}; rerun with {workdir}/run.sh)", 1,
                        kept=workdir)
-    segs, end = (results.read_iter_log(os.path.join(workdir, "iterations.log")) if plan.mode == "model"
-                 else ([], None))
-    summary = results.summarize(plan, res, wall, sampler, segs, end, workdir)
+    try:
+        segs, end = (results.read_iter_log(os.path.join(workdir, "iterations.log")) if plan.mode == "model"
+                     else ([], None))
+        summary = results.summarize(plan, res, wall, sampler, segs, end, workdir)
+    except CliError:
+        raise
+    except Exception as e:  # a finished run is never lost to a bug of ours: its outputs stay
+        raise CliError(f"simblas-hpl failed reading the finished run's results ({type(e).__name__}: {e}); "
+                       f"its outputs are kept in {workdir} (stdout.txt, stderr.txt, iterations.log)", 1,
+                       kept=workdir) from e
     return results.RunResult(summary=summary, workdir=workdir)

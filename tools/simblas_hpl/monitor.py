@@ -14,11 +14,14 @@ from .memory import meminfo
 
 class PssSampler(threading.Thread):
     """Peak of the summed Pss (/proc/PID/smaps_rollup) of a process tree: a page
-    mapped many times (SMPI/SimBLAS folding) counts once, unlike RSS."""
+    mapped many times (SMPI/SimBLAS folding) counts once, unlike RSS.
+    Started before the process it samples (a thread that cannot start then
+    fails before the simulator does), and given its pid with attach()."""
 
-    def __init__(self, pid, interval=0.2, hugetlb=False):
+    def __init__(self, interval=0.2, hugetlb=False):
         super().__init__(daemon=True)
-        self.pid, self.interval = pid, interval
+        self.pid, self.interval = None, interval
+        self.attached = threading.Event()
         self.peak_kb, self.samples = 0, 0
         # huge pages (--hugepages) are in no process's Pss: with them, the
         # machine's huge pages in use beyond those in use at the start
@@ -60,7 +63,12 @@ class PssSampler(threading.Thread):
         mi = meminfo()
         return (mi.get("HugePages_Total", 0) - mi.get("HugePages_Free", 0)) * mi.get("Hugepagesize", 2048)
 
+    def attach(self, pid):
+        self.pid = pid
+        self.attached.set()
+
     def run(self):
+        self.attached.wait()
         while not self.done.is_set():
             t0 = time.monotonic()
             pids = self.tree()
@@ -83,7 +91,9 @@ class PssSampler(threading.Thread):
 
     def stop(self):
         self.done.set()
-        self.join(timeout=5)
+        self.attached.set()
+        if self.is_alive():
+            self.join(timeout=5)
 
 
 class Progress(threading.Thread):

@@ -10,6 +10,7 @@ import math
 import os
 import re
 import resource
+import tempfile
 from typing import Any, Dict, Optional
 
 from .errors import CliError
@@ -198,6 +199,49 @@ def append_csv(path, summary):
 
 def write_json(path, summary):
     write_atomic(path, json.dumps(summary, indent=2) + "\n")
+
+
+def check_output_path(path, opt):
+    """--json/--csv FILE, before the run: what could not be written after it
+    (a directory, a missing directory, a place where no file can be made:
+    /proc) is refused now."""
+    full = os.path.abspath(path)
+    d = os.path.dirname(full)
+    if os.path.isdir(full):
+        raise CliError(f"{opt} {path} is a directory: give a file name (e.g. {os.path.join(path, 'run.' + opt[2:])})")
+    if not os.path.isdir(d):
+        raise CliError(f"{opt} {path}: its directory {d} does not exist; create it (mkdir -p {d}) or give another path")
+    if os.path.exists(full) and not os.access(full, os.W_OK):
+        raise CliError(f"{opt} {path}: the file is not writable")
+    try:  # the JSON is written beside it and renamed; the CSV may be created
+        fd, probe = tempfile.mkstemp(prefix=".simblas-hpl-probe-", dir=d)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise CliError(f"{opt} {path}: cannot create a file in {d} ({e.strerror}); give another path")
+
+
+def write_outputs(summary, json_path=None, csv_path=None, keep_in=None):
+    """Write --json and --csv.  What cannot be written (a disk full since the
+    check) loses nothing: the summary is kept in keep_in/summary.json, and
+    CliError (status 1) says where; the caller must then leave keep_in."""
+    failed = []
+    for opt, path, write in (("--json", json_path, write_json), ("--csv", csv_path, append_csv)):
+        if path:
+            try:
+                write(path, summary)
+            except OSError as e:
+                failed.append(f"{opt} {path} ({e.strerror or e})")
+    if not failed:
+        return
+    kept = os.path.join(keep_in, "summary.json") if keep_in else None
+    try:
+        write_json(kept, summary)
+    except (OSError, TypeError):
+        kept = None
+    where = f"kept in {kept}" if kept else "on stdout only (it could not be written anywhere)"
+    raise CliError(f"could not write {' or '.join(failed)}: the result, printed above, is {where}", 1,
+                   kept=keep_in if kept else None)
 
 
 @dataclasses.dataclass

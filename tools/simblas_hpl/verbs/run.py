@@ -7,12 +7,12 @@ import shutil
 import sys
 import tempfile
 
-from ..errors import note
+from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, prepare_rundir, simulate
 from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT
-from ..results import append_csv, write_json
+from ..results import check_output_path, write_outputs
 
 NAME = "run"
 ORDER = 2
@@ -105,9 +105,14 @@ def add_arguments(r):
 
 def main(args):
     plan = make_plan(RunOptions.from_namespace(args))
+    for opt, path in (("--json", args.json), ("--csv", args.csv)):
+        if path and not args.dry_run:
+            check_output_path(path, opt)
     keep = args.keep
     if keep:
         workdir = os.path.abspath(keep)
+        if os.path.exists(workdir) and not os.path.isdir(workdir):
+            raise CliError(f"--keep {keep} is not a directory: give a directory to run in (made if need be)")
         os.makedirs(workdir, exist_ok=True)
     else:
         workdir = tempfile.mkdtemp(prefix="simblas-hpl-")
@@ -116,14 +121,25 @@ def main(args):
         print(line)
         note(f"dry run: files in {workdir}")
         return 0
-    summary = simulate(plan, workdir).summary
+    try:
+        summary = simulate(plan, workdir).summary
+    except CliError as e:
+        if not keep and not e.kept:  # nothing in it to look at
+            shutil.rmtree(workdir, ignore_errors=True)
+        raise
     summary["run_dir"] = workdir if keep else None
+    # HPL's line and the summary first, then the files: a file that cannot
+    # be written loses nothing
+    show(summary)
+    write_outputs(summary, args.json, args.csv, keep_in=workdir)
     if not keep:
         shutil.rmtree(workdir, ignore_errors=True)
-    if args.json:
-        write_json(args.json, summary)
-    if args.csv:
-        append_csv(args.csv, summary)
+    return 0
+
+
+def show(summary):
+    """HPL's result line (or what an --alloc-only run took), the extrapolation,
+    the summary as JSON, on stdout."""
     try:
         if summary.get("result_line") and not summary.get("alloc_only"):
             print(summary["result_line"])
@@ -140,4 +156,3 @@ def main(args):
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. | head -1
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
