@@ -471,6 +471,18 @@ EOF
   err=$(XDG_DATA_HOME=$data SMPIRUN=$tmp/fake-smpirun cli run --n 1000 --nb 64 --p 2 --q 2 2>&1 >/dev/null); rc=$?
   [ $rc -eq 1 ] && printf '%s\n' "$err" | grep -q "no result line" \
     && ok "no HPL result line: status 1, says so" || ko "no result line: rc=$rc: $err"
+  # under `ulimit -v` (700 MB here, where N=20000 8x8 needs about 1 GB) the
+  # run fails at an allocation: its first error line (SMPI's "Failed to
+  # allocate", which a backtrace pushed out of the tail, or libsimblas's)
+  # is shown, and the remedy named is the limit, not SMPI's sysctl
+  err=$( (ulimit -v 700000 && XDG_DATA_HOME=$data cli run --n 20000 --nb 128 --p 8 --q 8 --hpl-code free \
+          --keep "$tmp/uv") 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 1 ] && printf '%s\n' "$err" | grep -q "Failed to allocate\|cannot reserve\|callocation of" \
+     && printf '%s\n' "$err" | grep -q "address space is limited (ulimit -v 700000, in KiB).*ulimit -v unlimited"; then
+    ok "under ulimit -v: the first error line and the limit named"
+  else
+    ko "under ulimit -v: rc=$rc: $err"
+  fi
 fi
 
 echo "$pass passed, $fail failed"

@@ -5,8 +5,10 @@ test/hpl-run.sh."""
 
 import os
 import re
+import resource
 import shutil
 import unittest
+from unittest import mock
 
 from support import DATA, Sandbox
 
@@ -60,6 +62,11 @@ class Refused(Sandbox):
                      r"7,908,728$", "run", "--n", 10**9, "--p", 2, "--q", 2)
         status, _, err, _ = self.dry("--n", 7908728, "--p", 2, "--q", 2)
         self.assertEqual(status, 0, err)
+        # under `ulimit -v`, the run would fail at its first allocation
+        with mock.patch("resource.getrlimit", return_value=(4 << 30, resource.RLIM_INFINITY)):
+            self.refused(r"--n 100000 on 2x2: one rank's matrix needs 21.0 GiB of address space, and 'ulimit -v' "
+                         r"allows 4.0 GiB; raise the limit with: ulimit -v unlimited$",
+                         "run", "--n", 100000, "--p", 2, "--q", 2)
 
     def test_model_and_build(self):
         self.refused("/nonexistent.model does not exist", *RUN4, "--p", 2, "--q", 2, "--model", "/nonexistent.model")

@@ -8,6 +8,7 @@ import json
 import os
 import pickle
 import re
+import resource
 import tempfile
 import time
 import unittest
@@ -116,6 +117,52 @@ class Launch(Sandbox):
             pid = int(f.read())
         self.assertFalse(os.path.exists(f"/proc/{pid}"), "the simulator is still running")
         self.assertEqual(os.listdir(self.tmp), [])  # and its directory is gone
+
+
+SMPI_OOM = ("[node-0:0:(1) 0.004933] ./src/smpi/internals/smpi_shared.cpp:183: [root/CRITICAL] Failed to allocate "
+            "128MiB of memory. Run \"sysctl vm.overcommit_memory=1\" as root to allow big allocations.")
+
+
+class Failed(Launch):
+    """A simulation that fails: what is shown of it (in passthrough mode,
+    which preloads nothing: the sandbox's empty libraries would add the
+    loader's complaints to stderr)."""
+
+    def run_cli(self, *args, **kw):
+        return super().run_cli("--mode", "passthrough", *args, **kw)
+
+    def fails_as_under_ulimit(self):
+        # SMPI's own message, then 15 lines of backtrace (N=20000 8x8 under ulimit -v 900000)
+        trace = "\n".join(f"  ->  {i}# frame {i}" for i in range(14))
+        with open(self.path("err.txt"), "w") as f:
+            f.write(f"{SMPI_OOM}\n\nBacktrace (displayed in actor 0):\n{trace}\n")
+        self.smpirun(f"cat {self.path('err.txt')} >&2\nexit 134")
+
+    def test_the_first_error_line_is_kept(self):
+        self.fails_as_under_ulimit()
+        with mock.patch("resource.getrlimit", return_value=(resource.RLIM_INFINITY, resource.RLIM_INFINITY)):
+            status, out, err = self.run_cli("--keep", self.path("k"))
+        self.assertEqual(status, 1, err)
+        self.assertIn("smpirun exited with status 134.", err)
+        self.assertIn(f"--- first error on stderr ---\n{SMPI_OOM}\n--- last lines of stderr ---\n", err)
+        self.assertIn("  ->  13# frame 13", err)
+        self.assertNotIn("ulimit", err)  # no limit: no word of it
+        self.assertIn(f"(run files kept in {self.path('k')}", err)
+
+    def test_the_address_space_limit_is_named(self):
+        self.fails_as_under_ulimit()
+        with mock.patch("resource.getrlimit", return_value=(900000 << 10, resource.RLIM_INFINITY)):
+            status, out, err = self.run_cli()
+        self.assertEqual(status, 1, err)
+        self.assertIn("The address space is limited (ulimit -v 900000, in KiB)", err)
+        self.assertIn("raise the limit with: ulimit -v unlimited", err)
+
+    def test_an_error_in_the_tail_is_not_repeated(self):
+        self.smpirun("echo 'simblas: the model file is broken' >&2\nexit 1")
+        status, out, err = self.run_cli()
+        self.assertEqual(status, 1, err)
+        self.assertIn("--- last lines of stderr ---\nsimblas: the model file is broken\n", err)
+        self.assertNotIn("first error", err)
 
 
 class Reuse(Sandbox):

@@ -9,6 +9,8 @@ CliError, and leaves the directory to its caller).
 """
 
 import os
+import re
+import resource
 import shlex
 import signal
 import subprocess
@@ -205,6 +207,32 @@ def stop_group(proc):
             continue
 
 
+ERROR_RE = re.compile(r"\[[\w./-]+/(?:CRITICAL|ERROR)\]|^simblas: |^HPL ERROR|^\S+: error", re.M)
+OUT_OF_ADDRESS_SPACE_RE = re.compile(r"Failed to allocate|Cannot allocate memory|callocation of \d+ bytes failed")
+
+
+def stderr_excerpt(err, n=15):
+    """The last n lines of smpirun's stderr, and its first error line before
+    them when they do not hold it (a backtrace pushes it out)."""
+    tail = tail_lines(err, n)
+    m = ERROR_RE.search(err)
+    first = err[err.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0].rstrip() if m else None
+    if first and first not in tail:
+        return f"--- first error on stderr ---\n{first}\n--- last lines of stderr ---\n{tail}"
+    return "--- last lines of stderr ---\n" + tail
+
+
+def address_space_hint(err):
+    """The remedy when an allocation failed under `ulimit -v`: SMPI's own
+    message ("Run sysctl vm.overcommit_memory=1") does not apply there."""
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY or not OUT_OF_ADDRESS_SPACE_RE.search(err):
+        return ""
+    return (f"The address space is limited (ulimit -v {limit >> 10}, in KiB): SMPI and SimBLAS reserve far more "
+            "address space than the memory they use, and the simulation ran out of it (whatever SMPI says of "
+            "vm.overcommit_memory); raise the limit with: ulimit -v unlimited")
+
+
 def start_monitors(plan, env, quiet):
     """The memory sampler and, with --progress, the progress thread, started
     before the simulator: a machine that refuses a new thread (a low
@@ -305,7 +333,7 @@ def simulate(plan, workdir, quiet=False):
     if problem:
         shown = "\n".join(filter(None, [
             "--- last lines of stdout ---\n" + tail_lines(out, 15) if out.strip() else "",
-            "--- last lines of stderr ---\n" + tail_lines(err, 15) if err.strip() else ""]))
+            stderr_excerpt(err) if err.strip() else "", address_space_hint(err)]))
         raise CliError(f"{problem}.\n{shown}\n(run files kept in {workdir}; rerun with {workdir}/run.sh)", 1,
                        kept=workdir)
     try:

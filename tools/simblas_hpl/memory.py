@@ -4,6 +4,7 @@ pages, this machine's memory, and the simulator's allocator (--malloc)."""
 import glob
 import os
 import re
+import resource
 
 from .errors import CliError
 from .files import read_text
@@ -99,6 +100,10 @@ def check_address_space(n, nb, p, q, align):
         raise CliError(f"--n {n} on {p}x{q}: one rank's matrix needs {need / 2**40:,.0f} TiB of address space, "
                        f"more than the {ADDRESS_SPACE >> 40} TiB (47-bit) address space of a process: "
                        f"the largest N that fits on {p}x{q} with NB={nb} is {largest_n(nb, p, q, align):,}")
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit != resource.RLIM_INFINITY and need > limit:
+        raise CliError(f"--n {n} on {p}x{q}: one rank's matrix needs {need / 2**30:,.1f} GiB of address space, and "
+                       f"'ulimit -v' allows {limit / 2**30:,.1f} GiB; raise the limit with: ulimit -v unlimited")
 
 
 def hugetlbfs_mount(path):
