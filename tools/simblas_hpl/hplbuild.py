@@ -15,7 +15,8 @@ import tarfile
 import tempfile
 
 from . import VERSION
-from .builds import BINARIES, set_default_build
+from . import builds
+from .builds import BINARIES
 from .errors import CliError, note
 from .files import read_text, sha256_file, tail_lines
 from .launch import simulate
@@ -286,10 +287,14 @@ def smoke_test(d, mode, binary, model):
     return res
 
 
-def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=False):
+def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=False, build_id=None,
+          make_default=False):
     """`simblas-hpl build`: the binaries of mode (model, passthrough, both)
-    from the source given (default: Debian's hpcc), patched, checked."""
+    from the source given (default: Debian's hpcc), patched, checked, in the
+    build build_id (default: the source's ID)."""
     modes = ["model", "passthrough"] if mode == "both" else [mode]
+    if build_id:
+        builds.check_id(build_id)
     libdir, incdir = simblas_libdir(), simblas_incdir()
     smpicc = tool("smpicc", "SMPICC", "SMPICC")
     for prog in ("make", "patch"):
@@ -310,7 +315,8 @@ def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=Fal
         src_digest, patch_digest, libdir, incdir, sha256_file(os.path.join(incdir, "simblas.h")),
         os.path.realpath(smpicc)]).encode()).hexdigest()
 
-    d = os.path.join(data_root(), sid)
+    bid = build_id or sid
+    d = os.path.join(data_root(), bid)
     os.makedirs(d, exist_ok=True)
     lock = open(os.path.join(d, ".lock"), "w")
     try:
@@ -335,7 +341,7 @@ def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=Fal
             or not os.path.isfile(os.path.join(d, binaries[m]))]
     if not todo:
         note(f"{', '.join(BINARIES[m] for m in modes)} up to date in {d} (--force rebuilds)")
-        set_default_build(sid)
+        settle_default(bid, make_default)
         return 0
 
     srcdir = os.path.join(d, "src")
@@ -366,7 +372,7 @@ def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=Fal
         else:
             checks[m] = "skipped: no model file"
     manifest = {
-        "format": 1, "simblas_hpl": VERSION, "source_id": sid, "source_kind": kind, "source": desc,
+        "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind, "source": desc,
         "source_sha256": src_digest, "patch_dir": pdir, "patches": [n for _, n, _ in patches],
         "patches_sha256": patch_digest, "simblas_libdir": libdir, "simblas_incdir": incdir,
         "smpicc": smpicc, "fingerprint": fingerprint, "tree": tree,
@@ -377,8 +383,21 @@ def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=Fal
         json.dump(manifest, f, indent=2)
         f.write("\n")
     os.replace(mpath + ".new", mpath)
-    set_default_build(sid)
     for m in todo:
         print(os.path.join(d, BINARIES[m]))
     note(f"built {', '.join(BINARIES[m] for m in todo)} from {desc} in {d}")
+    settle_default(bid, make_default)
     return 0
+
+
+def settle_default(bid, make_default):
+    """A build becomes the default when asked (--make-default) or when there
+    is no (valid) default; otherwise the default stays, and is said."""
+    current = builds.file_default()
+    if make_default or not current or not builds.load(current):
+        builds.set_default_build(bid)
+        if current and current != bid:
+            note(f"the default HPL build is now {bid} (was {current}): runs without --build-id use it")
+    elif current != bid:
+        note(f"the default HPL build stays {current}: runs without --build-id use it; run this one with "
+             f"--build-id {bid}, or make it the default with the same options and --make-default")

@@ -256,6 +256,15 @@ def start_monitors(plan, env, quiet):
     return sampler, progress
 
 
+def build_said(plan):
+    """Which HPL the run uses, for the line that starts it."""
+    b = plan.build
+    if not b:
+        return f"HPL {plan.xhpl}"
+    how = {"default": "the default", "SIMBLAS_HPL_BUILD": "from SIMBLAS_HPL_BUILD"}.get(b["chosen_by"])
+    return f"HPL build {b['id']}" + (f" ({how}; built {b['built']})" if how else f" (built {b['built']})")
+
+
 def catch_signals():
     """On SIGTERM or SIGHUP, raise Terminated (as ^C raises KeyboardInterrupt);
     the previous handlers, to restore.  Only the main thread can."""
@@ -277,7 +286,7 @@ def simulate(plan, workdir, quiet=False):
     sampler, progress = start_monitors(plan, env, quiet)
     if not quiet:
         note(f"simulating N={plan.n} NB={plan.nb} on {plan.p}x{plan.q} ranks, {plan.platform.hosts} host(s), "
-             f"{plan.mode} mode (files: {workdir})")
+             f"{plan.mode} mode, {build_said(plan)}; files in {workdir}")
     out_path, err_path = os.path.join(workdir, "stdout.txt"), os.path.join(workdir, "stderr.txt")
     timed_out = False
     # the simulation runs in a session of its own (a terminal's ^C must

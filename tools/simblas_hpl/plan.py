@@ -10,7 +10,7 @@ import sys
 from typing import Dict, List, Optional, Sequence, Union
 
 from . import memory, model, platforms, units
-from .builds import BINARIES, find_xhpl
+from . import builds
 from .errors import CliError, note
 from .hpldat import parse_hpl_opts
 from .locations import data_root, default_model, simblas_libdir, tool
@@ -80,7 +80,7 @@ class RunPlan:
     reference_speed: float                  # its reference-speed, flop/s
     model_nominal: bool
     xhpl: str
-    build_dir: Optional[str]
+    build: Optional[dict]                   # the HPL build (builds.Build.ref), None with --xhpl
     smpirun: str
     blocksize: int                          # smpi/shared-malloc-blocksize
     hpl_code: str                           # timed | free
@@ -138,6 +138,38 @@ def has_pmpi_wrappers(xhpl):
             return b"libsimblas_pmpi.so" in f.read()
     except OSError:
         return True  # dry run without a build: describe a current build
+
+
+def find_xhpl(o):
+    """(the xhpl to run, what the JSON says of its build): --xhpl, or the
+    binary of o.mode in the build chosen (builds.choose).  What is missing
+    is an error, or a warning in a dry run (whose command names it anyway)."""
+    if o.xhpl:
+        xhpl = os.path.abspath(o.xhpl)
+        if not os.path.isfile(xhpl):
+            if not o.dry_run:
+                raise CliError(f"{xhpl}: no such file")
+            note(f"warning: {xhpl}: no such file (dry run: the command names it anyway)")
+        return xhpl, None
+    what, how = builds.BINARIES[o.mode], "" if o.mode == "model" else " --mode passthrough"
+    try:
+        build, by = builds.choose(o.build_id)
+    except CliError as e:
+        if not o.dry_run:
+            raise
+        note(f"warning: {e} (dry run: the command names {what} anyway)")
+        return os.path.join(data_root(), o.build_id or "<build-id>", what), None
+    xhpl = build.binary(o.mode) if build else None
+    if xhpl:
+        return xhpl, build.ref(by)
+    msg = (f"no {what} in the HPL build {build.id} ({build.dir}): run `simblas-hpl build --build-id {build.id}"
+           f"{how}` with the source it was built from ({build.manifest.get('source', '?')})" if build else
+           f"no {what} built (looked in {data_root()}): run `simblas-hpl build{how}` first")
+    if not o.dry_run:
+        raise CliError(msg)
+    note(f"warning: {msg} (dry run: the command names it anyway)")
+    return os.path.join(build.dir if build else os.path.join(data_root(), "<source-id>"), what), \
+        (build.ref(by) if build else None)
 
 
 def make_plan(o):
@@ -244,17 +276,7 @@ def make_plan(o):
             raise CliError(f"passthrough mode computes for real: N={n} needs {need / 2**30:.1f} GiB "
                            f"and {avail / 2**30:.1f} GiB are available; use --mode model or a smaller N")
 
-    xhpl, bdir = (os.path.abspath(o.xhpl), None) if o.xhpl else find_xhpl(o.mode, o.build_id)
-    if not xhpl or not os.path.isfile(xhpl):
-        what = BINARIES[o.mode]
-        msg = (f"{xhpl}: no such file" if xhpl else
-               f"no {what} built" + (f" in {bdir}" if bdir else f" (looked in {data_root()})") +
-               ": run `simblas-hpl build" + ("" if o.mode == "model" else " --mode passthrough") +
-               "` first")
-        if not o.dry_run:
-            raise CliError(msg)
-        note(f"warning: {msg} (dry run: the command names it anyway)")
-        xhpl = xhpl or os.path.join(bdir or os.path.join(data_root(), "<source-id>"), what)
+    xhpl, build = find_xhpl(o)
     per_rank_polls = has_pmpi_wrappers(xhpl)
     if not per_rank_polls:
         note(f"warning: {xhpl} predates libsimblas_pmpi in {o.mode} builds: SMPI charges its polls with one count "
@@ -281,7 +303,7 @@ def make_plan(o):
     return RunPlan(
         n=n, nb=nb, p=p, q=q, mode=o.mode, hpl=opts, platform=platform, energy=energy, speedup=speedup,
         model=os.path.abspath(model_path), reference_speed=ref, model_nominal=model.is_nominal(model_path),
-        xhpl=xhpl, build_dir=bdir, smpirun=smpirun, blocksize=blocksize, hpl_code=hpl_code, waits=waits,
+        xhpl=xhpl, build=build, smpirun=smpirun, blocksize=blocksize, hpl_code=hpl_code, waits=waits,
         progress_every=progress_every, per_rank_polls=per_rank_polls, libdir=libdir, no_merge=o.no_merge,
         iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,

@@ -271,7 +271,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         "tv": res.get("tv"), "result_line": res.get("result_line"),
         "platform": platform.spec, "speedup": plan.speedup,
         "reference_speed": plan.reference_speed, "host_speed": plan.host_speed,
-        "bw": platform.bw, "lat": platform.lat, "model": plan.model, "xhpl": plan.xhpl,
+        "bw": platform.bw, "lat": platform.lat, "model": plan.model, "xhpl": plan.xhpl, "build": plan.build,
         "hpl": plan.hpl, "model_nominal": plan.model_nominal,
     }
     if plan.mode == "model":

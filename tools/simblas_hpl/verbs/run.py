@@ -99,7 +99,9 @@ def add_arguments(r):
                    help="model mode: every SEC seconds, print on stderr the panel iteration reached, the simulated "
                         "time so far and an estimate of the time to go (default 60 when stderr is a terminal, "
                         "else 0: none)")
-    r.add_argument("--build-id", metavar="ID", help="use that build (default: the last one built)")
+    r.add_argument("--build-id", metavar="ID",
+                   help="the HPL build to run (simblas-hpl info lists them; default: $SIMBLAS_HPL_BUILD, else the "
+                        "default build: the first one built, or the one made so with build --make-default)")
     r.add_argument("--xhpl", metavar="FILE", help=argparse.SUPPRESS)
 
 
