@@ -1,8 +1,7 @@
 """simblas_hpl: build HPL against SimBLAS and simulate it with SimGrid/SMPI.
 
-The `simblas-hpl` command is a launcher of this package (doc/user-guide.md
-is the manual; doc/architecture.md shows where each thing happens).  One
-job per module:
+The `simblas-hpl` command (tools/simblas-hpl.in) is a launcher of this
+package; doc/user-guide.md is the manual.  One job per module:
 
   cli             the command line: the top parser, one module per verb in
                   verbs/ (build, run, info; a new verb is a new module there)
