@@ -40,6 +40,19 @@ class Refused(Sandbox):
         self.refused("no such file", *RUN4, "--p", 2, "--q", 2, "--platform", self.path("none.xml"))
         self.refused("set speeds", *RUN4, "--p", 1, "--q", 3, "--platform", f"{DATA}/two.xml", "--speedup", 2)
 
+    def test_run_directory(self):
+        keep, afile = self.path("a dir"), self.path("afile")
+        open(afile, "w").close()
+        for where, msg in ((keep, "contains white space, which smpirun cannot handle; use --keep DIR without spaces"),
+                           (afile, f"--keep {afile} is not a directory")):
+            status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--keep", where)
+            with self.subTest(keep=where):
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertIn(msg, err)
+                self.assertFalse(os.path.exists(self.called), "smpirun was called")
+        self.assertFalse(os.path.exists(keep))  # refused before it was made
+        self.assertTrue(os.path.isfile(afile))
+
     def test_hugepages(self):
         self.refused("is not a hugetlbfs mount; mount one with: mount -t hugetlbfs",
                      *RUN4, "--p", 2, "--q", 2, "--hugepages", self.root)

@@ -174,11 +174,15 @@ def write_run_files(plan, workdir, cmd, env):
     return line
 
 
-def prepare_rundir(plan, workdir, quiet=False):
-    """Write the run's files in workdir; (command, environment, run.sh's line)."""
+def check_workdir(workdir):
     if any(c.isspace() for c in workdir):
         raise CliError(f"the run directory {workdir!r} contains white space, which smpirun cannot handle; "
                        "use --keep DIR without spaces")
+
+
+def prepare_rundir(plan, workdir, quiet=False):
+    """Write the run's files in workdir; (command, environment, run.sh's line)."""
+    check_workdir(workdir)
     cmd = smpirun_command(plan)
     env = run_env(plan, workdir)
     line = write_run_files(plan, workdir, cmd, env)

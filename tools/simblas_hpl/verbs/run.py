@@ -9,7 +9,7 @@ import tempfile
 
 from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
-from ..launch import IPROBE_COST_S, prepare_rundir, simulate
+from ..launch import IPROBE_COST_S, check_workdir, prepare_rundir, simulate
 from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT
 from ..results import check_output_path, write_outputs
@@ -113,6 +113,7 @@ def main(args):
     keep = args.keep
     if keep:
         workdir = os.path.abspath(keep)
+        check_workdir(workdir)
         if os.path.exists(workdir) and not os.path.isdir(workdir):
             raise CliError(f"--keep {keep} is not a directory: give a directory to run in (made if need be)")
         os.makedirs(workdir, exist_ok=True)
