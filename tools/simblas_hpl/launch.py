@@ -296,10 +296,10 @@ def simulate(plan, workdir, quiet=False):
     # the simulation runs in a session of its own (a terminal's ^C must
     # not reach smpirun before us): on SIGTERM or SIGHUP, as on ^C, stop
     # it too, rather than leave it running, orphaned, for hours
-    previous = catch_signals()
-    proc = None
+    previous, proc = {}, None
     t0 = time.monotonic()
     try:
+        previous.update(catch_signals())
         with open(out_path, "w") as fo, open(err_path, "w") as fe:
             proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdin=subprocess.DEVNULL, stdout=fo,
                                     stderr=fe, start_new_session=True)
