@@ -100,6 +100,24 @@ AC_DEFUN([SB_CHECK_TEST_TOOLS], [
   AC_PATH_PROG([NM], [nm], [nm])
 ])
 
+# simblas-hpl's interpreter, chosen deliberately: Debian's /usr/bin/python3,
+# which sees Debian's python3-* packages (python3-optuna), rather than the
+# first python3 in PATH (pyenv's, a virtualenv's); PYTHON=/path/to/python3
+# overrides.  The simblas_hpl package is installed in its $pythondir.
+AC_DEFUN([SB_CHECK_PYTHON], [
+  AC_ARG_VAR([PYTHON], [the Python 3 interpreter of simblas-hpl (default: /usr/bin/python3 when it exists)])
+  sb_python_how="PYTHON=... to change"
+  AS_IF([test "x$PYTHON" = x && test -x /usr/bin/python3], [PYTHON=/usr/bin/python3; sb_python_how="the system's; PYTHON=... to change"],
+        [test "x$PYTHON" != x], [sb_python_how="PYTHON given"])
+  AM_PATH_PYTHON([3.9], [], [AC_MSG_ERROR([simblas-hpl needs Python 3.9 or newer: apt-get install python3, or configure PYTHON=/path/to/python3])])
+])
+
+# Manual pages made from --help at build time (Debian's help2man).
+AC_DEFUN([SB_CHECK_MANPAGES], [
+  AC_PATH_PROG([HELP2MAN], [help2man], [])
+  AM_CONDITIONAL([HAVE_HELP2MAN], [test "x$HELP2MAN" != x])
+])
+
 AC_DEFUN([SB_SUMMARY], [
   echo
   echo "SimBLAS $PACKAGE_VERSION configured:"
@@ -111,6 +129,8 @@ AC_DEFUN([SB_SUMMARY], [
   echo "  calibration figures      : ${GNUPLOT:-no (install gnuplot; figures are skipped)}"
   echo "  cmocka unit tests        : $sb_have_cmocka"
   echo "  netlib test programs     : ${GFORTRAN:-no (install gfortran)}"
+  echo "  simblas-hpl's Python     : $PYTHON $PYTHON_VERSION ($sb_python_how)"
+  echo "  man pages (help2man)     : ${HELP2MAN:-no (install help2man)}"
   sb_pkgdatadir=$(eval eval echo "${datadir}/simblas")
   echo "  model installed at       : $sb_pkgdatadir/default.model"
   echo
