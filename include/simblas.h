@@ -87,7 +87,7 @@ void simblas_resume(void);
  * other MPI call between them and g SIMBLAS_POLL_GROWTH (default 1), at
  * most SIMBLAS_POLL_MAX seconds (default: no bound), at
  * SIMBLAS_POLL_USAGE (default 1) of the host's speed; the charge joins
- * the rank's next injection (lib/runtime.c).  simblas_polled(flag) then
+ * the rank's next injection (lib/inject.c).  simblas_polled(flag) then
  * counts the result.  Without SIMBLAS_POLL_COST, simblas_poll() flushes
  * like any other MPI call. */
 void simblas_poll(void);

@@ -42,7 +42,7 @@
 
 #include "simblas.h"
 #include "sb_rt.h"
-#include "sink.h"
+#include "smpi_adaptor.h"
 
 #ifndef MFD_CLOEXEC
 #define MFD_CLOEXEC 1U

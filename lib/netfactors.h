@@ -2,7 +2,7 @@
  * netfactors.h -- SMPI's piecewise network factors (smpi/lat-factor,
  * smpi/bw-factor: "threshold:value;..."), parsed and looked up as SimGrid
  * does: a message of SIZE bytes gets the value of the largest threshold
- * <= SIZE.  Pure C, for simblas_message_time (lib/runtime.c).
+ * <= SIZE.  Pure C, for simblas_message_time (lib/app/msgtime.c).
  */
 #ifndef SB_NETFACTORS_H
 #define SB_NETFACTORS_H

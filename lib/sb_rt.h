@@ -1,6 +1,6 @@
 /*
  * sb_rt.h -- what the generated entry points need from the runtime
- * (lib/runtime.c): the mode, the backend for passthrough, and the two
+ * (lib/call.c): the mode, the backend for passthrough, and the two
  * ends of a call: sb_model_call() in the modelling modes, sb_measured() after a
  * real kernel ran.
  */

@@ -1,10 +1,10 @@
 /*
- * sink.h -- the SimGrid side of SimBLAS (sink_smpi.c, the only file that
+ * smpi_adaptor.h -- the SimGrid side of SimBLAS (smpi_adaptor.c, the only file that
  * includes SimGrid headers).  Without SimGrid support compiled in, the
  * stubs report that no simulation is running.
  */
-#ifndef SB_SINK_H
-#define SB_SINK_H
+#ifndef SB_SMPI_ADAPTOR_H
+#define SB_SMPI_ADAPTOR_H
 
 #include "sb_call.h"
 
