@@ -351,6 +351,6 @@ simblas_stats simblas_get_stats(void)
 {
   sb_init();
   sb_rank *r = sb_rank_self();
-  simblas_stats s = {r->calls, r->injected, r->flushes, r->piv_real, r->piv_thinned, r->code_s};
+  simblas_stats s = {r->calls, r->injected, r->flushes, r->code_s};
   return s;
 }

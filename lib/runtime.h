@@ -10,7 +10,7 @@
 
 #include "model.h"
 #include "sb_rt.h"
-#include "simblas.h"
+#include "simblas_app.h"
 #include "smpi_adaptor.h"
 
 struct sb_rt {

@@ -321,3 +321,11 @@ static void pivot_exchanged(void)
     sb_smpi_waitq_wake(g->q);
   r->piv_t0 = -1;
 }
+
+simblas_pivot_stats simblas_get_pivot_stats(void)
+{
+  sb_init();
+  sb_rank *r = sb_rank_self();
+  simblas_pivot_stats s = {r->piv_real, r->piv_thinned};
+  return s;
+}
