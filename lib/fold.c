@@ -42,6 +42,7 @@
 
 #include "simblas.h"
 #include "sb_rt.h"
+#include "settings.h"
 #include "smpi_adaptor.h"
 
 #ifndef MFD_CLOEXEC
@@ -90,20 +91,6 @@ static int matrix_holds(const void *p, size_t n)
 }
 
 
-static size_t parse_size(const char *s)
-{
-  char *end;
-  double v = strtod(s, &end);
-  switch (*end) {
-  case 'k': case 'K': v *= 1024; break;
-  case 'm': case 'M': v *= 1024 * 1024; break;
-  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-  case '\0': break;
-  default: return 0;
-  }
-  return v > 0 ? (size_t)v : 0;
-}
-
 static long read_long(const char *path)
 {
   FILE *f = fopen(path, "r");
@@ -133,12 +120,13 @@ static void fold_init(void)
 {
   if (fold.fd >= 0)
     return;
-  const char *b = getenv("SIMBLAS_FOLD_BLOCK");
+  sb_settings_load();
+  const char *b = sb_cfg.given.fold_block;
   long page = sysconf(_SC_PAGESIZE);
-  fold.block = b && *b ? parse_size(b) : (size_t)64 << 20;
-  const char *hdir = getenv("SIMBLAS_HUGEPAGE_DIR");
+  fold.block = sb_cfg.fold_block;
+  const char *hdir = sb_cfg.hugepage_dir;
   size_t align = (size_t)page;
-  if (hdir && *hdir) {
+  if (hdir) {
     struct statfs st;
     if (statfs(hdir, &st) != 0 || (unsigned long)st.f_type != HUGETLBFS_MAGIC)
       sb_fatal("SIMBLAS_HUGEPAGE_DIR=%s is not a hugetlbfs mount; mount one with: mkdir -p %s && mount -t hugetlbfs "

@@ -1,15 +1,70 @@
 /*
- * inject.c -- the SMPI sink's bookkeeping: a rank's merged injections
- * (SIMBLAS_MERGE), the cost of its polls, the code clock, and the entry
- * points libsimblas_pmpi's MPI wrappers call.
+ * inject.c -- what a rank owes the simulated clock and when it pays
+ * (inject.h): its merged BLAS time (SIMBLAS_MERGE), the cost of its polls,
+ * its idle waits and its own code's time (SIMBLAS_CODE_CLOCK); the SMPI
+ * sink (SIMBLAS_MODE=smpi); and the entry points libsimblas_pmpi's MPI
+ * wrappers call (simblas_flush, simblas_resume, simblas_poll,
+ * simblas_polled, simblas_rank_started).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <pthread.h>
+#include <dlfcn.h>
 
 #include "cpuclock.h"
-#include "runtime.h"
+#include "inject.h"
+#include "sb_rt.h"
+#include "settings.h"
+#include "simblas.h"
+#include "sink.h"
+#include "smpi_adaptor.h"
+
+/* a rank's slice */
+typedef struct inject_rank {
+  double pending;   /* SIMBLAS_MERGE: injected at the next MPI call */
+  uint64_t flushes; /* smpi_execute_benched calls made */
+  uint64_t spins;   /* failed polls in a row, nothing else between */
+  double debt;      /* SIMBLAS_POLL_COST of polls not injected yet */
+  double idle;      /* waits owed (thinned pivot exchanges, merged rolls), slept at the next flush */
+  double code_t0;   /* SIMBLAS_CODE_CLOCK: CPU clock when the program's code resumed, -1: in SimBLAS or MPI */
+  double code_s;    /* the program's own code, seconds charged */
+  double code_owed; /* ... not injected yet */
+} inject_rank;
+
+static void inject_rank_init(void *p, const sb_rank *r)
+{
+  (void)r;
+  ((inject_rank *)p)->code_t0 = -1;
+}
+
+static sb_slice inject_slice = SB_SLICE(inject_rank, "the injections", inject_rank_init);
+#define IJ(r) ((inject_rank *)sb_rank_slice(r, &inject_slice))
+
+static double ref_speed; /* the model's reference speed: the code clock's time is the model's */
+static double code_min;  /* smpi/cpu-threshold: the least code time injected on its own */
+static sb_hooks flush_hooks;
+
+/* set by libsimblas_pmpi's constructor: its MPI wrappers flush */
+int simblas_pmpi_linked;
+
+void sb_inject_open(const sb_model *m)
+{
+  ref_speed = m->reference_speed;
+  if (sb_cfg.merge && !dlsym(RTLD_DEFAULT, "PMPI_Send"))
+    sb_fatal("SIMBLAS_MERGE=1 needs SimGrid's PMPI interface; run under smpirun");
+  if (sb_cfg.merge && !simblas_pmpi_linked)
+    sb_fatal("SIMBLAS_MERGE=1 delays injections to the next MPI call, which only libsimblas_pmpi sees: link the "
+             "program with -lsimblas_pmpi -lsimblas (before SimGrid), or unset SIMBLAS_MERGE");
+  if (sb_cfg.poll_cost > 0 && sb_smpi_active() && !simblas_pmpi_linked)
+    sb_fatal("SIMBLAS_POLL_COST charges MPI_Iprobe and MPI_Test in libsimblas_pmpi's wrappers, which this program "
+             "does not have: link it with -lsimblas_pmpi -lsimblas (before SimGrid), or unset SIMBLAS_POLL_COST");
+  if (sb_cfg.code_clock)
+    code_min = sb_smpi_cpu_threshold();
+  if (sb_cfg.code_clock && sb_smpi_times_code())
+    sb_fatal("SIMBLAS_CODE_CLOCK=1 charges the program's code, and SMPI times it too "
+             "(smpi/simulate-computation is on): it would count twice; run smpirun with "
+             "--cfg=smpi/simulate-computation:no, or unset SIMBLAS_CODE_CLOCK");
+}
 
 /* ---- the program's own code (SIMBLAS_CODE_CLOCK=1) ------------------------
  * SMPI with smpi/simulate-computation:yes times the program's code between
@@ -24,60 +79,63 @@
  * (merged calls, model evaluation) is no longer charged as the program's.
  * Ranks share one OS thread: every call into SimBLAS that may switch to
  * another rank (a flush, a barrier) stops the rank's clock first. */
-void sb_code_stop(sb_rank *r)
+static void code_stop(inject_rank *s)
 {
-  if (r->code_t0 < 0)
+  if (s->code_t0 < 0)
     return;
-  double t = sb_cpu_clock() - r->code_t0;
-  r->code_t0 = -1;
+  double t = sb_cpu_clock() - s->code_t0;
+  s->code_t0 = -1;
   if (t > 0) {
-    double d = t * rt.model->reference_speed / sb_smpi_host_speed();
-    r->code_owed += d;
-    r->code_s += d;
+    double d = t * ref_speed / sb_smpi_host_speed();
+    s->code_owed += d;
+    s->code_s += d;
   }
 }
 
 /* the code's time joins the next injection; at an MPI call with nothing
  * else to inject, it is injected alone once it reaches smpi/cpu-threshold
  * (shorter, SMPI would drop it; here it waits for the next injection) */
-static void code_owed(sb_rank *r)
+static void code_owed(inject_rank *s)
 {
-  if (r->code_owed > 0 && (r->pending > 0 || r->code_owed >= rt.code_min)) {
-    r->pending += r->code_owed;
-    r->code_owed = 0;
+  if (s->code_owed > 0 && (s->pending > 0 || s->code_owed >= code_min)) {
+    s->pending += s->code_owed;
+    s->code_owed = 0;
   }
 }
 
-void sb_code_start(sb_rank *r)
+void sb_inject_enter(sb_rank *r)
 {
-  if (rt.code_clock)
-    r->code_t0 = sb_cpu_clock();
+  if (sb_cfg.code_clock)
+    code_stop(IJ(r));
+}
+
+void sb_inject_leave(sb_rank *r)
+{
+  if (sb_cfg.code_clock)
+    IJ(r)->code_t0 = sb_cpu_clock();
 }
 
 /* around a public entry point that may switch ranks: NULL when off */
 void *sb_code_pause(void)
 {
-  if (!rt.code_clock || !sb_smpi_active())
+  if (!sb_cfg.code_clock || !sb_smpi_active())
     return NULL;
-  sb_rank *r = sb_rank_self();
-  sb_code_stop(r);
-  return r;
+  inject_rank *s = IJ(sb_rank_self());
+  code_stop(s);
+  return s;
 }
 
-void sb_code_resume(void *r)
+void sb_code_resume(void *s)
 {
-  if (r)
-    ((sb_rank *)r)->code_t0 = sb_cpu_clock();
+  if (s)
+    ((inject_rank *)s)->code_t0 = sb_cpu_clock();
 }
 
 void simblas_resume(void)
 {
-  if (rt.code_clock && sb_smpi_active())
-    sb_rank_self()->code_t0 = sb_cpu_clock();
+  if (sb_cfg.code_clock && sb_smpi_active())
+    IJ(sb_rank_self())->code_t0 = sb_cpu_clock();
 }
-
-/* set by libsimblas_pmpi's constructor: its MPI wrappers flush */
-int simblas_pmpi_linked;
 
 /* A failed poll (MPI_Iprobe, MPI_Test) costs SIMBLAS_POLL_COST seconds,
  * times 1 + SIMBLAS_POLL_GROWTH x k, k counting the rank's own failed polls
@@ -99,78 +157,101 @@ int simblas_pmpi_linked;
  * nothing between (HPL_spreadT polls once per step of its log2(P) steps,
  * in some of which the rank has no message) stay lazy. */
 #define SB_SPIN_LAZY 32
-void sb_flush_rank(sb_rank *r)
+static void flush(sb_rank *r, inject_rank *s)
 {
-  code_owed(r);
-  if (r->lz_first >= 0)
-    sb_defer_resolve(r); /* the barriers of its thinned pivot exchanges, as owed idle time */
-  if (rt.idle_merge && r->idle > 0) { /* a core of its own: idle or busy, the same clock */
-    r->pending += r->idle;
-    r->idle = 0;
+  code_owed(s);
+  sb_hooks_run(&flush_hooks, r); /* what must happen first: the barriers of thinned pivot exchanges, as owed idle time */
+  if (sb_cfg.idle_merge && s->idle > 0) { /* a core of its own: idle or busy, the same clock */
+    s->pending += s->idle;
+    s->idle = 0;
   }
-  if (r->idle > 0) { /* waits first: the order inside one rank's stretch changes nothing */
-    double t = r->idle;
-    r->idle = 0;
+  if (s->idle > 0) { /* waits first: the order inside one rank's stretch changes nothing */
+    double t = s->idle;
+    s->idle = 0;
     sb_smpi_sleep(t);
-    r->flushes++;
+    s->flushes++;
   }
-  if (r->pending > 0) {
-    double t = r->pending;
-    r->pending = 0;
+  if (s->pending > 0) {
+    double t = s->pending;
+    s->pending = 0;
     sb_smpi_execute(t);
-    r->flushes++;
+    s->flushes++;
   }
 }
 
-/* one poll's cost as an injection of its own, at SIMBLAS_POLL_USAGE */
-static void inject_poll(sb_rank *r, double t)
+void sb_inject_flush(sb_rank *r) { flush(r, IJ(r)); }
+
+void sb_inject_on_flush(sb_hook_fn fn) { sb_hooks_add(&flush_hooks, fn); }
+
+void sb_inject_busy(sb_rank *r) { IJ(r)->spins = 0; }
+
+void sb_inject_owe_idle(sb_rank *r, double seconds) { IJ(r)->idle += seconds; }
+
+double sb_inject_take_owed(sb_rank *r)
 {
-  if (rt.poll_usage < 1)
-    sb_smpi_execute_bound(t, rt.poll_usage);
+  inject_rank *s = IJ(r);
+  double owed = s->pending + s->idle + s->code_owed;
+  s->pending = s->idle = s->code_owed = 0;
+  return owed;
+}
+
+void sb_inject_counts(sb_rank *r, uint64_t *flushes, double *code_s)
+{
+  inject_rank *s = IJ(r);
+  *flushes = s->flushes;
+  *code_s = s->code_s;
+}
+
+/* one poll's cost as an injection of its own, at SIMBLAS_POLL_USAGE */
+static void inject_poll(inject_rank *s, double t)
+{
+  if (sb_cfg.poll_usage < 1)
+    sb_smpi_execute_bound(t, sb_cfg.poll_usage);
   else
     sb_smpi_execute(t);
-  r->flushes++;
+  s->flushes++;
 }
 
 void simblas_poll(void)
 {
   sb_init();
-  if (rt.poll_cost <= 0 || !sb_smpi_active()) {
+  if (sb_cfg.poll_cost <= 0 || !sb_smpi_active()) {
     simblas_flush();
     return;
   }
   sb_rank *r = sb_rank_self();
-  if (rt.code_clock)
-    sb_code_stop(r);
+  inject_rank *s = IJ(r);
+  if (sb_cfg.code_clock)
+    code_stop(s);
   /* the back-off starts with the spin loop, past the bounded runs */
-  double k = r->spins > SB_SPIN_LAZY ? (double)(r->spins - SB_SPIN_LAZY) : 0;
-  double t = rt.poll_cost * (1 + rt.poll_growth * k);
-  if (t > rt.poll_max)
-    t = rt.poll_max;
-  if (!rt.merge) { /* passthrough, or --no-merge: one injection per poll, as SMPI's */
-    inject_poll(r, t);
+  double k = s->spins > SB_SPIN_LAZY ? (double)(s->spins - SB_SPIN_LAZY) : 0;
+  double t = sb_cfg.poll_cost * (1 + sb_cfg.poll_growth * k);
+  if (t > sb_cfg.poll_max)
+    t = sb_cfg.poll_max;
+  if (!sb_cfg.merge) { /* passthrough, or --no-merge: one injection per poll, as SMPI's */
+    inject_poll(s, t);
     return;
   }
-  int spin = r->spins >= SB_SPIN_LAZY;
-  int bound = spin && rt.poll_usage < 1; /* the polling load is what the energy sees */
+  int spin = s->spins >= SB_SPIN_LAZY;
+  int bound = spin && sb_cfg.poll_usage < 1; /* the polling load is what the energy sees */
   if (!bound)
-    r->debt += t;
-  if (!spin && r->pending <= 0)
+    s->debt += t;
+  if (!spin && s->pending <= 0)
     return; /* owed until the rank's next injection */
-  r->pending += r->debt;
-  r->debt = 0;
-  sb_flush_rank(r);
+  s->pending += s->debt;
+  s->debt = 0;
+  flush(r, s);
   if (bound)
-    inject_poll(r, t);
+    inject_poll(s, t);
 }
 
 void simblas_polled(int flag)
 {
   simblas_resume();
-  if (rt.poll_cost <= 0 || !sb_smpi_active())
+  if (sb_cfg.poll_cost <= 0 || !sb_smpi_active())
     return;
-  sb_rank *r = sb_rank_self();
-  r->spins = flag ? 0 : r->spins + 1;
+  inject_rank *s = IJ(sb_rank_self());
+  s->spins = flag ? 0 : s->spins + 1;
 }
 
 void simblas_flush(void)
@@ -178,22 +259,38 @@ void simblas_flush(void)
   if (sb_mode_now == SB_MODE_UNSET || !sb_smpi_active())
     return;
   sb_rank *r = sb_rank_self();
-  if (rt.code_clock)
-    sb_code_stop(r);
-  r->spins = 0; /* an MPI call other than a poll: not a spin loop */
-  if (sb_mode_now == SB_MODE_SMPI && rt.merge)
-    sb_flush_rank(r);
+  inject_rank *s = IJ(r);
+  if (sb_cfg.code_clock)
+    code_stop(s);
+  s->spins = 0; /* an MPI call other than a poll: not a spin loop */
+  if (sb_cfg.merge)
+    flush(r, s);
 }
 
-void simblas_idle(double seconds)
+void simblas_rank_started(void)
 {
   sb_init();
-  if (!(seconds > 0) || !sb_smpi_active())
+  if (!sb_smpi_active())
     return;
-  sb_rank *r = sb_rank_self();
-  if (rt.code_clock)
-    sb_code_stop(r);
-  r->idle += seconds;
-  sb_flush_rank(r);
-  sb_code_start(r);
+  sb_hooks_run(&sb_rank_started_hooks, sb_rank_self());
+  simblas_resume(); /* the program's code runs from MPI_Init on */
 }
+
+/* ---- the SMPI sink: a modelled call's time, on the rank's host ------------- */
+static double smpi_inject(sb_rank *r, double t)
+{
+  if (!(t > 0))
+    return 0;
+  inject_rank *s = IJ(r);
+  double injected = t * ref_speed / sb_smpi_host_speed();
+  if (sb_cfg.merge) {
+    s->pending += injected + s->debt + s->code_owed;
+    s->debt = s->code_owed = 0;
+  } else {
+    sb_smpi_execute(injected);
+    s->flushes++;
+  }
+  return injected;
+}
+
+const sb_sink sb_sink_smpi = {"smpi", NULL, smpi_inject, NULL};

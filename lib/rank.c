@@ -1,34 +1,23 @@
 /*
- * rank.c -- per-rank state.
- *
- * One copy of libsimblas serves every simulated rank: SMPI runs ranks as
- * user-level contexts of one thread, so thread-local storage does not tell
- * them apart.  Everything that differs between ranks (random stream,
- * counters, coefficient set) lives in a record keyed by the rank's actor id.
+ * rank.c -- the per-rank registry (rank.h): a record per simulated rank,
+ * keyed by its actor id, with a slice of state per module.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
-#include "sb_splitmix.h"
+#include "rank.h"
+#include "sb_rt.h"
+#include "smpi_adaptor.h"
 
-sb_rank sb_rank_solo = {.id = 0, .set = -1, .seg = -1, .piv_t0 = -1, .lz_first = -1, .code_t0 = -1}; /* outside a simulation */
+static sb_rank rank_solo; /* outside a simulation */
 static sb_rank **ranks;
 static size_t nranks;
+static int nslices;
+sb_hooks sb_rank_started_hooks;
 
-void sb_rank_seed(sb_rank *r)
-{
-  uint64_t s = rt.seed ^ ((uint64_t)r->id * 0xD1B54A32D192ED03ull);
-  r->rng = sb_splitmix64(&s);
-}
-
-/* TAB (*CAP entries of SIZE bytes) with room for entry IDX, the new
- * entries zeroed */
 void *sb_grow_table(void *tab, size_t *cap, size_t idx, size_t size, const char *what)
 {
   if (idx < *cap)
@@ -47,7 +36,7 @@ void *sb_grow_table(void *tab, size_t *cap, size_t idx, size_t size, const char 
 sb_rank *sb_rank_self(void)
 {
   if (!sb_smpi_active())
-    return &sb_rank_solo;
+    return &rank_solo;
   long id = sb_smpi_rank();
   if (id < 0)
     id = 0;
@@ -57,42 +46,39 @@ sb_rank *sb_rank_self(void)
     if (!(r = calloc(1, sizeof *r)))
       sb_fatal("out of memory for per-rank state");
     r->id = id;
-    r->set = -1;
-    r->seg = -1;
-    r->piv_t0 = -1;
-    r->lz_first = -1;
-    r->code_t0 = -1;
-    sb_rank_seed(r);
     ranks[id] = r;
   }
   return r;
 }
 
-uint64_t sb_rank_random(void) { return sb_splitmix64(&sb_rank_self()->rng); }
+long sb_rank_public(const sb_rank *r) { return r == &rank_solo ? 0 : r->id - 1; }
 
-double sb_rank_normal(sb_rank *r)
+void *sb_rank_slice_new(sb_rank *r, sb_slice *s)
 {
-  /* Box-Muller on two 53-bit uniforms in (0, 1] */
-  double u1 = ((double)(sb_splitmix64(&r->rng) >> 11) + 1) * 0x1p-53;
-  double u2 = (double)(sb_splitmix64(&r->rng) >> 11) * 0x1p-53;
-  return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
-}
-
-int sb_rank_set(sb_rank *r)
-{
-  if (r->set >= 0)
-    return r->set;
-  r->set = 0;
-  const char *want = sb_smpi_active() ? sb_smpi_host_set() : getenv("SIMBLAS_SET");
-  if (want && *want) {
-    int s = sb_model_set(rt.model, want);
-    if (s < 0)
-      fprintf(stderr, "simblas: model %s has no coefficient set '%s'; rank %ld uses set 'node'\n", rt.model->path,
-              want, r->id);
-    else
-      r->set = s;
+  if (!s->index) {
+    /* a module's first use, in whichever thread; the slots are few */
+    int i = __atomic_add_fetch(&nslices, 1, __ATOMIC_RELAXED);
+    if (i >= SB_RANK_SLICES)
+      sb_fatal("internal error: more than %d per-rank slices (%s); raise SB_RANK_SLICES", SB_RANK_SLICES - 1,
+               s->what);
+    int none = 0; /* unless another thread gave it one first (slot i then stays unused) */
+    __atomic_compare_exchange_n(&s->index, &none, i, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   }
-  return r->set;
+  void *p = calloc(1, s->size);
+  if (!p)
+    sb_fatal("out of memory for the per-rank state of %s", s->what);
+  if (s->init)
+    s->init(p, r);
+  r->slice[s->index] = p;
+  return p;
 }
 
-long sb_public_rank(const sb_rank *r) { return r == &sb_rank_solo ? 0 : r->id - 1; }
+void sb_hooks_add(sb_hooks *h, sb_hook_fn fn)
+{
+  for (int i = 0; i < h->n; i++)
+    if (h->fn[i] == fn)
+      return;
+  if (h->n >= SB_HOOKS_MAX)
+    sb_fatal("internal error: more than %d hooks on one event; raise SB_HOOKS_MAX", SB_HOOKS_MAX);
+  h->fn[h->n++] = fn;
+}

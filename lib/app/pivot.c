@@ -1,5 +1,6 @@
 /*
- * pivot.c -- the thinned pivot search (SIMBLAS_PIVOT_EVERY).
+ * pivot.c -- the thinned pivot search (SIMBLAS_PIVOT_EVERY,
+ * simblas_pivot_exchange: simblas_app.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -8,7 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "inject.h"
+#include "rank.h"
+#include "sb_rt.h"
+#include "settings.h"
+#include "simblas_app.h"
+#include "smpi_adaptor.h"
 
 /* Thinned pivot search (SIMBLAS_PIVOT_EVERY=k > 1; simblas-hpl
  * --pivot-every K).  HPL_pdmxswp exchanges, per column of a panel, the
@@ -73,6 +79,30 @@ typedef struct pivot_group {
 static pivot_group **pgroups; /* each group stays where it is: ranks keep pointers to it */
 static size_t npgroups, capgroups;
 
+/* a rank's slice */
+typedef struct pivot_rank {
+  double t0;              /* clock when the real pivot exchange started, -1: none */
+  pivot_group *group;     /* the process column of its pivot searches */
+  long seq;               /* real exchanges made in it */
+  long panels;            /* panels begun in it */
+  int slot, pos;          /* the record of the current real one, the rank's place */
+  double last;            /* the rank's latest d */
+  uint64_t real, thinned;
+  long lz_t;              /* thinned columns met in its pivot group (deferred barriers) */
+  long lz_first, lz_last; /* the ones not resolved yet, -1: none */
+} pivot_rank;
+
+static void pivot_rank_init(void *p, const sb_rank *r)
+{
+  (void)r;
+  pivot_rank *v = p;
+  v->t0 = -1;
+  v->lz_first = -1;
+}
+
+static sb_slice pivot_slice = SB_SLICE(pivot_rank, "the pivot search", pivot_rank_init);
+#define PR(r) ((pivot_rank *)sb_rank_slice(r, &pivot_slice))
+
 static pivot_group *pivot_group_find(int col, int nprow, int npcol)
 {
   for (size_t i = 0; i < npgroups; i++)
@@ -135,21 +165,27 @@ static defer_col *defer_col_of(pivot_group *g, long t)
   return c;
 }
 
+static void defer_flush(sb_rank *r);
+
 /* a rank passes thinned column t of its group without stopping */
-static void defer_pass(sb_rank *r, pivot_group *g)
+static void defer_pass(sb_rank *r, pivot_rank *v, pivot_group *g)
 {
-  long t = r->lz_t++;
+  static int hooked;
+  if (!hooked) { /* its barriers are resolved at its next flush */
+    sb_inject_on_flush(defer_flush);
+    hooked = 1;
+  }
+  long t = v->lz_t++;
   defer_col *c = defer_col_of(g, t);
-  double owed = r->pending + r->idle + r->code_owed; /* one core each (idle_merge): its clock advances by all */
-  r->pending = r->idle = r->code_owed = 0;
-  if (r->lz_first < 0) {
+  double owed = sb_inject_take_owed(r); /* one core each (idle_merge): its clock advances by all */
+  if (v->lz_first < 0) {
     double a = sb_smpi_clock() + owed;
     if (a > c->abs)
       c->abs = a;
-    r->lz_first = t;
+    v->lz_first = t;
   } else if (owed > c->rel)
     c->rel = owed;
-  r->lz_last = t;
+  v->lz_last = t;
   if (++c->count == g->nprow && g->waiters)
     sb_smpi_waitq_wake(g->q);
 }
@@ -193,10 +229,10 @@ static double defer_release(pivot_group *g, long t)
 
 /* at a flush: wait until the others passed the rank's columns, then owe
  * the time to the last one's release */
-void sb_defer_resolve(sb_rank *r)
+static void defer_resolve(sb_rank *r, pivot_rank *v)
 {
-  pivot_group *g = r->piv_group;
-  long last = r->lz_last;
+  pivot_group *g = v->group;
+  long last = v->lz_last;
   defer_wait w = {g, last};
   if (!defer_passed(&w)) {
     g->waiters++;
@@ -204,28 +240,26 @@ void sb_defer_resolve(sb_rank *r)
     g->waiters--;
   }
   double release = 0;
-  for (long t = r->lz_first; t <= last; t++) /* in order: R(t) may need R(t - 1) */
+  for (long t = v->lz_first; t <= last; t++) /* in order: R(t) may need R(t - 1) */
     release = defer_release(g, t);
   double owed = release - sb_smpi_clock();
-  for (long t = r->lz_first; t <= last; t++) {
+  for (long t = v->lz_first; t <= last; t++) {
     defer_col *c = defer_col_of(g, t);
     if (++c->done == g->nprow)
       c->t = -1;
   }
-  r->lz_first = -1;
+  v->lz_first = -1;
   if (owed > 0)
-    r->idle += owed; /* joins the flush's injection (idle_merge) */
+    sb_inject_owe_idle(r, owed); /* joins the flush's injection (idle_merge) */
 }
 
-static int pivot_exchange(int jj, int pos, int col, int nprow, int npcol);
-
-int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
+/* the flush hook: the barriers of the rank's thinned pivot exchanges, as
+ * owed idle time */
+static void defer_flush(sb_rank *r)
 {
-  sb_init();
-  void *c = sb_code_pause();
-  int v = pivot_exchange(jj, pos, col, nprow, npcol);
-  sb_code_resume(c);
-  return v;
+  pivot_rank *v = sb_rank_slice_if(r, &pivot_slice);
+  if (v && v->lz_first >= 0)
+    defer_resolve(r, v);
 }
 
 static int pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
@@ -233,28 +267,29 @@ static int pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
   if (!sb_smpi_active())
     return 1;
   sb_rank *r = sb_rank_self();
-  if (rt.pivot_every <= 1 || nprow < 2 || pos < 0 || pos >= nprow) {
-    r->piv_real++;
+  pivot_rank *v = PR(r);
+  if (sb_cfg.pivot_every <= 1 || nprow < 2 || pos < 0 || pos >= nprow) {
+    v->real++;
     return 1;
   }
-  pivot_group *g = r->piv_group;
+  pivot_group *g = v->group;
   if (!g || g->col != col || g->nprow != nprow || g->npcol != npcol) { /* a new grid: its own counts */
-    sb_flush_rank(r);
-    r->piv_group = g = pivot_group_of(col, nprow, npcol);
-    r->piv_seq = 0;
-    r->piv_panels = 0;
-    r->lz_t = 0;
+    sb_inject_flush(r);
+    v->group = g = pivot_group_of(col, nprow, npcol);
+    v->seq = 0;
+    v->panels = 0;
+    v->lz_t = 0;
   }
   if (jj == 0)
-    r->piv_panels++; /* the same count on every rank of the column */
-  long k = rt.pivot_every;
+    v->panels++; /* the same count on every rank of the column */
+  long k = sb_cfg.pivot_every;
   /* real or not: the same answer on every rank of the column (the same
    * jj, panel count and count of real ones), else a barrier would wait
    * for ranks gone into the exchange's messages */
-  if (jj % k == (r->piv_panels + jj / k) % k || r->piv_seq == 0) {
-    sb_flush_rank(r); /* the rank's clock at its arrival */
-    r->spins = 0;
-    long s = r->piv_seq++;
+  if (jj % k == (v->panels + jj / k) % k || v->seq == 0) {
+    sb_inject_flush(r); /* the rank's clock at its arrival */
+    sb_inject_busy(r);
+    long s = v->seq++;
     int slot = (int)(s & 1); /* a rank is at most one real exchange ahead */
     double now = sb_smpi_clock();
     if (g->seq[slot] != s) {
@@ -263,20 +298,20 @@ static int pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
       memset(g->left[slot], 0, (size_t)nprow);
     } else if (now > g->last[slot])
       g->last[slot] = now;
-    r->piv_slot = slot;
-    r->piv_pos = pos;
-    r->piv_t0 = now;
-    r->piv_real++;
+    v->slot = slot;
+    v->pos = pos;
+    v->t0 = now;
+    v->real++;
     return 1;
   }
-  r->spins = 0;
-  if (rt.pivot_defer) {
-    defer_pass(r, g);
+  sb_inject_busy(r);
+  if (sb_cfg.pivot_defer) {
+    defer_pass(r, v, g);
     /* its d below is the mean over the real exchanges before this column,
      * all of them left, as at a barrier: the last one's rank at its pos
      * may not have left it yet when no MPI call came between (a panel's
      * last columns and the next one's first: pos moves) */
-    long s = r->piv_seq - 1;
+    long s = v->seq - 1;
     defer_left w = {g, (int)(s & 1), pos};
     if (s >= 0 && g->seq[s & 1] == s && !defer_has_left(&w)) {
       g->waiters++;
@@ -284,48 +319,49 @@ static int pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
       g->waiters--;
     }
   } else {
-    sb_flush_rank(r); /* the rank's clock at its arrival */
+    sb_inject_flush(r); /* the rank's clock at its arrival */
     sb_smpi_barrier_wait(g->bar);
   }
   /* the mean for this place; until a rank in it has counted a real
    * exchange, this rank's own latest */
-  r->idle += g->dn[pos] ? g->dsum[pos] / (double)g->dn[pos] : r->piv_last;
-  r->piv_thinned++;
+  sb_inject_owe_idle(r, g->dn[pos] ? g->dsum[pos] / (double)g->dn[pos] : v->last);
+  v->thinned++;
   return 0;
 }
 
-static void pivot_exchanged(void);
-
-void simblas_pivot_exchanged(void)
+int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol)
 {
-  void *c = sb_code_pause();
-  pivot_exchanged();
-  sb_code_resume(c);
+  sb_init();
+  return SB_NOT_CODE(int, pivot_exchange(jj, pos, col, nprow, npcol));
 }
 
-static void pivot_exchanged(void)
+static int pivot_exchanged(void)
 {
-  if (rt.pivot_every <= 1 || !sb_smpi_active())
-    return;
+  if (sb_cfg.pivot_every <= 1 || !sb_smpi_active())
+    return 0;
   sb_rank *r = sb_rank_self();
-  if (r->piv_t0 < 0 || !r->piv_group)
-    return;
-  sb_flush_rank(r); /* the exchange's own copies */
-  pivot_group *g = r->piv_group;
-  double d = sb_smpi_clock() - g->last[r->piv_slot];
-  r->piv_last = d > 0 ? d : 0;
-  g->dsum[r->piv_pos] += r->piv_last;
-  g->dn[r->piv_pos]++;
-  g->left[r->piv_slot][r->piv_pos] = 1;
+  pivot_rank *v = PR(r);
+  if (v->t0 < 0 || !v->group)
+    return 0;
+  sb_inject_flush(r); /* the exchange's own copies */
+  pivot_group *g = v->group;
+  double d = sb_smpi_clock() - g->last[v->slot];
+  v->last = d > 0 ? d : 0;
+  g->dsum[v->pos] += v->last;
+  g->dn[v->pos]++;
+  g->left[v->slot][v->pos] = 1;
   if (g->waiters)
     sb_smpi_waitq_wake(g->q);
-  r->piv_t0 = -1;
+  v->t0 = -1;
+  return 1;
 }
+
+void simblas_pivot_exchanged(void) { (void)SB_NOT_CODE(int, pivot_exchanged()); }
 
 simblas_pivot_stats simblas_get_pivot_stats(void)
 {
   sb_init();
-  sb_rank *r = sb_rank_self();
-  simblas_pivot_stats s = {r->piv_real, r->piv_thinned};
+  pivot_rank *v = PR(sb_rank_self());
+  simblas_pivot_stats s = {v->real, v->thinned};
   return s;
 }
