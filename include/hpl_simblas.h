@@ -36,20 +36,20 @@ extern "C" {
  * buffer can be folded and shared by all ranks without carrying control
  * data.  The row's owner among NPROW process rows, blocks of NB rows, is
  * process row (row / NB) mod NPROW (HPL_indxg2p with the source at 0). */
-int simblas_hpl_pivot(int g, int n);
+SIMBLAS_EXPORT int simblas_hpl_pivot(int g, int n);
 
 /* After HPL_pdmxswp's combine, on every rank of the process column:
  * WORK[2] must be simblas_hpl_pivot's row and WORK[3] its owner, else
  * the ranks' row swaps would differ (a patch that let matrix garbage win,
  * a lost copy of WORK): stops the run, naming column G. */
-void simblas_hpl_pivot_check(int g, int n, int nb, int nprow, const double *work);
+SIMBLAS_EXPORT void simblas_hpl_pivot_check(int g, int n, int nb, int nprow, const double *work);
 
 /* A column whose exchange SimBLAS thinned (simblas_pivot_exchange said 0):
  * set the combine's result every rank would get, WORK[0] = 2 (the owner's
  * offer), WORK[2] the row, WORK[3] its owner.  The owner (MYROW) checks
  * that it offered that row (WORK[2] from HPL_dlocmax); WORK[1] is read by
  * the owner only, which has it. */
-void simblas_hpl_pivot_thinned(int g, int n, int nb, int myrow, int nprow, double *work);
+SIMBLAS_EXPORT void simblas_hpl_pivot_thinned(int g, int n, int nb, int myrow, int nprow, double *work);
 
 /* ---- spin-waits (patch 12) -----------------------------------------------------
  * 1 with SIMBLAS_BLOCKING_WAITS=1 (simblas-hpl run --waits block): a rank
@@ -59,7 +59,7 @@ void simblas_hpl_pivot_thinned(int g, int n, int nb, int myrow, int nprow, doubl
  * and the same receive; none of the failed polls, each a simulator step
  * (millions per run).  A spinning rank keeps its core busy and a blocked
  * one does not: simblas-hpl keeps polling when energy is measured. */
-int simblas_blocking_waits(void);
+SIMBLAS_EXPORT int simblas_blocking_waits(void);
 
 /* ---- merged rolls (patch 14) ------------------------------------------------------
  * HPL "rolls" pieces around a ring of processes: in each of about R steps
@@ -91,7 +91,7 @@ int simblas_blocking_waits(void);
  * shows the effect).  The floating-point data is folded garbage: a merged
  * message is sent from and received into the start of the buffer; every
  * receive checks the count it expected (the run stops otherwise). */
-int simblas_roll_merge(void);
+SIMBLAS_EXPORT int simblas_roll_merge(void);
 
 #ifdef MPI_VERSION /* HPL includes mpi.h before this header */
 typedef struct simblas_hpl_roll {
@@ -107,19 +107,19 @@ typedef struct simblas_hpl_roll {
 
 /* at the start of a roll: UNIT bytes per element, ZEROS != 0 when a step
  * of length zero still sends a (zero-byte) message */
-void simblas_hpl_roll_init(simblas_hpl_roll *r, double unit, int zeros);
+SIMBLAS_EXPORT void simblas_hpl_roll_init(simblas_hpl_roll *r, double unit, int zeros);
 
 /* step K of N would exchange LS elements sent and LR received with
  * PARTNER (of COMM), SIDE (0 or 1) telling which neighbour.  Adds them to
  * R; returns 1 at the end of a run of 2G steps or of the roll: time for
  * the run's exchanges (simblas_hpl_roll_bcast or _swap). */
-int simblas_hpl_roll_add(simblas_hpl_roll *r, int k, int n, int g, int side, int partner, int ls, int lr,
+SIMBLAS_EXPORT int simblas_hpl_roll_add(simblas_hpl_roll *r, int k, int n, int g, int side, int partner, int ls, int lr,
                          MPI_Comm comm);
 
 /* The broadcasts' run (HPL_blong, HPL_blonM): for each side, an Issend
  * and a Recv from the start of BUF (zero-length ones as HPL's, which keep
  * the handshake), then the Wait, on the panel's REQUEST and STATUS. */
-int simblas_hpl_roll_bcast(simblas_hpl_roll *r, double *buf, MPI_Request *request, MPI_Status *status,
+SIMBLAS_EXPORT int simblas_hpl_roll_bcast(simblas_hpl_roll *r, double *buf, MPI_Request *request, MPI_Status *status,
                            MPI_Comm comm, int msgid);
 
 /* The row swap's run (HPL_rollN: U is LDU x N, pieces of rows, sent as
@@ -128,7 +128,7 @@ int simblas_hpl_roll_bcast(simblas_hpl_roll *r, double *buf, MPI_Request *reques
  * of length zero, as HPL), Wait.  HPL's steps also poll the look-ahead's
  * broadcast; the callers merge only when there is none (PBCST == NULL),
  * so nothing is polled. */
-int simblas_hpl_roll_swap(simblas_hpl_roll *r, double *u, int ldu, int n, int trans, MPI_Comm comm, int msgid);
+SIMBLAS_EXPORT int simblas_hpl_roll_swap(simblas_hpl_roll *r, double *u, int ldu, int n, int trans, MPI_Comm comm, int msgid);
 #endif
 
 #ifdef __cplusplus

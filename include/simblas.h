@@ -13,6 +13,16 @@
 extern "C" {
 #endif
 
+/* what libsimblas exports: it is built with -fvisibility=hidden, and
+ * only what this header (and simblas_app.h, hpl_simblas.h) declares with
+ * SIMBLAS_EXPORT, the BLAS entry points and netlib's globals are seen
+ * outside it (test/check-symbols.sh checks the set) */
+#if defined(__GNUC__) || defined(__clang__)
+#define SIMBLAS_EXPORT __attribute__((visibility("default")))
+#else
+#define SIMBLAS_EXPORT
+#endif
+
 #define SIMBLAS_VERSION_MAJOR 0
 #define SIMBLAS_VERSION_MINOR 1
 #define SIMBLAS_MODEL_FORMAT 1 /* the model-file version this library reads */
@@ -33,22 +43,22 @@ typedef struct simblas_call {
 /* Called after every BLAS call that passed its argument checks and did not
  * quick-return, in every mode.  One hook per process; NULL removes it. */
 typedef void (*simblas_hook_fn)(const simblas_call *call, void *ctx);
-void simblas_set_hook(simblas_hook_fn fn, void *ctx);
+SIMBLAS_EXPORT void simblas_set_hook(simblas_hook_fn fn, void *ctx);
 
 /* "smpi", "null", "passthrough" or "trace" (initialises the library). */
-const char *simblas_mode(void);
+SIMBLAS_EXPORT const char *simblas_mode(void);
 
 /* Predict a kernel's duration in seconds on the model's reference host,
  * from the default coefficient set.  routine is a model-file key
  * ("dgemm", or "dtrsm.right" for the Right-side form); returns a negative
  * value for an unknown routine. */
-double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k);
+SIMBLAS_EXPORT double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k);
 
 /* Predict and inject through the active sink, as a BLAS call would:
  * for kernels that are not BLAS (HPL's dlaswp, dlacpy ...) whose model
  * rows the calibrator provides.  Returns the injected seconds, or a
  * negative value for an unknown routine. */
-double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k);
+SIMBLAS_EXPORT double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k);
 
 /* Per-rank counters: calls modelled, seconds injected so far, how many
  * injections reached SimGrid (fewer than calls with SIMBLAS_MERGE=1), and
@@ -59,15 +69,15 @@ typedef struct simblas_stats {
   uint64_t flushes;
   double code_s; /* SIMBLAS_CODE_CLOCK=1: the program's own code, seconds charged */
 } simblas_stats;
-simblas_stats simblas_get_stats(void);
+SIMBLAS_EXPORT simblas_stats simblas_get_stats(void);
 
 /* SIMBLAS_MERGE=1 (smpi mode): the durations of a rank's consecutive BLAS
  * calls add up and reach SimGrid as one injection at the rank's next MPI
  * call -- one simulator event instead of many, the same simulated time.
  * libsimblas_pmpi wraps every MPI function to call simblas_flush() first;
  * link it before SimGrid: -lsimblas_pmpi -lsimblas. */
-void simblas_flush(void);
-extern int simblas_pmpi_linked;
+SIMBLAS_EXPORT void simblas_flush(void);
+SIMBLAS_EXPORT extern int simblas_pmpi_linked;
 
 /* SIMBLAS_CODE_CLOCK=1 (smpi mode, SIMBLAS_MERGE=1, SMPI run with
  * smpi/simulate-computation:no): SimBLAS charges the program's own code
@@ -76,7 +86,7 @@ extern int simblas_pmpi_linked;
  * libsimblas_pmpi's wrappers call simblas_flush() before each MPI call
  * (the code before it is charged) and simblas_resume() after it (the
  * program's code runs again). */
-void simblas_resume(void);
+SIMBLAS_EXPORT void simblas_resume(void);
 
 /* Polls (libsimblas_pmpi's MPI_Iprobe, MPI_Improbe and MPI_Test* wrappers):
  * with SIMBLAS_POLL_COST=SEC under smpirun (run SMPI with smpi/iprobe:0 and
@@ -88,14 +98,14 @@ void simblas_resume(void);
  * the rank's next injection (lib/inject.c).  simblas_polled(flag) then
  * counts the result.  Without SIMBLAS_POLL_COST, simblas_poll() flushes
  * like any other MPI call. */
-void simblas_poll(void);
-void simblas_polled(int flag);
+SIMBLAS_EXPORT void simblas_poll(void);
+SIMBLAS_EXPORT void simblas_polled(int flag);
 
 /* libsimblas_pmpi's MPI_Init calls simblas_rank_started() once the rank
  * runs: the program's code starts (SIMBLAS_CODE_CLOCK), and what
  * simblas_app.h needs of the rank (its host, for simblas_message_time)
  * is noted. */
-void simblas_rank_started(void);
+SIMBLAS_EXPORT void simblas_rank_started(void);
 
 /* ---- memory folding ---------------------------------------------------------
  * Memory whose contents do not matter in a simulation (HPL's matrix when
@@ -111,19 +121,19 @@ void simblas_rank_started(void);
  * See doc/folding.md.
  * Errors (out of address space, vm.max_map_count, hugetlbfs) stop the
  * program with a message that names the limit and how to raise it. */
-void *simblas_fold_malloc(size_t size);
-void simblas_fold_free(void *ptr);
+SIMBLAS_EXPORT void *simblas_fold_malloc(size_t size);
+SIMBLAS_EXPORT void simblas_fold_free(void *ptr);
 
 /* The same, for buffers that MPI messages are sent from or received into
  * (HPL's panels): ranges shared by all ranks by size, and under smpirun
  * made by SMPI's shared malloc, so that SMPI copies no payload in or out.
  * Free with simblas_fold_free. */
-void *simblas_fold_malloc_buffer(size_t size);
+SIMBLAS_EXPORT void *simblas_fold_malloc_buffer(size_t size);
 
 /* Partial folding: nranges [start, stop) byte ranges of the allocation are
  * private to the caller (e.g. HPL's pivot indices), the rest is folded.
  * Each call returns its own block; free it with simblas_fold_free. */
-void *simblas_fold_malloc_partial(size_t size, const size_t *private_ranges, int nranges);
+SIMBLAS_EXPORT void *simblas_fold_malloc_partial(size_t size, const size_t *private_ranges, int nranges);
 
 /* what folding holds now: address space reserved, memory mappings made,
  * the fold block size and the number of ranges; and the messages (and
@@ -132,18 +142,18 @@ typedef struct simblas_fold_stats {
   size_t reserved_bytes, mappings, block_bytes, regions;
   size_t uncopied_messages, uncopied_bytes;
 } simblas_fold_stats;
-simblas_fold_stats simblas_get_fold_stats(void);
+SIMBLAS_EXPORT simblas_fold_stats simblas_get_fold_stats(void);
 
 /* ---- netlib error handling, exported as reference BLAS/CBLAS do ---------- */
-void xerbla_(const char *srname, const int *info, size_t srname_len);
-void xerbla_array_(const char *srname_array, const int *srname_len,
+SIMBLAS_EXPORT void xerbla_(const char *srname, const int *info, size_t srname_len);
+SIMBLAS_EXPORT void xerbla_array_(const char *srname_array, const int *srname_len,
                    const int *info, size_t array_len);
-int lsame_(const char *ca, const char *cb, size_t la, size_t lb);
+SIMBLAS_EXPORT int lsame_(const char *ca, const char *cb, size_t la, size_t lb);
 /* cblas_xerbla(int p, const char *rout, const char *form, ...) is exported
  * too; it is declared by cblas.h (OpenBLAS's header and netlib's disagree
  * on its const qualifiers, so it is not redeclared here). */
-extern int CBLAS_CallFromC;
-extern int RowMajorStrg;
+SIMBLAS_EXPORT extern int CBLAS_CallFromC;
+SIMBLAS_EXPORT extern int RowMajorStrg;
 
 #ifdef __cplusplus
 }

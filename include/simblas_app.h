@@ -26,13 +26,13 @@ extern "C" {
  * messages and set the result every rank would get (SimBLAS decides the
  * pivots).  Changes the simulated communication (doc/user-guide.md gives
  * its effect on the Gflops). */
-int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol);
-void simblas_pivot_exchanged(void);
+SIMBLAS_EXPORT int simblas_pivot_exchange(int jj, int pos, int col, int nprow, int npcol);
+SIMBLAS_EXPORT void simblas_pivot_exchanged(void);
 /* the calling rank's pivot exchanges done and thinned so far */
 typedef struct simblas_pivot_stats {
   uint64_t real, thinned;
 } simblas_pivot_stats;
-simblas_pivot_stats simblas_get_pivot_stats(void);
+SIMBLAS_EXPORT simblas_pivot_stats simblas_get_pivot_stats(void);
 
 /* Message times, for patches that merge messages (HPL's rolls, patch 14)
  * and charge what the merged ones no longer cost (libsimblas_pmpi's
@@ -43,8 +43,8 @@ simblas_pivot_stats simblas_get_pivot_stats(void);
  * / (smpi/bw-factor x the route's bandwidth, bounded by TCP-gamma));
  * 0 outside a simulation.  simblas_idle(s): the calling rank waits S
  * seconds, idle. */
-double simblas_message_time(int world_rank, double bytes);
-void simblas_idle(double seconds);
+SIMBLAS_EXPORT double simblas_message_time(int world_rank, double bytes);
+SIMBLAS_EXPORT void simblas_idle(double seconds);
 
 /* Iterations of an application's main loop (HPL's panel loop), for
  * simulating part of a run and extrapolating the rest (simblas-hpl run
@@ -68,9 +68,9 @@ void simblas_idle(double seconds);
  *   seg <pass> <first iteration> <total>
  *   iter <i> <simulated s> <wall s, CLOCK_MONOTONIC> <BLAS s injected so far>
  *   end <cut short: 0|1> <simulated s> <wall s> <BLAS s injected> */
-long simblas_segment(long total);
-long simblas_segment_first(void);
-int simblas_iteration(long index);
+SIMBLAS_EXPORT long simblas_segment(long total);
+SIMBLAS_EXPORT long simblas_segment_first(void);
+SIMBLAS_EXPORT int simblas_iteration(long index);
 
 #ifdef __cplusplus
 }
