@@ -13,6 +13,7 @@
 
 #include "sb_rt.h"
 #include "settings.h"
+#include "simblas.h"
 #include "sink.h"
 
 static struct {
@@ -33,6 +34,16 @@ static void backend_open(const sb_model *m)
     sb_fatal("SIMBLAS_MODE=%s needs a real BLAS, but '%s' does not load (%s); set SIMBLAS_BACKEND to the path of one, "
              "e.g. /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
              mode_name(), be.name, dlerror());
+  /* a backend that is libsimblas (SIMBLAS_BACKEND naming it, a libblas.so.3
+   * alternative resolving to it, a copy of it) would call itself forever */
+  void *f = dlsym(be.handle, "dgemm_");
+  Dl_info bi, own;
+  if (dlsym(be.handle, "simblas_mode") ||
+      (f && dladdr(f, &bi) && dladdr((void *)simblas_mode, &own) && bi.dli_fbase == own.dli_fbase))
+    sb_fatal("SIMBLAS_MODE=%s computes with SIMBLAS_BACKEND, but '%s' is libsimblas itself (%s): every call would "
+             "call itself; set SIMBLAS_BACKEND to a real BLAS, e.g. "
+             "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+             mode_name(), be.name, f && dladdr(f, &bi) && bi.dli_fname ? bi.dli_fname : be.name);
   /* the calibrator measures one thread per core: do the same */
   void (*set_threads)(int) = (void (*)(int))dlsym(be.handle, "openblas_set_num_threads");
   if (set_threads)

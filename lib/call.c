@@ -70,9 +70,14 @@ static void init(void)
 #endif
   }
 
-  char err[512];
-  if (!(call.model = sb_model_load(sb_cfg.model, err, sizeof err)))
+  char err[512] = "";
+  if (!(call.model = sb_model_load(sb_cfg.model, err, sizeof err))) {
+    if (!err[0]) /* a loader failure without its reason: still name the file */
+      sb_fatal("cannot load the model file %s (no reason given); check it against doc/model-format.md, or set "
+               "SIMBLAS_MODEL to another model",
+               sb_cfg.model);
     sb_fatal("%s", err);
+  }
 
   sb_inject_open(call.model);
   sb_hooks_run(&sb_init_hooks, NULL);
