@@ -65,11 +65,12 @@ static struct {
   pthread_mutex_t lock;
   int fd;
   size_t block;
+  size_t align;     /* the page (or huge page) size the block is a multiple of */
   int huge;
   region *regions;
   size_t reserved, mappings;
   size_t uncopied, uncopied_bytes;  /* payloads SMPI did not copy */
-} fold = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, NULL, 0, 0, 0, 0};
+} fold = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, 0, NULL, 0, 0, 0, 0};
 
 /* SMPI's copy callback asks: does [p, p + n) lie in one matrix range
  * (simblas_fold_malloc, whose bytes are folded garbage)?  Then the
@@ -147,6 +148,7 @@ static void fold_init(void)
     if (fold.fd < 0)
       sb_fatal("memfd_create failed: %s", strerror(errno));
   }
+  fold.align = align;
   if (fold.block < align || fold.block % align)
     sb_fatal("SIMBLAS_FOLD_BLOCK=%s must be a positive multiple of %zu bytes%s", b ? b : "(default)", align,
                fold.huge ? " (the huge page size)" : "");
@@ -164,15 +166,43 @@ static void fold_init(void)
   }
 }
 
+/* The smallest fold block (a power of two MiB, a multiple of the page or
+ * huge page) with which what is folded now, and BYTES more, fits in MAX
+ * mappings beside the USED - fold.mappings that are not folding's: a
+ * region costs its bytes / block mappings and at most one more; 0 when
+ * no block does.  fold.lock held. */
+static size_t fitting_block(long max, long used, size_t bytes)
+{
+  double total = (double)bytes;
+  long regions = 1, room = max - 64 - (used - (long)fold.mappings);
+  for (region *r = fold.regions; r; r = r->next)
+    if (!r->smpi) { /* SMPI's ranges are mapped with its own block */
+      total += (double)r->reserved;
+      regions++;
+    }
+  room -= regions;
+  if (room <= 0)
+    return 0;
+  size_t b = (size_t)1 << 20;
+  while (b < fold.align || b <= fold.block || (double)b * (double)room < total)
+    b <<= 1;
+  return b;
+}
+
 /* why an mmap of `need` more mappings failed: name the limit to raise */
 static _Noreturn void map_failed(int err, size_t bytes, size_t need)
 {
   long max = read_long("/proc/sys/vm/max_map_count"), used = count_maps();
-  if (max > 0 && used >= 0 && (size_t)used + need + 64 > (size_t)max)
+  if (max > 0 && used >= 0 && (size_t)used + need + 64 > (size_t)max) {
+    size_t fit = fitting_block(max, used, bytes);
+    char bigger[128] = "";
+    if (fit)
+      snprintf(bigger, sizeof bigger, ", or fold with bigger blocks: SIMBLAS_FOLD_BLOCK=%zuM (the smallest that fits)",
+               fit >> 20);
     sb_fatal("folding %.1f GiB needs %zu more memory mappings (%ld in use) but vm.max_map_count is %ld; raise it "
-               "with: sysctl -w vm.max_map_count=%zu, or fold with bigger blocks: SIMBLAS_FOLD_BLOCK=%zuM",
-               (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536,
-               (fold.block >> 18) > 64 ? fold.block >> 18 : 256);
+             "with: sysctl -w vm.max_map_count=%zu%s",
+             (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536, bigger);
+  }
   long oc = read_long("/proc/sys/vm/overcommit_memory");
   sb_fatal("cannot reserve %.1f GiB of virtual address space for folded memory (%s; %.1f GiB already reserved); "
              "check 'ulimit -v'%s",
