@@ -20,7 +20,7 @@
  * --pivot-every K).  HPL_pdmxswp exchanges, per column of a panel, the
  * pivot candidates of the P ranks of the panel's process column: NB x
  * log2(P) tiny messages per panel per rank, the bulk of the simulator's
- * work at Stampede's scale, while the pivots are SimBLAS's (HPL_sb_pivot)
+ * work at Stampede's scale, while the pivots are SimBLAS's (simblas_hpl_pivot)
  * and known to every rank.  What an exchange does to a rank's clock: no
  * rank leaves before the last one arrived (every result depends on every
  * candidate), and a rank leaves d after that last arrival, d depending
