@@ -312,7 +312,10 @@ def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=Fal
     h.update(template.encode())
     patch_digest = h.hexdigest()
     fingerprint = hashlib.sha256("\0".join([
-        src_digest, patch_digest, libdir, incdir, sha256_file(os.path.join(incdir, "simblas.h")),
+        src_digest, patch_digest, libdir, incdir,
+        # the headers HPL compiles against (hpl_simblas.h includes the other two)
+        *(sha256_file(os.path.join(incdir, h)) for h in ("simblas.h", "simblas_app.h", "hpl_simblas.h")
+          if os.path.exists(os.path.join(incdir, h))),
         os.path.realpath(smpicc)]).encode()).hexdigest()
 
     bid = build_id or sid

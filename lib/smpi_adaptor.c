@@ -1,5 +1,5 @@
 /*
- * sink_smpi.c -- inject predicted durations into SMPI.
+ * smpi_adaptor.c -- SimBLAS's calls into SimGrid (smpi_adaptor.h).
  *
  * smpi_execute_benched(d) closes SMPI's benchmark block (so SimBLAS's own
  * CPU time is not charged to the application) and executes d x speed
@@ -9,7 +9,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "sink.h"
+#include "smpi_adaptor.h"
 
 #include <stdlib.h>
 
