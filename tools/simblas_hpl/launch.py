@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 
-from . import hpldat, platforms, results
+from . import hpldat, platforms, results, settings
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines
 from .memory import FOLD_BLOCK, fold_block, max_map_count
@@ -145,6 +145,7 @@ def run_env(plan, workdir):
             env["SIMBLAS_SAMPLES"] = str(plan.samples or 1)
             if plan.skips_solve:
                 env["SIMBLAS_SKIP_SOLVE"] = "1"
+    settings.check_env(env)  # every variable a row of lib/settings.def, its value one libsimblas takes
     return env
 
 
