@@ -21,12 +21,12 @@ _cache = {}
 
 
 def table_path():
-    """settings.json: SIMBLAS_DATADIR's, the installed one, or the build
-    tree's beside SIMBLAS_LIBDIR (a build tree's .libs); None if none."""
-    cands = [os.environ.get("SIMBLAS_DATADIR"), installed("DATADIR")]
+    """settings.json: SIMBLAS_DATADIR's, the build tree's beside
+    SIMBLAS_LIBDIR (a build tree's .libs: the libsimblas the run uses), or
+    the installed one; None if none."""
     libdir = os.environ.get("SIMBLAS_LIBDIR")
-    if libdir:
-        cands.append(os.path.dirname(os.path.abspath(libdir)))
+    cands = [os.environ.get("SIMBLAS_DATADIR"), os.path.dirname(os.path.abspath(libdir)) if libdir else None,
+             installed("DATADIR")]
     for d in cands:
         if d and os.path.isfile(os.path.join(d, "settings.json")):
             return os.path.join(d, "settings.json")
