@@ -99,31 +99,6 @@ typedef struct point {
   double est; /* estimated seconds for warm-up + repetitions */
 } point;
 
-static int hpl_kernel(int op)
-{
-  static const char *const hpl[] = {"dgemm", "dtrsm", "dgemv", "dger", "dtrsv", "dscal",
-                                    "daxpy", "dswap", "idamax", "dcopy"};
-  for (size_t i = 0; i < sizeof hpl / sizeof *hpl; i++)
-    if (!strcmp(sb_ops[op].name, hpl[i]))
-      return 1;
-  return 0;
-}
-
-static int level_of(int fam)
-{
-  switch (fam) {
-  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
-  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
-    return 3;
-  case SB_FAM_gemv: case SB_FAM_gbmv: case SB_FAM_symv: case SB_FAM_sbmv: case SB_FAM_spmv: case SB_FAM_trmv:
-  case SB_FAM_tbmv: case SB_FAM_tpmv: case SB_FAM_ger: case SB_FAM_syr: case SB_FAM_spr: case SB_FAM_syr2:
-  case SB_FAM_spr2: case SB_FAM_geadd: case SB_FAM_omatcopy: case SB_FAM_imatcopy: case SB_FAM_memk:
-    return 2;
-  default:
-    return 1;
-  }
-}
-
 /* rates measured by the probe, to estimate a call's duration */
 static double rate3 = 1e10, rate12 = 1e9;
 static int64_t maxdim = 2048; /* buffers hold maxdim^2 complex doubles */
@@ -133,7 +108,7 @@ static double estimate(int op, int64_t m, int64_t n, int64_t k)
   sb_call c = {.op = op, .m = m, .n = n, .k = k};
   double f = sb_call_flops(&c);
   /* HPL's row gathers run well below daxpy's streaming rate */
-  double r = level_of(sb_ops[op].fam) == 3 ? rate3 : sb_ops[op].fam == SB_FAM_memk ? rate12 / 8 : rate12;
+  double r = sb_ops[op].level == SB_LEVEL_3 ? rate3 : sb_ops[op].level == SB_LEVEL_M ? rate12 / 8 : rate12;
   return 2e-7 + f / r;
 }
 
@@ -142,7 +117,7 @@ static int64_t size_cap(int op, int dims)
 {
   double coef;
   sb_op_flop_term(op, &coef);
-  double rate = level_of(sb_ops[op].fam) == 3 ? rate3 : rate12;
+  double rate = sb_ops[op].level == SB_LEVEL_3 ? rate3 : rate12;
   double s = pow(opt.max_call * rate / coef, 1.0 / dims);
   if (s > (double)maxdim)
     s = (double)maxdim;
@@ -151,43 +126,44 @@ static int64_t size_cap(int op, int dims)
   return s < 16 ? 16 : (int64_t)s;
 }
 
-/* draw one shape for op; hpl: an HPL-shaped call */
+/* draw one shape for op, as its shape column says; half of the level-3
+ * calls of HPL's kernels are HPL-shaped */
 static void draw(int op, uint64_t *s, int64_t *m, int64_t *n, int64_t *k, int *variant)
 {
-  *variant = 0;
-  int fam = sb_ops[op].fam, lvl = level_of(fam);
+  const sb_opinfo *o = &sb_ops[op];
   static const int nbs[] = {64, 128, 256, 384, 512};
+  *variant = 0;
   *m = *n = *k = 0;
-  if (fam == SB_FAM_rotg || fam == SB_FAM_rotmg || fam == SB_FAM_cabs1) {
+  switch (o->shape) {
+  case SB_SHAPE_SCALAR:
     *n = 1;
     return;
-  }
-  if (lvl == 1) {
-    int64_t cap = size_cap(op, 1);
-    *n = loguni(s, 16, (double)cap);
+  case SB_SHAPE_VECTOR:
+    *n = loguni(s, 16, (double)size_cap(op, 1));
     return;
-  }
-  if (lvl == 2) {
+  case SB_SHAPE_GEMM: case SB_SHAPE_SIDED: case SB_SHAPE_RANKK:
+    break;
+  default: { /* matrices of level 2 and memory kernels */
     int64_t cap = size_cap(op, 2);
-    int square = fam != SB_FAM_gemv && fam != SB_FAM_gbmv && fam != SB_FAM_ger && fam != SB_FAM_geadd &&
-                 fam != SB_FAM_omatcopy && fam != SB_FAM_imatcopy && fam != SB_FAM_memk;
+    int square = o->shape == SB_SHAPE_SQUARE || o->shape == SB_SHAPE_SQBAND;
     *m = loguni(s, 8, (double)cap);
     *n = square ? *m : loguni(s, 8, (double)cap);
-    if (fam == SB_FAM_imatcopy)
-      *n = *m; /* the in-place kernel */
-    if (fam == SB_FAM_gbmv || fam == SB_FAM_sbmv || fam == SB_FAM_tbmv)
+    if (o->shape == SB_SHAPE_INPLACE)
+      *n = *m;
+    if (o->shape == SB_SHAPE_BAND || o->shape == SB_SHAPE_SQBAND)
       *k = loguni(s, 2, fmin((double)*n, 256));
-    if (fam == SB_FAM_memk && strstr(sb_ops[op].name, "dlaswp04")) { /* M0 rows one way, M1 the other */
+    if (o->shape == SB_SHAPE_MOVE2) { /* M0 rows one way, M1 the other */
       *k = loguni(s, 1, (double)*m);
       if (*m + *k > maxdim)
         *m = maxdim - *k;
     }
     return;
   }
+  }
   int64_t cap = size_cap(op, 3), nb = nbs[rnd(s) % 5];
-  int hpl = hpl_kernel(op) && unif(s) < 0.5;
-  switch (fam) {
-  case SB_FAM_gemm:
+  int hpl = o->focus == SB_FOCUS_HPL && unif(s) < 0.5;
+  switch (o->shape) {
+  case SB_SHAPE_GEMM:
     if (hpl) { /* trailing update: k = NB; or a long thin panel */
       *k = nb;
       *m = loguni(s, nb, (double)maxdim);
@@ -198,14 +174,13 @@ static void draw(int op, uint64_t *s, int64_t *m, int64_t *n, int64_t *k, int *v
       *k = loguni(s, 8, (double)cap);
     }
     break;
-  case SB_FAM_trmm:
-  case SB_FAM_symm:
+  case SB_SHAPE_SIDED:
     *m = hpl ? nb : loguni(s, 8, (double)cap);
     *n = loguni(s, 8, hpl ? (double)maxdim : (double)cap);
     *variant = !hpl && unif(s) < 0.5; /* side: Left (k = m) or Right (k = n) */
     *k = *variant ? *n : *m;
     break;
-  default: /* gemmt, syrk, herk, syr2k, her2k: n x n, inner k */
+  default: /* rank-k updates, gemmt: n x n, inner k */
     *m = *n = loguni(s, 8, (double)cap);
     *k = loguni(s, 8, (double)cap);
     break;
@@ -217,15 +192,16 @@ static void draw(int op, uint64_t *s, int64_t *m, int64_t *n, int64_t *k, int *v
 }
 
 /* share of the measuring time: the HPL level-3 kernels (96% of HPL's
- * time) most, then the other HPL kernels, level 3, level 2, level 1 */
+ * time) most, then dsyrk, the other HPL kernels and the memory kernels,
+ * level 3, level 2, level 1 */
 static double weight(int op)
 {
-  int l = level_of(sb_ops[op].fam);
-  if (hpl_kernel(op) || sb_ops[op].fam == SB_FAM_memk)
-    return l == 3 ? 0.14 : 0.006;
-  if (!strcmp(sb_ops[op].name, "dsyrk"))
+  const sb_opinfo *o = &sb_ops[op];
+  if (o->focus == SB_FOCUS_HPL || o->level == SB_LEVEL_M)
+    return o->level == SB_LEVEL_3 ? 0.14 : 0.006;
+  if (o->focus == SB_FOCUS_LAPACK)
     return 0.05;
-  return l == 3 ? 0.006 : l == 2 ? 0.0015 : 0.0006;
+  return o->level == SB_LEVEL_3 ? 0.006 : o->level == SB_LEVEL_2 ? 0.0015 : 0.0006;
 }
 
 static point *design(const int *ops, int nops, size_t *npts)
@@ -239,9 +215,10 @@ static point *design(const int *ops, int nops, size_t *npts)
   point *p = malloc(sizeof *p * cap);
   uint64_t s = opt.seed;
   for (int i = 0; i < nops; i++) {
-    int op = ops[i], l = level_of(sb_ops[op].fam);
+    int op = ops[i], l = sb_ops[op].level;
     double budget = opt.budget * weight(op) / wsum, spent = 0;
-    int count = 0, min_points = 16, max_points = (hpl_kernel(op) ? 4 : 1) * (l == 3 ? 4000 : l == 2 ? 1000 : 400);
+    int count = 0, min_points = 16,
+        max_points = (sb_ops[op].focus == SB_FOCUS_HPL ? 4 : 1) * (l == SB_LEVEL_3 ? 4000 : l == SB_LEVEL_1 ? 400 : 1000);
     while ((spent < budget || count < min_points) && count < max_points) {
       if (n == cap)
         p = realloc(p, sizeof *p * (cap *= 2));
@@ -341,7 +318,7 @@ static void *run_worker(void *arg)
     die("out of memory for %zu points", w->npts);
   for (size_t i = 0; i < w->npts; i++) {
     order[i] = i;
-    lvl3[i] = level_of(sb_ops[w->pts[i].op].fam) == 3;
+    lvl3[i] = sb_ops[w->pts[i].op].level == SB_LEVEL_3;
   }
   uint64_t s = opt.seed ^ (0xA5A5ull * (uint64_t)(w->id + 1));
   for (size_t i = w->npts; i > 1; i--) {
@@ -451,11 +428,6 @@ static void progress(worker *ws, int nw, double total, double t0, int tty, doubl
 /* fits are kept per model-file key: op, and op + SB_OP_COUNT for the
  * Right-side form of the routines that have sides */
 #define NKEYS (SB_NVARIANTS * SB_OP_COUNT)
-static int nvariants(int op)
-{
-  int f = sb_ops[op].fam;
-  return f == SB_FAM_trmm || f == SB_FAM_symm ? 2 : 1;
-}
 static const char *key_name(int key, char *buf, size_t len)
 {
   int op = key % SB_OP_COUNT;
@@ -468,7 +440,7 @@ static void split_name(int key, char *routine, char *prec)
   int op = key % SB_OP_COUNT;
   const char *name = sb_ops[op].name, *stem = sb_ops[op].stem, *sfx = key >= SB_OP_COUNT ? SB_RIGHT_SUFFIX : "";
   size_t pl = strlen(name) - strlen(stem);
-  if (sb_ops[op].fam == SB_FAM_memk) { /* hpl_dlaswp00N: double precision */
+  if (sb_ops[op].level == SB_LEVEL_M) { /* hpl_dlaswp00N: double precision */
     snprintf(routine, 32, "%s", name);
     snprintf(prec, 8, "d");
   } else if (sb_ops[op].fam == SB_FAM_iamax) { /* isamax: routine iamax, precision s */
@@ -555,7 +527,7 @@ static int write_model(const char *path, const calib *c)
   fprintf(f, "reference-speed %.6g\n", c->reference_speed);
   char kn[64];
   for (int i = 0; i < c->nops; i++)
-    for (int v = 0; v < nvariants(c->ops[i]); v++) {
+    for (int v = 0; v < sb_ops[c->ops[i]].variants; v++) {
       int key = v * SB_OP_COUNT + c->ops[i];
       const fit_result *r = &c->node[key];
       if (r->ok)
@@ -570,7 +542,7 @@ static int write_model(const char *path, const calib *c)
       fprintf(f, "set core%d\n", w);
     const fit_result *res = w < 0 ? c->node : &c->cores[(size_t)w * NKEYS];
     for (int i = 0; i < c->nops; i++)
-      for (int v = 0; v < nvariants(c->ops[i]); v++) {
+      for (int v = 0; v < sb_ops[c->ops[i]].variants; v++) {
         int key = v * SB_OP_COUNT + c->ops[i];
         if (res[key].ok)
           write_line(f, key, &res[key]);
@@ -608,7 +580,7 @@ static void report(const char *model_path, const calib *c, worker *ws, int nw, c
     fprintf(sum, "%-8s %-4s %6s %8s %10s %10s  (held-out calls, >= 1 ms where enough)\n", "routine", "prec", "n",
             "r2", "median_err", "p95_err");
     for (int i = 0; i < c->nops; i++)
-      for (int v = 0; v < nvariants(c->ops[i]); v++) {
+      for (int v = 0; v < sb_ops[c->ops[i]].variants; v++) {
         int key = v * SB_OP_COUNT + c->ops[i];
         const fit_result *r = &c->node[key];
         char rt[32], pr[8];
@@ -991,7 +963,7 @@ int main(int argc, char **argv)
   cal.cores = calloc((size_t)ncores * NKEYS, sizeof *cal.cores);
   fit_point *fp = malloc(sizeof *fp * npts * (size_t)ncores);
   for (int i = 0; i < nops; i++)
-    for (int v = 0; v < nvariants(ops[i]); v++) {
+    for (int v = 0; v < sb_ops[ops[i]].variants; v++) {
       int op = ops[i], key = v * SB_OP_COUNT + op;
       size_t nn = 0;
       for (int w = 0; w < ncores; w++) {
@@ -1001,10 +973,10 @@ int main(int argc, char **argv)
             fp[nn++] = (fit_point){pts[j].m, pts[j].n, pts[j].k, ws[w].res[j].t, ws[w].res[j].sd, opt.reps, 0};
         fit_holdout(fp + start, nn - start, 0.2, opt.seed + (uint64_t)key * 31 + (uint64_t)w);
         if (ncores > 1)
-          fit_model(sb_ops[op].fam, fp + start, nn - start, &cal.cores[(size_t)w * NKEYS + (size_t)key]);
+          fit_model(op, fp + start, nn - start, &cal.cores[(size_t)w * NKEYS + (size_t)key]);
       }
       char kn[64];
-      if (nn && fit_model(sb_ops[op].fam, fp, nn, &cal.node[key]) != 0)
+      if (nn && fit_model(op, fp, nn, &cal.node[key]) != 0)
         fprintf(stderr, "simblas-calibrate: could not fit %s (%zu points); it will use the fallback\n",
                 key_name(key, kn, sizeof kn), nn);
     }
@@ -1022,7 +994,7 @@ int main(int argc, char **argv)
     report(opt.out, &cal, ws, ncores, pts, npts);
   for (int i = 0; i < nops; i++) {
     int op = ops[i];
-    if (!hpl_kernel(op) && strcmp(sb_ops[op].name, "dsyrk"))
+    if (sb_ops[op].focus == SB_FOCUS_NONE)
       continue;
     if (!cal.node[op].ok)
       continue;

@@ -309,8 +309,8 @@ int sb_model_key(const char *key, int *variant)
       return -1;
     memcpy(base, key, len - sl);
     base[len - sl] = '\0';
-    int op = sb_op_lookup(base), f = op >= 0 ? sb_ops[op].fam : -1;
-    if (f != SB_FAM_trmm && f != SB_FAM_symm) /* only these have sides */
+    int op = sb_op_lookup(base);
+    if (op < 0 || sb_ops[op].variants < 2) /* only SIDED shapes have sides */
       return -1;
     *variant = 1;
     return op;

@@ -28,7 +28,7 @@ int main(void)
   for (int op = 0; op < SB_OP_COUNT; op++) {
     double coef;
     int term = sb_op_flop_term(op, &coef);
-    double speed = term == 7 ? SPEED : MEMBOUND_SPEED;
+    double speed = sb_ops[op].level == SB_LEVEL_3 ? SPEED : MEMBOUND_SPEED;
     printf("%-10s %s=%.6g 1=%g\n", sb_ops[op].name, sb_term_names[term], coef / speed, OVERHEAD);
   }
   printf("end\n");

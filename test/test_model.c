@@ -218,6 +218,47 @@ static void test_missing_file(void **state)
   assert_non_null(strstr(err, "SIMBLAS_MODEL"));
 }
 
+/* the family table's columns, as doc/model-format.md states them, and
+ * consistent with each other: the calibrator, the fitter and the model
+ * read nothing else */
+static void test_table_columns(void **state)
+{
+  (void)state;
+  for (int op = 0; op < SB_OP_COUNT; op++) {
+    const sb_opinfo *o = &sb_ops[op];
+    int sh = o->shape, l3 = sh == SB_SHAPE_GEMM || sh == SB_SHAPE_SIDED || sh == SB_SHAPE_RANKK;
+    if ((o->level == SB_LEVEL_3) != l3 || (o->level == SB_LEVEL_M) != (sh == SB_SHAPE_MOVE || sh == SB_SHAPE_MOVE2) ||
+        (o->level == SB_LEVEL_1) != (sh == SB_SHAPE_SCALAR || sh == SB_SHAPE_VECTOR))
+      fail_msg("%s: level %d and shape %d disagree", o->name, o->level, sh);
+    if ((o->level == SB_LEVEL_3) != (o->flop_term == SB_TERM_MNK))
+      fail_msg("%s: level %d, flop term %d", o->name, o->level, o->flop_term);
+    /* a NAME.right key exactly for the routines with a Right-side form */
+    char key[64];
+    snprintf(key, sizeof key, "%s.right", o->name);
+    int v = -1;
+    assert_int_equal(sb_model_key(key, &v), o->variants == 2 ? op : -1);
+    if (o->focus != SB_FOCUS_NONE && !(o->dbl && !o->cplx))
+      fail_msg("%s: a focus on a routine HPL or LAPACK's double-precision code does not call", o->name);
+  }
+  struct { const char *name; int level, variants, focus; double flops; } want[] = {
+      {"dgemm", 3, 1, SB_FOCUS_HPL, 2.0 * 10 * 20 * 30}, {"sgemm", 3, 1, SB_FOCUS_NONE, 2.0 * 10 * 20 * 30},
+      {"ztrsm", 3, 2, SB_FOCUS_NONE, 4.0 * 10 * 20 * 30}, {"dsymm", 3, 2, SB_FOCUS_NONE, 2.0 * 10 * 20 * 30},
+      {"dsyrk", 3, 1, SB_FOCUS_LAPACK, 10.0 * 20 * 30}, {"dgemv", 2, 1, SB_FOCUS_HPL, 2.0 * 10 * 20},
+      {"dgbmv", 2, 1, SB_FOCUS_NONE, 2.0 * 20 * 30},     {"idamax", 1, 1, SB_FOCUS_HPL, 20},
+      {"daxpy", 1, 1, SB_FOCUS_HPL, 2.0 * 20},           {"drotg", 1, 1, SB_FOCUS_NONE, 10.0 * 20},
+      {"hpl_dlaswp01T", SB_LEVEL_M, 1, SB_FOCUS_NONE, 10.0 * 20},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    sb_call c = call(want[i].name, 10, 20, 30);
+    const sb_opinfo *o = &sb_ops[c.op];
+    if (o->level != want[i].level || o->variants != want[i].variants || o->focus != want[i].focus ||
+        sb_call_flops(&c) != want[i].flops)
+      fail_msg("%s: level %d variants %d focus %d flops %g", o->name, o->level, o->variants, o->focus,
+               sb_call_flops(&c));
+  }
+  assert_int_equal(sb_ops[sb_op_lookup("hpl_dlaswp04N")].shape, SB_SHAPE_MOVE2);
+}
+
 static void test_every_op_has_a_key(void **state)
 {
   (void)state;
@@ -263,7 +304,7 @@ int main(void)
       cmocka_unit_test(test_extreme_sizes), cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_truncated),     cmocka_unit_test(test_missing_file),
       cmocka_unit_test(test_pieces_and_sides),
-      cmocka_unit_test(test_every_op_has_a_key),
+      cmocka_unit_test(test_every_op_has_a_key), cmocka_unit_test(test_table_columns),
       cmocka_unit_test(test_network_factors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
