@@ -143,6 +143,71 @@ static void test_malformed(void **state)
   expect_error("simblas-model 1\nend\n", "no 'reference-speed' line");
 }
 
+/* issue 21: each of these was accepted silently, refused with a wrong
+ * reason, or refused with an empty message */
+static void test_refused_precisely(void **state)
+{
+  (void)state;
+#define HEAD "simblas-model 1\nreference-speed 1e9\n"
+  expect_error(HEAD "dgemm mnk=1e-11 | 1=1 | 2=2\nend\n", "test.model:3: a second '|' in the line of dgemm");
+  expect_error(HEAD "dgemm mnk=1e-11 |\nend\n", "test.model:3: nothing after '|' in the line of dgemm");
+  expect_error(HEAD "dgemm | 1=1\nend\n", "test.model:3: dgemm has no TERM=COEFFICIENT pairs before '|'");
+  expect_error(HEAD "dgemm mnk=1e-11 mnk=0\nend\n", "test.model:3: mean term mnk given twice in the line of dgemm");
+  expect_error(HEAD "dgemm mnk=1 | 1=1 1=2\nend\n",
+               "test.model:3: standard-deviation term 1 given twice in the line of dgemm");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=100] 1=2\ndgemm[m>=100] 1=3\nend\n",
+               "test.model:5: piece dgemm[m>=100] given twice in set 'node'");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=100] 1=2\ndgemm[n>=100] 1=3\nend\n",
+               "test.model:5: pieces dgemm[m>=100] and dgemm[n>=100] have the same bound");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=inf] 1=2\nend\n", "test.model:4: bad piece 'dgemm[m>=inf]': its bound 'inf' "
+                                                          "is not a finite number");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=1e999] 1=2\nend\n", "its bound '1e999' is beyond the largest number");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=0.5] 1=2\nend\n", "its bound '0.5' is below 1");
+  expect_error(HEAD "dgemm 1=1\ndgemm[1>=8] 1=2\nend\n", "test.model:4: bad piece 'dgemm[1>=8]': '1' is not a term to cut");
+  expect_error("simblas-model 1\nreference-speed 1e10xyz\nend\n",
+               "test.model:2: reference-speed '1e10xyz' is not a number");
+  expect_error("simblas-model 1\nreference-speed 1e10\nreference-speed 2e10\nend\n",
+               "test.model:3: second reference-speed line (the first is line 2)");
+  expect_error("simblas-model 1abc\n", "test.model:1: '1abc' after simblas-model is not a format version");
+  expect_error("simblas-model 0\n", "test.model:1: model format 0 does not exist");
+  expect_error("simblas-model\n", "test.model:1: 'simblas-model' needs a format version number");
+  expect_error("simblas-model 99999999999999999999999\n", "model format 99999999999999999999999 is newer");
+  expect_error(HEAD "simblas-model 1\nend\n", "test.model:3: second 'simblas-model' line");
+  expect_error(HEAD "dgemm mnk=1e-400\nend\n", "test.model:3: coefficient '1e-400' of dgemm.mnk is below the smallest");
+  expect_error(HEAD "dgemm mnk=nan\nend\n", "test.model:3: coefficient 'nan' of dgemm.mnk is not a finite number");
+  expect_error(HEAD "dgemm mnk=-inf\nend\n", "coefficient '-inf' of dgemm.mnk is not a finite number");
+  expect_error(HEAD "set node core0\nend\n", "test.model:3: 'set' takes one name, not 'node core0 ...'");
+  expect_error(HEAD "end now\n", "test.model:3: 'end' takes nothing after it, not 'now'");
+#undef HEAD
+  /* a subnormal coefficient is a number: 1e-310 s per flop is nothing */
+  char err[512] = "";
+  sb_model *m = parse("simblas-model 1\nreference-speed 1e9\ndgemm mnk=1e-310 1=4.9e-324\nend\n", err, sizeof err);
+  if (!m)
+    fail_msg("a subnormal coefficient was refused: %s", err);
+  sb_call c = call("dgemm", 1000, 1000, 1000);
+  double t = sb_model_mean(m, sb_model_coefs(m, 0, c.op), &c);
+  assert_true(t > 0 && t < 1e-300);
+  sb_model_free(m);
+}
+
+/* more sets than a file may hold: refused before they fill the memory
+ * (a set line of 8 bytes once cost 450 kB) */
+static void test_too_many_sets(void **state)
+{
+  (void)state;
+  size_t cap = 64 + 16 * (SB_MAX_SETS + 2);
+  char *text = malloc(cap);
+  size_t n = (size_t)sprintf(text, "simblas-model 1\nreference-speed 1e9\n");
+  for (int i = 0; i <= SB_MAX_SETS; i++)
+    n += (size_t)sprintf(text + n, "set s%d\n", i);
+  strcpy(text + n, "end\n");
+  char err[512] = "";
+  sb_model *m = parse(text, err, sizeof err);
+  if (m || !strstr(err, "more than 4096 coefficient sets"))
+    fail_msg("%d sets: %s", SB_MAX_SETS + 2, m ? "accepted" : err);
+  free(text);
+}
+
 static void test_truncated(void **state)
 {
   (void)state;
@@ -305,6 +370,7 @@ int main(void)
       cmocka_unit_test(test_truncated),     cmocka_unit_test(test_missing_file),
       cmocka_unit_test(test_pieces_and_sides),
       cmocka_unit_test(test_every_op_has_a_key), cmocka_unit_test(test_table_columns),
+      cmocka_unit_test(test_refused_precisely), cmocka_unit_test(test_too_many_sets),
       cmocka_unit_test(test_network_factors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
