@@ -1,14 +1,21 @@
 /*
- * model.c -- model-file parser and predictor.  The format is documented
- * in doc/model-format.md; the parser rejects anything it does not
- * understand with the file, the line and the remedy.
+ * model.c -- model-file parser, predictor and writer.  The format is
+ * documented in doc/model-format.md; the parser rejects anything it does
+ * not understand with the file, the line and the remedy, and the writer
+ * writes only what the parser reads back to the same predictions.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "model.h"
 #include "simblas.h"
@@ -567,4 +574,310 @@ double sb_model_sigma(const sb_coefs *co, const sb_call *c)
   for (int i = 0; i < SB_NTERMS; i++)
     s += sg[i] * v[i];
   return clamp(s);
+}
+
+/* ---- writing --------------------------------------------------------------- */
+/* the fewest digits that read back to the same double */
+static void put_number(FILE *f, double v)
+{
+  char buf[40];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v)
+      break;
+  }
+  fputs(buf, f);
+}
+
+static void put_terms(FILE *f, const double *c, unsigned terms)
+{
+  for (int t = SB_NTERMS - 1; t >= 0; t--)
+    if (terms & (1u << t)) {
+      fprintf(f, " %s=", sb_term_names[t]);
+      put_number(f, c[t]);
+    }
+}
+
+static int finite_terms(const double *c, unsigned terms)
+{
+  for (int t = 0; t < SB_NTERMS; t++)
+    if ((terms & (1u << t)) && !isfinite(c[t]))
+      return 0;
+  return 1;
+}
+
+/* what the parser would refuse in a line, or NULL */
+static const char *bad_line(const sb_coefs *co)
+{
+  if (!co->terms)
+    return "a line without terms";
+  if (!finite_terms(co->mu, co->terms) || !finite_terms(co->sigma, co->sigma_terms))
+    return "a coefficient that is not a finite number";
+  if (co->npieces < 0 || co->npieces > SB_MAX_PIECES)
+    return "too many pieces";
+  for (int i = 0; i < co->npieces; i++) {
+    const sb_piece *p = &co->piece[i];
+    if (p->term < 1 || p->term >= SB_NTERMS || !(p->at >= 1) || !isfinite(p->at))
+      return "a piece whose term or bound is not a size";
+    if (!p->terms || !finite_terms(p->mu, p->terms) || !finite_terms(p->sigma, p->sigma_terms))
+      return "a piece without terms, or with a coefficient that is not a finite number";
+    for (int j = 0; j < i; j++)
+      if (co->piece[j].at == p->at)
+        return "two pieces at the same bound";
+  }
+  return NULL;
+}
+
+static const char *bad_text(const char *s) { return strpbrk(s, "\n#") ? "meta or quality text with '#' or a line break" : NULL; }
+
+static void put_line(FILE *f, const char *key, const sb_coefs *co)
+{
+  fprintf(f, "%-10s", key);
+  put_terms(f, co->mu, co->terms);
+  if (co->sigma_terms) {
+    fputs(" |", f);
+    put_terms(f, co->sigma, co->sigma_terms);
+  }
+  fputc('\n', f);
+  for (int i = 0; i < co->npieces; i++) {
+    const sb_piece *p = &co->piece[i];
+    fprintf(f, "%s[%s>=", key, sb_term_names[p->term]);
+    put_number(f, p->at);
+    fputc(']', f);
+    put_terms(f, p->mu, p->terms);
+    if (p->sigma_terms) {
+      fputs(" |", f);
+      put_terms(f, p->sigma, p->sigma_terms);
+    }
+    fputc('\n', f);
+  }
+}
+
+int sb_model_write(FILE *f, const sb_model *m, const char *comment, char *err, size_t errlen)
+{
+  const char *name = m->path && *m->path ? m->path : "model";
+  if (!(m->reference_speed > 0) || !isfinite(m->reference_speed)) {
+    seterr(err, errlen, name, 0, "cannot write a model without a positive reference speed");
+    return -1;
+  }
+  for (int i = 0; i < m->nmeta + m->nquality; i++) {
+    const char *why = bad_text(i < m->nmeta ? m->meta[i] : m->quality[i - m->nmeta]);
+    if (why) {
+      seterr(err, errlen, name, 0, "cannot write %s", why);
+      return -1;
+    }
+  }
+  for (int s = 0; s < m->nsets; s++)
+    for (int k = 0; k < SB_NVARIANTS * SB_OP_COUNT; k++) {
+      const sb_coefs *co = m->sets[s]->line[k];
+      const char *why = co ? bad_line(co) : NULL;
+      if (why) {
+        seterr(err, errlen, name, 0, "cannot write %s in %s%s's line of set '%s'", why, sb_ops[k % SB_OP_COUNT].name,
+               k >= SB_OP_COUNT ? SB_RIGHT_SUFFIX : "", m->sets[s]->name);
+        return -1;
+      }
+    }
+  fprintf(f, "simblas-model %d\n", m->version ? m->version : SIMBLAS_MODEL_FORMAT);
+  for (const char *c = comment; c && *c;) {
+    size_t len = strcspn(c, "\n");
+    fprintf(f, "# %.*s\n", (int)len, c);
+    c += len + (c[len] == '\n');
+  }
+  for (int i = 0; i < m->nmeta; i++)
+    fprintf(f, "meta %s\n", m->meta[i]);
+  fputs("reference-speed ", f);
+  put_number(f, m->reference_speed);
+  fputc('\n', f);
+  for (int i = 0; i < m->nquality; i++)
+    fprintf(f, "quality %s\n", m->quality[i]);
+  for (int s = 0; s < m->nsets; s++) {
+    fprintf(f, "set %s\n", m->sets[s]->name);
+    /* each op's plain line, then its Right-side line */
+    for (int op = 0; op < SB_OP_COUNT; op++)
+      for (int v = 0; v < SB_NVARIANTS; v++) {
+        const sb_coefs *co = m->sets[s]->line[(size_t)v * SB_OP_COUNT + (size_t)op];
+        char key[64];
+        snprintf(key, sizeof key, "%s%s", sb_ops[op].name, v ? SB_RIGHT_SUFFIX : "");
+        if (co)
+          put_line(f, key, co);
+      }
+  }
+  fputs("end\n", f);
+  if (fflush(f) != 0 || ferror(f)) {
+    seterr(err, errlen, name, 0, "write error: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- model files, written atomically ----------------------------------------- */
+struct sb_model_out {
+  int fd;
+  char *path, *tmp;
+};
+
+/* DIR and BASE of PATH ("." for a bare name) */
+static int split_path(const char *path, char **dir, const char **base)
+{
+  const char *slash = strrchr(path, '/');
+  *base = slash ? slash + 1 : path;
+  *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+  return *dir ? 0 : -1;
+}
+
+/* remove the temporaries ".BASE.tmp.XXXXXX" of DIR that no writer holds
+ * locked: a writer killed between its write and its rename left them */
+static void remove_stale(const char *dir, const char *base)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  size_t blen = strlen(base);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const char *n = e->d_name;
+    if (n[0] != '.' || strncmp(n + 1, base, blen) || strncmp(n + 1 + blen, ".tmp.", 5) || strlen(n + 6 + blen) != 6)
+      continue;
+    int fd = openat(dirfd(d), n, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+      continue;
+    struct stat a, b;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
+        fstatat(dirfd(d), n, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+      unlinkat(dirfd(d), n, 0);
+    close(fd);
+  }
+  closedir(d);
+}
+
+static void out_free(sb_model_out *o)
+{
+  if (o->fd >= 0)
+    close(o->fd);
+  free(o->path);
+  free(o->tmp);
+  free(o);
+}
+
+void sb_model_out_abandon(sb_model_out *o)
+{
+  if (!o)
+    return;
+  unlink(o->tmp);
+  out_free(o);
+}
+
+sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen)
+{
+  struct stat st;
+  char *dir = NULL;
+  const char *base;
+  if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) || !*path || path[strlen(path) - 1] == '/') {
+    seterr(err, errlen, path, 0, "a directory; give a file name, e.g. %s%ssimblas.model", path,
+           *path && path[strlen(path) - 1] == '/' ? "" : "/");
+    return NULL;
+  }
+  sb_model_out *o = calloc(1, sizeof *o);
+  if (o)
+    o->fd = -1;
+  if (!o || split_path(path, &dir, &base) != 0 || !(o->path = strdup(path)) ||
+      !(o->tmp = malloc(strlen(dir) + strlen(base) + 16))) {
+    seterr(err, errlen, path, 0, "out of memory");
+    goto fail;
+  }
+  sprintf(o->tmp, "%s/.%s.tmp.XXXXXX", dir, base);
+  remove_stale(dir, base);
+  for (int tries = 0; o->fd < 0; tries++) {
+    strcpy(o->tmp + strlen(o->tmp) - 6, "XXXXXX");
+    if ((o->fd = mkostemp(o->tmp, O_CLOEXEC)) < 0) {
+      seterr(err, errlen, path, 0, "cannot write the model into %s: %s; choose a writable place", dir, strerror(errno));
+      goto fail;
+    }
+    /* held until the rename: another writer's remove_stale leaves it; one
+     * that locked it in the moment before removed it, so try another */
+    struct stat a, b;
+    if (flock(o->fd, LOCK_EX) != 0 || fstat(o->fd, &a) != 0 || stat(o->tmp, &b) != 0 || a.st_ino != b.st_ino) {
+      close(o->fd);
+      o->fd = -1;
+      if (tries == 8) {
+        seterr(err, errlen, path, 0, "cannot lock a temporary file in %s; choose another place", dir);
+        goto fail;
+      }
+    }
+  }
+  if (fchmod(o->fd, 0644) != 0) {
+    seterr(err, errlen, path, 0, "cannot make the model world-readable: %s", strerror(errno));
+    goto fail_unlink;
+  }
+  int rc = reserve ? posix_fallocate(o->fd, 0, (off_t)reserve) : 0;
+  if (rc == ENOSPC || rc == EDQUOT || rc == EFBIG) {
+    struct statvfs vf;
+    double mb = statvfs(dir, &vf) == 0 ? (double)vf.f_bavail * (double)vf.f_frsize / 1e6 : -1;
+    seterr(err, errlen, path, 0, "no room for the model in %s: it needs up to %.1f MB, %s%.1f MB %s (%s); free "
+           "some space there or choose another place", dir, (double)reserve / 1e6, mb < 0 ? "?" : "",
+           mb < 0 ? 0 : mb, rc == EFBIG ? "allowed by 'ulimit -f'" : "free", strerror(rc));
+    goto fail_unlink;
+  }
+  free(dir);
+  return o;
+fail_unlink:
+  unlink(o->tmp);
+fail:
+  free(dir);
+  if (o)
+    out_free(o);
+  return NULL;
+}
+
+int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  int rc = -1;
+  if (!mem) {
+    seterr(err, errlen, o->path, 0, "out of memory");
+    sb_model_out_abandon(o);
+    return -1;
+  }
+  int bad = sb_model_write(mem, m, comment, err, errlen);
+  fclose(mem);
+  if (bad) {
+    free(text);
+    sb_model_out_abandon(o);
+    return -1;
+  }
+  /* no signal between writing and renaming: the old model or the new */
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  size_t done = 0;
+  while (done < len) {
+    ssize_t w = pwrite(o->fd, text + done, len - done, (off_t)done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      break;
+    done += (size_t)w;
+  }
+  if (done < len || ftruncate(o->fd, (off_t)len) != 0 || fsync(o->fd) != 0 || rename(o->tmp, o->path) != 0) {
+    seterr(err, errlen, o->path, 0, "cannot write the model: %s", strerror(errno ? errno : EIO));
+    unlink(o->tmp);
+  } else {
+    char *dir;
+    const char *base;
+    if (split_path(o->path, &dir, &base) == 0) { /* the rename itself, on disk */
+      int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+      }
+      free(dir);
+    }
+    rc = 0;
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  free(text);
+  out_free(o);
+  return rc;
 }

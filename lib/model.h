@@ -1,6 +1,7 @@
 /*
  * model.h -- the model core: reads a model file (doc/model-format.md),
- * predicts the duration of a call from its canonical shape.
+ * predicts the duration of a call from its canonical shape, and writes
+ * model files (the one writer, for simblas-calibrate and models/mkdefault).
  * Pure C: no SimGrid, no BLAS, no GSL.  Read-only once loaded, so one copy
  * serves every simulated rank.
  */
@@ -90,7 +91,7 @@ SB_HIDDEN double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_c
  * the same way */
 SB_HIDDEN double sb_model_sigma(const sb_coefs *co, const sb_call *c);
 
-/* ---- building a model -------------------------------------------------------
+/* ---- building and writing a model ------------------------------------------
  * What the parser builds, a writer builds the same way: a new model (format
  * SIMBLAS_MODEL_FORMAT, set "node", no reference speed yet), sets, lines,
  * meta and quality text.  These return -1 or NULL when out of memory, or
@@ -103,5 +104,34 @@ SB_HIDDEN sb_coefs *sb_model_line(sb_model *m, int set, int op, int variant);
 /* a "meta" or "quality" line; '#' and line breaks in the text become ' ' */
 SB_HIDDEN int sb_model_add_meta(sb_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 SB_HIDDEN int sb_model_add_quality(sb_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Write m in the format the parser reads: the version, `comment` (lines
+ * of text, each written after "# "; may be NULL), meta lines, the reference
+ * speed, quality lines, then every set and its lines, pieces after their
+ * line, and "end".  Numbers are written in the fewest digits that read
+ * back to the same double, so that parsing the output gives the same
+ * predictions, and writing that again the same text.  Returns 0, or -1
+ * with the reason in err for a model the parser would refuse (no
+ * reference speed, a line without terms, a non-finite coefficient, two
+ * pieces at one bound) or a write error. */
+SB_HIDDEN int sb_model_write(FILE *f, const sb_model *m, const char *comment, char *err, size_t errlen);
+
+/* Writing a model file atomically: sb_model_out_open creates a locked
+ * temporary ".NAME.tmp.XXXXXX" beside PATH (mode 0644: installed data is
+ * world-readable), after removing the stale ones a killed writer left (a
+ * temporary no process holds locked), and reserves `reserve` bytes in it, so
+ * that a full disk or an unwritable place is said before any long work.
+ * sb_model_out_commit writes the model into it, syncs it and renames it
+ * over PATH with signals blocked: PATH is the old model or the new one,
+ * never a part.  sb_model_out_abandon removes the temporary.  Both commit
+ * and abandon free `o`.  Errors: NULL or -1 and "PATH: what; what to do"
+ * in err. */
+typedef struct sb_model_out sb_model_out;
+SB_HIDDEN sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen);
+SB_HIDDEN int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen);
+SB_HIDDEN void sb_model_out_abandon(sb_model_out *o);
+/* the longest line (with its pieces' lines) the writer writes, to size a
+ * reservation */
+#define SB_MODEL_LINE_MAX ((SB_MAX_PIECES + 1) * 560)
 
 #endif
