@@ -809,15 +809,8 @@ sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, siz
     seterr(err, errlen, path, 0, "cannot make the model world-readable: %s", strerror(errno));
     goto fail_unlink;
   }
-  int rc = reserve ? posix_fallocate(o->fd, 0, (off_t)reserve) : 0;
-  if (rc == ENOSPC || rc == EDQUOT || rc == EFBIG) {
-    struct statvfs vf;
-    double mb = statvfs(dir, &vf) == 0 ? (double)vf.f_bavail * (double)vf.f_frsize / 1e6 : -1;
-    seterr(err, errlen, path, 0, "no room for the model in %s: it needs up to %.1f MB, %s%.1f MB %s (%s); free "
-           "some space there or choose another place", dir, (double)reserve / 1e6, mb < 0 ? "?" : "",
-           mb < 0 ? 0 : mb, rc == EFBIG ? "allowed by 'ulimit -f'" : "free", strerror(rc));
+  if (reserve && sb_model_out_reserve(o, reserve, err, errlen) != 0)
     goto fail_unlink;
-  }
   free(dir);
   return o;
 fail_unlink:
@@ -827,6 +820,26 @@ fail:
   if (o)
     out_free(o);
   return NULL;
+}
+
+int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen)
+{
+  int rc = posix_fallocate(o->fd, 0, (off_t)bytes);
+  if (rc != ENOSPC && rc != EDQUOT && rc != EFBIG)
+    return 0; /* done, or not possible on this filesystem: the write will say */
+  char *dir;
+  const char *base;
+  struct statvfs vf;
+  double mb = split_path(o->path, &dir, &base) == 0 && statvfs(dir, &vf) == 0
+                  ? (double)vf.f_bavail * (double)vf.f_frsize / 1e6
+                  : -1;
+  seterr(err, errlen, o->path, 0,
+         "no room for the model in %s: it needs up to %.1f MB, %.1f MB %s (%s); free some space there or choose "
+         "another place",
+         dir ? dir : ".", (double)bytes / 1e6, mb, rc == EFBIG ? "are allowed by 'ulimit -f'" : "are free",
+         strerror(rc));
+  free(dir);
+  return -1;
 }
 
 int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen)

@@ -128,6 +128,8 @@ SB_HIDDEN int sb_model_write(FILE *f, const sb_model *m, const char *comment, ch
  * in err. */
 typedef struct sb_model_out sb_model_out;
 SB_HIDDEN sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen);
+/* reserve `bytes` in the temporary (sb_model_out_open's reserve, later) */
+SB_HIDDEN int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen);
 SB_HIDDEN int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen);
 SB_HIDDEN void sb_model_out_abandon(sb_model_out *o);
 /* the longest line (with its pieces' lines) the writer writes, to size a

@@ -25,10 +25,16 @@ expect_error "unknown option" "unknown or incomplete option '--frobnicate'" --fr
 expect_error "bad number" "--budget needs a positive number, not 'soon'" --budget soon
 expect_error "one repetition" "--reps must be at least 2" --reps 1 -o "$tmp/x.model"
 expect_error "unwritable directory" "cannot write the model into /nonexistent/dir" -o /nonexistent/dir/m.model
-expect_error "output is a directory" "is a directory" -o "$tmp"
+expect_error "output is a directory" "$tmp: a directory; give a file name, e.g. $tmp/simblas.model" -o "$tmp"
 expect_error "unknown routine" "unknown routine 'dgemx'" --routines dgemx -o "$tmp/x.model"
 expect_error "missing BLAS" "cannot load the BLAS to measure" --blas /nonexistent/libblas.so -o "$tmp/x.model"
-expect_error "summary of a non-model" "has no quality lines" --summary /etc/hostname
+expect_error "summary of a non-model" "/etc/hostname:1: not a SimBLAS model file" --summary /etc/hostname
+# --summary reads a model as libsimblas does: a file it refuses is refused
+printf 'simblas-model 1\nreference-speed 1e10\ndgemm mnk=1e-11 | 1=1 | 2=2\nend\n' > "$tmp/bad.model"
+expect_error "summary of a broken model" "$tmp/bad.model:3: a second '|' in the line of dgemm" --summary "$tmp/bad.model"
+out=$("$cal" --summary "$SIMBLAS_MODEL" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q "is a valid model without quality figures"; then ok "summary of the nominal model: valid, no figures"
+else ko "summary of the nominal model: rc=$rc: $out"; fi
 [ ! -e "$tmp/x.model" ] && ok "no model written by failed runs" || ko "a failed run wrote a model"
 
 # a short calibration of a few routines
@@ -106,6 +112,18 @@ for sig in INT TERM KILL; do
   if cmp -s "$tmp/m.model" "$tmp/keep.model" && [ $rc -ne 0 ]; then ok "SIG$sig during measuring: exit $rc, previous model untouched"
   else ko "SIG$sig: exit $rc, model changed"; fi
 done
+# a writer killed between its write and its rename leaves its temporary:
+# the next one removes such stale ones, never one a live writer holds
+: > "$tmp/.keep.model.tmp.StAlE1"
+flock "$tmp/.keep.model.tmp.LiVe01" sleep 60 &
+holder=$!
+i=0; while flock -n "$tmp/.keep.model.tmp.LiVe01" true 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+"$cal" --quick --budget 0.5 --routines daxpy --no-report -o "$tmp/keep.model" 2> /dev/null
+left=$(ls -a "$tmp" | grep '^\.keep\.model\.tmp\.' | tr '\n' ' ')
+if [ "$left" = ".keep.model.tmp.LiVe01 " ]; then ok "stale temporaries removed by the next run, a live writer's kept"
+else ko "temporaries after the next run: '$left' (want only the live writer's)"; fi
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+rm -f "$tmp/.keep.model.tmp.LiVe01"
 ls -a "$tmp" | grep -q 'tmp\.' && ko "temporary files left: $(ls -a "$tmp" | grep 'tmp\.')" || ok "no temporary files left"
 
 echo "$pass passed, $fail failed"
