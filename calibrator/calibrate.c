@@ -269,9 +269,9 @@ static void reserve_room(const blas *b, int ncores, const cal_point *pts, size_t
   snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - opt.out) + (slash == opt.out) : 1, slash ? opt.out : ".");
   double need = report_bytes(pts, npts, ncores), avail;
   if (opt.report && statvfs(dir, &vf) == 0 && (avail = (double)vf.f_bavail * (double)vf.f_frsize) < need)
-    cal_die("no room for the report in %s: it needs about %.1f MB, %.1f MB are free beside the model's %.1f MB; "
-            "free some space, choose another place with -o, or add --no-report",
-            dir, need / 1e6, avail / 1e6, (double)model / 1e6);
+    cal_die("no room for the report in %s: it needs about %.1f MB, %.1f MB are free (%.0f kB reserved for the "
+            "model); free some space, choose another place with -o, or add --no-report",
+            dir, need / 1e6, avail / 1e6, (double)model / 1e3);
 }
 
 /* ---- fitting ------------------------------------------------------------------------ */

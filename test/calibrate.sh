@@ -3,10 +3,16 @@
 #  - bad options and unwritable outputs: one clear error, exit 2;
 #  - the model it writes is read back by libsimblas with the same
 #    predictions it computed itself (round trip);
-#  - --summary prints one line per routine and precision;
+#  - --summary checks a model as libsimblas reads it and prints one line
+#    per routine and precision;
+#  - models and reports are world-readable whatever the umask; a full
+#    disk is said before measuring; a model that cannot be put in place
+#    is kept elsewhere;
 #  - an interrupted calibration (SIGINT, SIGKILL) leaves the previous
-#    model byte-identical.
+#    model byte-identical, and the next run removes a killed one's
+#    temporary.
 set -u
+. "${SB_SRCDIR:-$(dirname "$0")/..}/test/strict.sh"
 bld=${SB_BUILDDIR:-.}
 cal=$bld/calibrator/simblas-calibrate
 pred=$bld/test/predict_prog
@@ -93,6 +99,63 @@ if command -v taskset > /dev/null && [ -n "$cpu" ]; then
 else
   echo "skip: no taskset or no allowed-CPU list: the busy-core check needs one CPU to share"
 fi
+
+# installed data is world-readable: `make calibrate` under umask 077 (it
+# installed the models with mode 0600, so only root could read them)
+mk=${MAKE:-make}
+if command -v "$mk" > /dev/null && [ -f "$bld/Makefile" ]; then
+  (umask 077; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" calibrate DESTDIR="$tmp/inst" \
+     CALIBRATE_FLAGS="--quick --budget 1 --routines dgemm,daxpy") > "$tmp/make.out" 2>&1
+  rc=$?
+  modes=$(cd "$tmp/inst" 2>/dev/null && find . -path '*simblas/*' \( -name '*.model' -o -path '*.report*' \) -exec stat -c '%a %n' {} + | sort)
+  bad=$(echo "$modes" | awk '$1 != ($2 ~ /\.report$/ ? "755" : "644")')
+  if [ $rc -eq 0 ] && echo "$modes" | grep -q ' .*/default.model$' && echo "$modes" | grep -q 'calibrated.model.report/summary.txt' \
+     && [ -z "$bad" ]; then ok "make calibrate under umask 077: $(echo "$modes" | wc -l) files, models 644, report 755/644"
+  else ko "make calibrate under umask 077: rc=$rc, modes: $bad $(tail -3 "$tmp/make.out")"; fi
+  if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    # the directories make made under umask 077 are not the point here
+    chmod 755 "$tmp" && find "$tmp/inst" -type d -exec chmod 755 {} +
+    m=$(find "$tmp/inst" -name default.model | head -1)
+    if setpriv --reuid=65534 --regid=65534 --clear-groups "$cal" --summary "$m" > /dev/null 2>&1; then
+      ok "another user reads the installed model"
+    else ko "user 65534 cannot read $m: $(setpriv --reuid=65534 --regid=65534 --clear-groups "$cal" --summary "$m" 2>&1)"; fi
+    chmod 700 "$tmp"
+  fi
+else
+  need "make and the build tree, to run make calibrate"
+fi
+
+# a full disk is said before measuring, not after (it measured for the
+# whole budget, then failed): the model's room is reserved first, and the
+# report's is checked
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && unshare -m true 2> /dev/null; then
+  mkdir "$tmp/full"
+  full() { # what args...: a 256 kB file system
+    what=$1 pat=$2; shift 2
+    out=$(unshare -m sh -c 'mount -t tmpfs -o size=256k tmpfs "$0" && exec "$@"' "$tmp/full" \
+          "$cal" --quick --budget 30 "$@" -o "$tmp/full/m.model" 2>&1); rc=$?
+    if [ $rc -eq 2 ] && echo "$out" | grep -q -- "$pat" && ! echo "$out" | grep -q 'repetitions on every core'; then
+      ok "$what: said before measuring"
+    else ko "$what: rc=$rc: $out"; fi
+  }
+  full "full disk, the model" "no room for the model in $tmp/full: it needs up to"
+  full "full disk, the report" "no room for the report in $tmp/full: .* or add --no-report" --routines dgemm
+else
+  need "root and unshare -m, to mount a small file system"
+fi
+
+# a model that cannot be put in place at the end is kept elsewhere, not
+# lost: its directory removed during the measuring
+mkdir -p "$tmp/gone" "$tmp/keep"
+TMPDIR=$tmp/keep "$cal" --quick --budget 4 --routines dgemm --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
+pid=$!
+sleep 1
+rm -rf "$tmp/gone"
+wait $pid; rc=$?
+kept=$(ls "$tmp/keep"/simblas-calibrate.*.model 2> /dev/null | head -1)
+if [ $rc -eq 2 ] && [ -n "$kept" ] && grep -q "the model is kept in $kept" "$tmp/gone.err" && "$cal" --summary "$kept" > /dev/null; then
+  ok "a model that could not be put in place is kept: $(grep -o 'cannot write the model: [^;]*' "$tmp/gone.err")"
+else ko "directory removed during the run: rc=$rc: $(cat "$tmp/gone.err")"; fi
 
 # more --cores than the machine has: said, and every core measured
 hw=$(sed -n 's/^meta cores //p' "$tmp/m.model")
