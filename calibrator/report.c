@@ -70,7 +70,7 @@ static void write_summary(const char *dir, const cal_info *c)
 }
 
 /* NAME.dat (every measured shape with the model's prediction), NAME.gp,
- * and the figures NAME.svg and NAME.png */
+ * and with gnuplot the figures NAME.svg and NAME.png */
 static void write_figure(const char *dir, const char *name, const cal_info *c, const cal_run *run)
 {
   int op = sb_op_lookup(name);
@@ -108,6 +108,8 @@ static void write_figure(const char *dir, const char *name, const cal_info *c, c
           name, c->machine, name, name);
   fclose(g);
   publish(path, 0);
+  if (!*SB_GNUPLOT)
+    return;
   char cmd[9000];
   snprintf(cmd, sizeof cmd,
            "cd '%s' && '%s' -e \"set terminal svg size 900,600; set output '%s.svg'\" %s.gp && "
@@ -132,13 +134,12 @@ void cal_report(const char *model_path, const cal_info *c, const cal_run *run)
   }
   publish(dir, 1);
   write_summary(dir, c);
-  if (!*SB_GNUPLOT) {
-    fprintf(stderr, "simblas-calibrate: gnuplot was not found at configure time: report %s has no figures\n", dir);
-    return;
-  }
   for (int s = 0; cal_report_figures[s]; s++)
     write_figure(dir, cal_report_figures[s], c, run);
-  fprintf(stderr, "simblas-calibrate: report in %s\n", dir);
+  if (!*SB_GNUPLOT)
+    fprintf(stderr, "simblas-calibrate: gnuplot was not found at configure time: report %s has the data, no figures\n", dir);
+  else
+    fprintf(stderr, "simblas-calibrate: report in %s\n", dir);
 }
 
 int cal_summary(const char *path)

@@ -27,8 +27,9 @@ typedef struct cal_info {
 /* the routines drawn in the report's figures */
 extern const char *const cal_report_figures[];
 
-/* MODEL.report/: summary.txt, and figures when gnuplot was found at
- * configure time; files world-readable.  Failures are said, not fatal. */
+/* MODEL.report/: summary.txt, the figures' data, and the figures when
+ * gnuplot was found at configure time; files world-readable.  Failures are
+ * said, not fatal. */
 void cal_report(const char *model_path, const cal_info *c, const cal_run *run);
 
 /* --summary: one line per fitted routine and precision,

@@ -77,27 +77,60 @@ else
 fi
 
 # a loaded machine: another process spinning on the worker's core takes
-# about half of it; the calls it interrupts are timed in CPU time, so the
-# model stays this machine's (timed by the wall clock alone, the same
-# calibration measured dgemm at 0.46 of the idle rate)
+# about half of it; the calls it interrupts are timed in the thread's CPU
+# time, so the times the model is fitted to do not hold the time it took.
+# Two checks, chosen from measurements (2-core EPYC VM shared with other
+# builds, load average 7-8, 2026-11-25, another calibration looping on the
+# other core as a concurrent test):
+#  1. within the busy run, the dgemm shapes of 2 ms or more (each call
+#     interrupted: the spinner's time slices are a few ms), measured
+#     against the model fitted to the same run: whatever the rest of the
+#     machine does moves both, the stolen time, were it counted, only the
+#     measurements.  The median of measured/predicted: counted (times by
+#     the wall clock alone) 3.6-4.4 in four runs, in CPU time 0.92-1.05 in
+#     ten (13-25 shapes each).  The bound, 1.4, is far from both.  The spinner starts once the measuring does: a probe it
+#     slows sizes a design of short calls (dgemm probed at 4.1 instead of
+#     40 Gflop/s), which it rarely interrupts.
+#  2. the busy model against an idle run's, as the geometric mean of their
+#     ratios at six in-range shapes (the reference speed extrapolates to
+#     4096^3 and varies more): two runs seconds apart on a shared machine
+#     differ by 0.80-1.14 whatever is timed, so the bound is loose,
+#     0.7-1.43: a gross distortion either way.
+# The first version compared the reference speeds within 0.85-1.25 and
+# failed at 0.848 with another test alongside; counting the stolen time
+# moves a model that the fit's relative weights pull toward the fastest
+# times by only 16-35%, inside that noise: hence check 1.
 cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
 if command -v taskset > /dev/null && [ -n "$cpu" ]; then
-  short="--quick --budget 2 --cores 1 --routines dgemm,dtrsm,daxpy --no-report"
-  taskset -c "$cpu" "$cal" $short -o "$tmp/idle.model" 2> "$tmp/idle.err"
+  short="--quick --budget 2 --cores 1 --routines dgemm,dtrsm,daxpy"
+  taskset -c "$cpu" "$cal" $short --no-report -o "$tmp/idle.model" 2> "$tmp/idle.err"
+  : > "$tmp/busy.err"
+  taskset -c "$cpu" "$cal" $short -o "$tmp/busy.model" 2> "$tmp/busy.err" &
+  busy=$!
+  i=0; while ! grep -q 'repetitions on every core' "$tmp/busy.err" && [ $i -lt 300 ]; do sleep 0.02; i=$((i + 1)); done
   taskset -c "$cpu" sh -c 'while :; do :; done' &
   spin=$!
-  taskset -c "$cpu" "$cal" $short -o "$tmp/busy.model" 2> "$tmp/busy.err"
+  wait $busy
   kill $spin
   n=$(sed -n 's/^meta interrupted_calls //p' "$tmp/busy.model")
   if [ "${n:-0}" -gt 0 ] && grep -q "other processes interrupted $n of" "$tmp/busy.err"; then
     ok "busy core: $(grep -o 'interrupted.*wall time' "$tmp/busy.err")"
   else ko "busy core: interrupted calls not counted ($n): $(cat "$tmp/busy.err")"; fi
-  a=$(sed -n 's/^reference-speed //p' "$tmp/idle.model") b=$(sed -n 's/^reference-speed //p' "$tmp/busy.model")
-  if awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0.85 * a && b < 1.25 * a) }'; then
-    ok "busy core: dgemm reference speed $b against $a idle"
-  else ko "busy core: dgemm reference speed $b against $a idle (the stolen time was counted)"; fi
+  long=$(awk '!/^#/ && $3 >= 2e-3 { print $2 / $3 }' "$tmp/busy.model.report/dgemm.dat" 2> /dev/null | sort -g |
+         awk '{ a[NR] = $1 } END { if (NR >= 5) printf "%.2f of %d", (a[int((NR + 1) / 2)] + a[int(NR / 2) + 1]) / 2, NR }')
+  if [ -z "$long" ]; then
+    ko "busy core: fewer than 5 dgemm shapes of 2 ms or more to check: $(grep -o 'probe: [^)]*' "$tmp/busy.err")"
+  elif awk -v q="${long% of *}" 'BEGIN { exit !(q < 1.4) }'; then
+    ok "busy core: dgemm calls >= 2 ms measured/model, median $long (< 1.4; 3.6-4.4 with the stolen time counted)"
+  else ko "busy core: dgemm calls >= 2 ms measured/model, median $long, not below 1.4: the stolen time was counted"; fi
+  printf 'dgemm 256 256 256\ndgemm 512 512 512\ndgemm 1024 1024 128\ndgemm 1024 128 128\ndtrsm 128 1024 128\ndtrsm 384 384 384\n' > "$tmp/shapes"
+  for w in idle busy; do SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/$w.model "$pred" < "$tmp/shapes" > "$tmp/$w.pred"; done
+  g=$(paste "$tmp/idle.pred" "$tmp/busy.pred" | awk '$2 > 0 { s += log($1 / $2); n++ } END { if (n == 6) printf "%.3f", exp(s / n) }')
+  if [ -n "$g" ] && awk -v g="$g" 'BEGIN { exit !(g > 0.7 && g < 1.43) }'; then
+    ok "busy core: the model's dgemm and dtrsm speed $g of the idle one's (0.7-1.43)"
+  else ko "busy core: the model's speed '$g' of the idle one's, outside 0.7-1.43"; fi
 else
-  echo "skip: no taskset or no allowed-CPU list: the busy-core check needs one CPU to share"
+  need "taskset and an allowed-CPU list: the busy-core check needs one CPU to share"
 fi
 
 # installed data is world-readable: `make calibrate` under umask 077 (it
