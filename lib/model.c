@@ -421,8 +421,13 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
     seterr(err, errlen, name, 0, "out of memory");
     goto out;
   }
-  while (getline(&buf, &cap, f) >= 0) {
+  ssize_t len;
+  while ((len = getline(&buf, &cap, f)) >= 0) {
     p.line++;
+    if ((size_t)len != strlen(buf)) {
+      fail(&p, "a NUL byte: binary data, not a model file (or a damaged one); regenerate it with simblas-calibrate");
+      goto out;
+    }
     if (parse_line(&p, buf) != 0)
       goto out;
   }

@@ -184,6 +184,15 @@ static void test_refused_precisely(void **state)
   expect_error(HEAD "dgemm mnk=-inf\nend\n", "coefficient '-inf' of dgemm.mnk is not a finite number");
   expect_error(HEAD "set node core0\nend\n", "test.model:3: 'set' takes one name, not 'node core0 ...'");
   expect_error(HEAD "end now\n", "test.model:3: 'end' takes nothing after it, not 'now'");
+  {
+    static const char nul[] = "simblas-model 1\nreference-speed 1e9\ndgemm mnk=1\0 | junk\nend\n";
+    char err[512] = "";
+    FILE *f = fmemopen((void *)nul, sizeof nul - 1, "r");
+    sb_model *m = sb_model_parse(f, "test.model", err, sizeof err);
+    fclose(f);
+    if (m || !strstr(err, "test.model:3: a NUL byte: binary data"))
+      fail_msg("a NUL byte in a line: %s", m ? "accepted" : err);
+  }
 #undef HEAD
   /* a subnormal coefficient is a number: 1e-310 s per flop is nothing */
   char err[512] = "";
