@@ -131,7 +131,26 @@ AC_DEFUN([SB_SUMMARY], [
   echo "  netlib test programs     : ${GFORTRAN:-no (install gfortran)}"
   echo "  simblas-hpl's Python     : $PYTHON $PYTHON_VERSION ($sb_python_how)"
   echo "  man pages (help2man)     : ${HELP2MAN:-no (install help2man)}"
+  AS_IF([test $sb_have_fuzzer = yes], [echo "  model-file fuzzer        : $FUZZ_CC"],
+        [echo "  model-file fuzzer        : no (install clang and libclang-rt-14-dev)"])
   sb_pkgdatadir=$(eval eval echo "${datadir}/simblas")
   echo "  model installed at       : $sb_pkgdatadir/default.model"
   echo
+])
+
+# The model-file fuzzer (test/fuzz): clang with libFuzzer and the address
+# and undefined-behaviour sanitizers (Debian: clang, libclang-rt-14-dev).
+AC_DEFUN([SB_CHECK_FUZZER], [
+  AC_ARG_VAR([FUZZ_CC], [clang with libFuzzer, for the model-file fuzzer (default: clang or clang-14)])
+  AC_CHECK_PROGS([FUZZ_CC], [clang clang-14], [])
+  sb_have_fuzzer=no
+  AS_IF([test "x$FUZZ_CC" != x], [
+    AC_MSG_CHECKING([whether $FUZZ_CC links a libFuzzer target with -fsanitize=fuzzer,address,undefined])
+    printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+      'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return n > 9 && *(d + 9) == 7; }' > conftest_fuzz.c
+    AS_IF([$FUZZ_CC -fsanitize=fuzzer,address,undefined conftest_fuzz.c -o conftest_fuzz$EXEEXT >&AS_MESSAGE_LOG_FD 2>&1],
+      [sb_have_fuzzer=yes])
+    rm -f conftest_fuzz.c conftest_fuzz$EXEEXT
+    AC_MSG_RESULT([$sb_have_fuzzer])])
+  AM_CONDITIONAL([HAVE_FUZZER], [test $sb_have_fuzzer = yes])
 ])

@@ -90,12 +90,13 @@ fi
 if [ -f "$build/settings.json" ] && ! cmp -s "$build/settings.json" "$tmp/settings.json"; then
   ko "$build/settings.json is not what lib/mksettings --json writes"
 fi
-# the names the code uses: rows, or our macros (header guards, versions,
+# the names the code uses (test_settings.py misspells one on purpose, as
+# this script does): rows, or our macros (header guards, versions,
 # the patches' compile switch SIMBLAS_HPL)
 (cd "$src" && grep -rhoE '#[ ]*(define|ifndef|ifdef) SIMBLAS_[A-Z0-9_]+' include lib | awk '{ print $NF }'
  echo SIMBLAS_HPL) | sort -u > "$tmp/macros"
 (cd "$src" && grep -rhoE 'SIMBLAS_[A-Z0-9_]*[A-Z0-9]' lib include hpl-patches tools calibrator test bench scripts \
-   --exclude=settings.def --exclude=settings.sh 2> /dev/null) | sort -u > "$tmp/used"
+   --exclude=settings.def --exclude=settings.sh --exclude=test_settings.py 2> /dev/null) | sort -u > "$tmp/used"
 unlisted=$(sort -u "$tmp/rows" "$tmp/macros" | comm -23 "$tmp/used" - | tr '\n' ' ')
 [ -z "$unlisted" ] && ok "every SIMBLAS_* name in the code is a row of lib/settings.def ($(wc -l < "$tmp/used") names)" \
   || ko "SIMBLAS_* names used but not in lib/settings.def (add a row): $unlisted"
