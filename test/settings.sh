@@ -95,7 +95,7 @@ fi
 (cd "$src" && grep -rhoE '#[ ]*(define|ifndef|ifdef) SIMBLAS_[A-Z0-9_]+' include lib | awk '{ print $NF }'
  echo SIMBLAS_HPL) | sort -u > "$tmp/macros"
 (cd "$src" && grep -rhoE 'SIMBLAS_[A-Z0-9_]*[A-Z0-9]' lib include hpl-patches tools calibrator test bench scripts \
-   --exclude=settings.def --exclude=settings.sh 2> /dev/null) | sort -u > "$tmp/used"
+   --exclude=settings.def --exclude=settings.sh --exclude=test_settings.py 2> /dev/null) | sort -u > "$tmp/used"
 unlisted=$(sort -u "$tmp/rows" "$tmp/macros" | comm -23 "$tmp/used" - | tr '\n' ' ')
 [ -z "$unlisted" ] && ok "every SIMBLAS_* name in the code is a row of lib/settings.def ($(wc -l < "$tmp/used") names)" \
   || ko "SIMBLAS_* names used but not in lib/settings.def (add a row): $unlisted"
