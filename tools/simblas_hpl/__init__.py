@@ -9,6 +9,8 @@ package; doc/user-guide.md is the manual.  One job per module:
                   every decision taken): the one place run options are checked
   launch          a RunPlan and a run directory -> a RunResult: the run's
                   files, smpirun's command and environment, the process
+  engine          many runs: points (directories holding their RunPlan) run
+                  by a pool of worker processes or a Slurm job array
   monitor         watching a running simulation: PssSampler, Progress
   results         HPL's output parsed, the extrapolation, the summary, the
                   JSON and CSV writers
