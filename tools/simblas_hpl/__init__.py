@@ -15,6 +15,7 @@ package; doc/user-guide.md is the manual.  One job per module:
   results         HPL's output parsed, the extrapolation, the summary, the
                   JSON and CSV writers
   platforms       fat-tree specs, platform XML, hostfiles
+  variability     node variability: the hosts' speed factors
   hpldat          HPL.dat and HPL's options
   units           SimGrid's bandwidth and latency units, number formats
   memory          fold blocks, SMPI's shared-malloc block, huge pages,
