@@ -44,7 +44,7 @@ import socket
 import subprocess
 import sys
 import time
-from typing import List, Optional
+from typing import Optional
 
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines, write_atomic

@@ -30,6 +30,7 @@ written); prepare() writes its directory; status(), collect() and plot()
 read the directory only: study.json and the points' files.
 """
 
+import contextlib
 import csv
 import dataclasses
 import hashlib
@@ -39,17 +40,15 @@ import json
 import math
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import contextlib
 import tomllib
 import typing
 from typing import Any, Dict, List, Optional
 
 from . import engine, hpldat
-from .errors import CliError, note
+from .errors import CliError
 from .files import write_atomic
 from .plan import RunOptions, make_plan
 
