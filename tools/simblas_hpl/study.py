@@ -629,6 +629,26 @@ def numeric(levels):
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in levels if v is not None)
 
 
+def axis(f, levels):
+    """How factor f's levels are shown: (the axis label, each level's text,
+    each level's x when they are numbers, else None).  Texts that differ in
+    one number only (fat trees 2;16,32;1,T;1,1, 1Gbps and 10Gbps) are shown
+    as that number, on a numeric axis."""
+    name = f.replace("_", "-")
+    if numeric(levels):
+        return name, [str(v) for v in levels], [float(v) for v in levels]
+    texts = [str(v) for v in levels]
+    if len(texts) >= 2:
+        pre = os.path.commonprefix(texts)
+        suf = os.path.commonprefix([t[::-1] for t in texts])[::-1]
+        pre = pre.rstrip("0123456789.")  # the varying part is whole numbers
+        suf = suf.lstrip("0123456789.")
+        mids = [t[len(pre):len(t) - len(suf)] for t in texts]
+        if all(re.fullmatch(r"\d+(\.\d+)?", m) for m in mids):
+            return f"{name} ({pre}*{suf})", mids, [float(m) for m in mids]
+    return name, texts, None
+
+
 def gp_quote(s):
     return "'" + str(s).replace("'", "''") + "'"
 
@@ -690,7 +710,8 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
         series = {(("mean over the other factors", ""),): {
             lv: {f"{o}_mean": statistics.fmean([x[f"{o}_mean"] for x in rs if x.get(f"{o}_mean") is not None] or
                                                [float("nan")]), f"{o}_ci95": None} for lv, rs in merged.items()}}
-    num = numeric(levels)
+    xlabel, texts, xs = axis(f, levels)
+    num = xs is not None
     base = _safe(f"{o}-vs-{f}")
     data, titles = [], []
     for key, pts in series.items():
@@ -700,8 +721,9 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
             if not r or r.get(f"{o}_mean") is None:
                 continue
             ci = r.get(f"{o}_ci95")
-            lines.append(f"{lv if num else j} {r[f'{o}_mean']!r} {ci if ci is not None else 0!r} "
-                         f"{json.dumps(str(lv))}")
+            lines.append((xs[j] if num else j, f"{xs[j] if num else j} {r[f'{o}_mean']!r} "
+                          f"{ci if ci is not None else 0!r} {json.dumps(texts[j])}"))
+        lines = [ln for _, ln in sorted(lines)]  # a line joins the levels in the axis' order
         if lines:
             data += [f"# {', '.join(f'{g}={v}' for g, v in key)}"] + lines + ["\n"]
             titles.append(", ".join(f"{g.replace('_', '-')}={v}" for g, v in key) or design["name"])
@@ -709,13 +731,12 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
         return []
     with open(os.path.join(pdir, base + ".dat"), "w") as fh:
         fh.write("\n".join(data) + "\n")
-    pos = [lv for lv in levels if isinstance(lv, (int, float))]
-    logx = num and pos and min(pos) > 0 and max(pos) / min(pos) >= 50
+    logx = num and min(xs) > 0 and max(xs) / min(xs) >= 50
     plots = ", ".join(
         f"'{base}.dat' index {i} using 1:2:3{'' if num else ':xtic(4)'} with yerrorlines title {gp_quote(t)}"
         for i, t in enumerate(titles))
     script = (f"set title {gp_quote(design['name'] + ': ' + label(o) + ' against ' + f.replace('_', '-'))}\n"
-              f"set xlabel {gp_quote(f.replace('_', '-'))}\nset ylabel {gp_quote(label(o))}\nset grid\n"
+              f"set xlabel {gp_quote(xlabel)}\nset ylabel {gp_quote(label(o))}\nset grid\n"
               "set key outside right top\nset bars small\n"
               + ("set logscale x\n" if logx else "") + ("" if num else f"set xrange [-0.5:{len(levels) - 0.5}]\n")
               + f"plot {plots}\n")
@@ -738,10 +759,11 @@ def _heatmap(pdir, design, rows, o, f1, f2, gnuplot):
         lines.append("")
     with open(os.path.join(pdir, base + ".dat"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
-    xt = ", ".join(f"{gp_quote(v)} {i}" for i, v in enumerate(l1))
-    yt = ", ".join(f"{gp_quote(v)} {j}" for j, v in enumerate(l2))
+    (x1, t1, _), (x2, t2, _) = axis(f1, l1), axis(f2, l2)
+    xt = ", ".join(f"{gp_quote(v)} {i}" for i, v in enumerate(t1))
+    yt = ", ".join(f"{gp_quote(v)} {j}" for j, v in enumerate(t2))
     script = (f"set title {gp_quote(design['name'] + ': ' + label(o))}\n"
-              f"set xlabel {gp_quote(f1.replace('_', '-'))}\nset ylabel {gp_quote(f2.replace('_', '-'))}\n"
+              f"set xlabel {gp_quote(x1)}\nset ylabel {gp_quote(x2)}\n"
               f"set xtics ({xt})\nset ytics ({yt})\nset xrange [-0.5:{len(l1) - 0.5}]\n"
               f"set yrange [-0.5:{len(l2) - 0.5}]\nset cblabel {gp_quote(label(o))}\nset palette rgb 33,13,10\n"
               "unset key\n"
