@@ -47,7 +47,7 @@ import tomllib
 import typing
 from typing import Any, Dict, List, Optional
 
-from . import engine, hpldat
+from . import engine, hpldat, platforms
 from .errors import CliError
 from .files import write_atomic
 from .plan import RunOptions, make_plan
@@ -178,11 +178,7 @@ class Point:
     factors: Dict[str, Any]     # the factors' values at this point (None: the base's)
     seed: Optional[int]
     options: RunOptions
-
-    @property
-    def combo(self):
-        """The point's factor combination, without the seed."""
-        return tuple(json.dumps(self.factors[k], sort_keys=True) for k in sorted(self.factors))
+    values: Dict[str, Any] = None  # the same, None replaced by the base's value or run's default when known
 
 
 @dataclasses.dataclass
@@ -319,15 +315,34 @@ def load(path, dir_opt=None, text=None):
     if any(c.isspace() for c in d):
         raise CliError(f"the study directory {d!r} contains white space, which smpirun cannot handle; "
                        "give --dir DIR without spaces")
-    # every point planned, as `run` would: a level it refuses refuses the study
+    # the points; a listed point's factors that it does not set take the
+    # base's value, or run's default, where known (the baseline of a
+    # one-at-a-time study is then at its place on every axis)
     points = []
     for row in rows:
+        values = {k: v if v is not None else base.get(k, default_of(k)) for k, v in row.items()}
+        for k, v in values.items():
+            if v is not None and v not in factors[k]:
+                factors[k].insert(0, v)
         for seed in seeds:
-            pid = point_id(row, seed)
-            opts = run_options(base, row, seed)
-            points.append(Point(id=pid, factors=row, seed=seed, options=opts))
+            points.append(Point(id=point_id(row, seed), factors=row, seed=seed, options=run_options(base, row, seed),
+                                values=values))
     return Study(path=os.path.abspath(path), text=text, name=name, dir=d,
                  base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
+
+
+def default_of(name):
+    """What `run` takes when option name is not given, when it is a value
+    (not a decision of make_plan); None otherwise."""
+    if name.startswith("hpl."):
+        return hpldat.DEFAULTS.get(name[4:])
+    known = {"bw": platforms.DEFAULT_BW, "lat": platforms.DEFAULT_LAT, "speedup": 1.0, "seed": 1, "noise": False}
+    if name in known:
+        return known[name]
+    f = {f.name: f for f in dataclasses.fields(RunOptions)}.get(name)
+    if f is not None and f.default is not dataclasses.MISSING and f.default not in (None, (), False):
+        return f.default
+    return None
 
 
 def run_options(base, row, seed):
@@ -391,7 +406,7 @@ def design_json(study):
     return {"format": 1, "name": study.name, "file": study.path, "design": study.design,
             "factors": {k: v for k, v in study.factors.items()}, "base": study.base, "seeds": study.seeds,
             "outputs": study.outputs,
-            "points": [{"id": p.id, "factors": p.factors, "seed": p.seed} for p in study.points]}
+            "points": [{"id": p.id, "factors": p.values, "seed": p.seed} for p in study.points]}
 
 
 def point_record(pt, plan):
@@ -701,7 +716,10 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
     series = {}
     for r in rows:
         key = tuple((g, cell(r.get(g))) for g in others)
-        series.setdefault(key, {})[json.dumps(r.get(f))] = r
+        if r.get(f) is not None and r.get(f"{o}_mean") is not None:
+            series.setdefault(key, {})[json.dumps(r.get(f))] = r
+    if any(len(pts) >= 2 for pts in series.values()):  # lines against f; a single point is no line
+        series = {k: pts for k, pts in series.items() if len(pts) >= 2}
     if len(series) > 8:  # too many lines: the mean over the other factors
         merged = {}
         for s in series.values():
