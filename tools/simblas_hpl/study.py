@@ -675,7 +675,8 @@ def label(name):
 def plot(d, design, gnuplot):
     """gnuplot figures in d/plots/: each output against each factor (one
     line per combination of the other factors, up to 8, else their mean;
-    95% intervals as error bars), and a heat map of each output over each
+    95% intervals as error bars; logarithmic axes for levels or values
+    spanning 50 or 20 times), and a heat map of each output over each
     pair of factors (the other factors averaged).  SVG and PNG, as the
     calibration report makes them.  Returns the figures made."""
     rows = read_means(d, design)
@@ -750,13 +751,16 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
     with open(os.path.join(pdir, base + ".dat"), "w") as fh:
         fh.write("\n".join(data) + "\n")
     logx = num and min(xs) > 0 and max(xs) / min(xs) >= 50
+    ys = [r[f"{o}_mean"] for pts in series.values() for r in pts.values() if r.get(f"{o}_mean") is not None]
+    logy = ys and min(ys) > 0 and max(ys) / min(ys) >= 20  # lines far apart: each visible
     plots = ", ".join(
         f"'{base}.dat' index {i} using 1:2:3{'' if num else ':xtic(4)'} with yerrorlines title {gp_quote(t)}"
         for i, t in enumerate(titles))
     script = (f"set title {gp_quote(design['name'] + ': ' + label(o) + ' against ' + f.replace('_', '-'))}\n"
               f"set xlabel {gp_quote(xlabel)}\nset ylabel {gp_quote(label(o))}\nset grid\n"
               "set key outside right top\nset bars small\n"
-              + ("set logscale x\n" if logx else "") + ("" if num else f"set xrange [-0.5:{len(levels) - 0.5}]\n")
+              + ("set logscale x\n" if logx else "") + ("set logscale y\n" if logy else "")
+              + ("" if num else f"set xrange [-0.5:{len(levels) - 0.5}]\n")
               + f"plot {plots}\n")
     return _render(pdir, base, script, gnuplot)
 
