@@ -77,7 +77,12 @@ class Study(EngineCase):
         s = study.load(self.write('[base]\nn = 2000\np = 2\nq = 2\n[[points]]\nbw = "1Gbps"\n'
                                   '[[points]]\nplatform = "fattree:2;4,1;1,2;1,1"\nhpl.depth = 0\n', "pts.toml"))
         self.assertEqual(s.design, "points")
-        self.assertEqual(s.factors, {"bw": ["1Gbps"], "platform": ["fattree:2;4,1;1,2;1,1"], "hpl.depth": [0]})
+        # a factor a point does not set: the base's value or run's default, where known
+        self.assertEqual(s.factors, {"bw": ["10Gbps", "1Gbps"], "platform": ["fattree:2;4,1;1,2;1,1"],
+                                     "hpl.depth": [1, 0]})
+        self.assertEqual([p.values for p in s.points],
+                         [{"bw": "1Gbps", "platform": None, "hpl.depth": 1},
+                          {"bw": "10Gbps", "platform": "fattree:2;4,1;1,2;1,1", "hpl.depth": 0}])
         self.assertEqual([p.factors for p in s.points],
                          [{"bw": "1Gbps", "platform": None, "hpl.depth": None},
                           {"bw": None, "platform": "fattree:2;4,1;1,2;1,1", "hpl.depth": 0}])
@@ -88,7 +93,8 @@ class Study(EngineCase):
         # listed points crossed with factors: each point at each level
         s = study.load(self.write('[base]\np = 2\nq = 2\n[factors]\nn = [1000, 2000]\n[[points]]\n[[points]]\n'
                                   'speedup = 10\n[[points]]\nbw = "1Gbps"\n', "cross.toml"))
-        self.assertEqual((s.design, list(s.factors)), ("points x factorial", ["n", "speedup", "bw"]))
+        self.assertEqual((s.design, s.factors), ("points x factorial", {"n": [1000, 2000], "speedup": [1.0, 10.0],
+                                                                        "bw": ["10Gbps", "1Gbps"]}))
         self.assertEqual([(p.factors["n"], p.factors["speedup"], p.factors["bw"]) for p in s.points],
                          [(1000, None, None), (2000, None, None), (1000, 10.0, None), (2000, 10.0, None),
                           (1000, None, "1Gbps"), (2000, None, "1Gbps")])
@@ -217,6 +223,13 @@ class Study(EngineCase):
                 self.assertGreater(os.path.getsize(self.path("grid", "plots", f[:-3] + ext)), 1000)
         self.assertIn("yerrorlines", self.read(self.path("grid", "plots", "gflops-vs-n.gp")))
         self.assertIn("with image", self.read(self.path("grid", "plots", "gflops-n-p.gp")))
+
+    def test_axes(self):
+        self.assertEqual(study.axis("platform", ["fattree:2;16,32;1,16;1,1", "fattree:2;16,32;1,1;1,1"]),
+                         ("platform (fattree:2;16,32;1,*;1,1)", ["16", "1"], [16.0, 1.0]))
+        self.assertEqual(study.axis("bw", ["1Gbps", "100Gbps"]), ("bw (*Gbps)", ["1", "100"], [1.0, 100.0]))
+        self.assertEqual(study.axis("bw", ["10Gbps", "10Mbps"]), ("bw", ["10Gbps", "10Mbps"], None))
+        self.assertEqual(study.axis("node_spread", [0, 3.5]), ("node-spread", ["0", "3.5"], [0.0, 3.5]))
 
     def test_no_study_there(self):
         status, out, err = self.cli("study", "status", self.root)

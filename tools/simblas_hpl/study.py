@@ -47,7 +47,7 @@ import tomllib
 import typing
 from typing import Any, Dict, List, Optional
 
-from . import engine, hpldat
+from . import engine, hpldat, platforms
 from .errors import CliError
 from .files import write_atomic
 from .plan import RunOptions, make_plan
@@ -178,11 +178,7 @@ class Point:
     factors: Dict[str, Any]     # the factors' values at this point (None: the base's)
     seed: Optional[int]
     options: RunOptions
-
-    @property
-    def combo(self):
-        """The point's factor combination, without the seed."""
-        return tuple(json.dumps(self.factors[k], sort_keys=True) for k in sorted(self.factors))
+    values: Dict[str, Any] = None  # the same, None replaced by the base's value or run's default when known
 
 
 @dataclasses.dataclass
@@ -319,15 +315,34 @@ def load(path, dir_opt=None, text=None):
     if any(c.isspace() for c in d):
         raise CliError(f"the study directory {d!r} contains white space, which smpirun cannot handle; "
                        "give --dir DIR without spaces")
-    # every point planned, as `run` would: a level it refuses refuses the study
+    # the points; a listed point's factors that it does not set take the
+    # base's value, or run's default, where known (the baseline of a
+    # one-at-a-time study is then at its place on every axis)
     points = []
     for row in rows:
+        values = {k: v if v is not None else base.get(k, default_of(k)) for k, v in row.items()}
+        for k, v in values.items():
+            if v is not None and v not in factors[k]:
+                factors[k].insert(0, v)
         for seed in seeds:
-            pid = point_id(row, seed)
-            opts = run_options(base, row, seed)
-            points.append(Point(id=pid, factors=row, seed=seed, options=opts))
+            points.append(Point(id=point_id(row, seed), factors=row, seed=seed, options=run_options(base, row, seed),
+                                values=values))
     return Study(path=os.path.abspath(path), text=text, name=name, dir=d,
                  base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
+
+
+def default_of(name):
+    """What `run` takes when option name is not given, when it is a value
+    (not a decision of make_plan); None otherwise."""
+    if name.startswith("hpl."):
+        return hpldat.DEFAULTS.get(name[4:])
+    known = {"bw": platforms.DEFAULT_BW, "lat": platforms.DEFAULT_LAT, "speedup": 1.0, "seed": 1, "noise": False}
+    if name in known:
+        return known[name]
+    f = {f.name: f for f in dataclasses.fields(RunOptions)}.get(name)
+    if f is not None and f.default is not dataclasses.MISSING and f.default not in (None, (), False):
+        return f.default
+    return None
 
 
 def run_options(base, row, seed):
@@ -391,7 +406,7 @@ def design_json(study):
     return {"format": 1, "name": study.name, "file": study.path, "design": study.design,
             "factors": {k: v for k, v in study.factors.items()}, "base": study.base, "seeds": study.seeds,
             "outputs": study.outputs,
-            "points": [{"id": p.id, "factors": p.factors, "seed": p.seed} for p in study.points]}
+            "points": [{"id": p.id, "factors": p.values, "seed": p.seed} for p in study.points]}
 
 
 def point_record(pt, plan):
@@ -629,6 +644,26 @@ def numeric(levels):
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in levels if v is not None)
 
 
+def axis(f, levels):
+    """How factor f's levels are shown: (the axis label, each level's text,
+    each level's x when they are numbers, else None).  Texts that differ in
+    one number only (fat trees 2;16,32;1,T;1,1, 1Gbps and 10Gbps) are shown
+    as that number, on a numeric axis."""
+    name = f.replace("_", "-")
+    if numeric(levels):
+        return name, [str(v) for v in levels], [float(v) for v in levels]
+    texts = [str(v) for v in levels]
+    if len(texts) >= 2:
+        pre = os.path.commonprefix(texts)
+        suf = os.path.commonprefix([t[::-1] for t in texts])[::-1]
+        pre = pre.rstrip("0123456789.")  # the varying part is whole numbers
+        suf = suf.lstrip("0123456789.")
+        mids = [t[len(pre):len(t) - len(suf)] for t in texts]
+        if all(re.fullmatch(r"\d+(\.\d+)?", m) for m in mids):
+            return f"{name} ({pre}*{suf})", mids, [float(m) for m in mids]
+    return name, texts, None
+
+
 def gp_quote(s):
     return "'" + str(s).replace("'", "''") + "'"
 
@@ -640,7 +675,8 @@ def label(name):
 def plot(d, design, gnuplot):
     """gnuplot figures in d/plots/: each output against each factor (one
     line per combination of the other factors, up to 8, else their mean;
-    95% intervals as error bars), and a heat map of each output over each
+    95% intervals as error bars; logarithmic axes for levels or values
+    spanning 50 or 20 times), and a heat map of each output over each
     pair of factors (the other factors averaged).  SVG and PNG, as the
     calibration report makes them.  Returns the figures made."""
     rows = read_means(d, design)
@@ -681,7 +717,10 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
     series = {}
     for r in rows:
         key = tuple((g, cell(r.get(g))) for g in others)
-        series.setdefault(key, {})[json.dumps(r.get(f))] = r
+        if r.get(f) is not None and r.get(f"{o}_mean") is not None:
+            series.setdefault(key, {})[json.dumps(r.get(f))] = r
+    if any(len(pts) >= 2 for pts in series.values()):  # lines against f; a single point is no line
+        series = {k: pts for k, pts in series.items() if len(pts) >= 2}
     if len(series) > 8:  # too many lines: the mean over the other factors
         merged = {}
         for s in series.values():
@@ -690,7 +729,8 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
         series = {(("mean over the other factors", ""),): {
             lv: {f"{o}_mean": statistics.fmean([x[f"{o}_mean"] for x in rs if x.get(f"{o}_mean") is not None] or
                                                [float("nan")]), f"{o}_ci95": None} for lv, rs in merged.items()}}
-    num = numeric(levels)
+    xlabel, texts, xs = axis(f, levels)
+    num = xs is not None
     base = _safe(f"{o}-vs-{f}")
     data, titles = [], []
     for key, pts in series.items():
@@ -700,8 +740,9 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
             if not r or r.get(f"{o}_mean") is None:
                 continue
             ci = r.get(f"{o}_ci95")
-            lines.append(f"{lv if num else j} {r[f'{o}_mean']!r} {ci if ci is not None else 0!r} "
-                         f"{json.dumps(str(lv))}")
+            lines.append((xs[j] if num else j, f"{xs[j] if num else j} {r[f'{o}_mean']!r} "
+                          f"{ci if ci is not None else 0!r} {json.dumps(texts[j])}"))
+        lines = [ln for _, ln in sorted(lines)]  # a line joins the levels in the axis' order
         if lines:
             data += [f"# {', '.join(f'{g}={v}' for g, v in key)}"] + lines + ["\n"]
             titles.append(", ".join(f"{g.replace('_', '-')}={v}" for g, v in key) or design["name"])
@@ -709,15 +750,17 @@ def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
         return []
     with open(os.path.join(pdir, base + ".dat"), "w") as fh:
         fh.write("\n".join(data) + "\n")
-    pos = [lv for lv in levels if isinstance(lv, (int, float))]
-    logx = num and pos and min(pos) > 0 and max(pos) / min(pos) >= 50
+    logx = num and min(xs) > 0 and max(xs) / min(xs) >= 50
+    ys = [r[f"{o}_mean"] for pts in series.values() for r in pts.values() if r.get(f"{o}_mean") is not None]
+    logy = ys and min(ys) > 0 and max(ys) / min(ys) >= 20  # lines far apart: each visible
     plots = ", ".join(
         f"'{base}.dat' index {i} using 1:2:3{'' if num else ':xtic(4)'} with yerrorlines title {gp_quote(t)}"
         for i, t in enumerate(titles))
     script = (f"set title {gp_quote(design['name'] + ': ' + label(o) + ' against ' + f.replace('_', '-'))}\n"
-              f"set xlabel {gp_quote(f.replace('_', '-'))}\nset ylabel {gp_quote(label(o))}\nset grid\n"
+              f"set xlabel {gp_quote(xlabel)}\nset ylabel {gp_quote(label(o))}\nset grid\n"
               "set key outside right top\nset bars small\n"
-              + ("set logscale x\n" if logx else "") + ("" if num else f"set xrange [-0.5:{len(levels) - 0.5}]\n")
+              + ("set logscale x\n" if logx else "") + ("set logscale y\n" if logy else "")
+              + ("" if num else f"set xrange [-0.5:{len(levels) - 0.5}]\n")
               + f"plot {plots}\n")
     return _render(pdir, base, script, gnuplot)
 
@@ -738,10 +781,11 @@ def _heatmap(pdir, design, rows, o, f1, f2, gnuplot):
         lines.append("")
     with open(os.path.join(pdir, base + ".dat"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
-    xt = ", ".join(f"{gp_quote(v)} {i}" for i, v in enumerate(l1))
-    yt = ", ".join(f"{gp_quote(v)} {j}" for j, v in enumerate(l2))
+    (x1, t1, _), (x2, t2, _) = axis(f1, l1), axis(f2, l2)
+    xt = ", ".join(f"{gp_quote(v)} {i}" for i, v in enumerate(t1))
+    yt = ", ".join(f"{gp_quote(v)} {j}" for j, v in enumerate(t2))
     script = (f"set title {gp_quote(design['name'] + ': ' + label(o))}\n"
-              f"set xlabel {gp_quote(f1.replace('_', '-'))}\nset ylabel {gp_quote(f2.replace('_', '-'))}\n"
+              f"set xlabel {gp_quote(x1)}\nset ylabel {gp_quote(x2)}\n"
               f"set xtics ({xt})\nset ytics ({yt})\nset xrange [-0.5:{len(l1) - 0.5}]\n"
               f"set yrange [-0.5:{len(l2) - 0.5}]\nset cblabel {gp_quote(label(o))}\nset palette rgb 33,13,10\n"
               "unset key\n"
