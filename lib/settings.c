@@ -176,6 +176,14 @@ static void derive(void)
     sb_fatal("SIMBLAS_SAMPLES=%ld samples the run in passes of SIMBLAS_ITERATIONS iterations, which is not set; "
              "set it, or unset SIMBLAS_SAMPLES",
              s->samples);
+  if (s->given.sample_only && s->iterations <= 0)
+    sb_fatal("SIMBLAS_SAMPLE_ONLY=%ld runs one pass of a sampled run, and SIMBLAS_ITERATIONS (the passes' length) "
+             "is not set; set it, or unset SIMBLAS_SAMPLE_ONLY",
+             s->sample_only);
+  if (s->given.sample_only && s->sample_only >= s->samples)
+    sb_fatal("SIMBLAS_SAMPLE_ONLY=%ld runs one of the SIMBLAS_SAMPLES=%ld passes, numbered 0 to %ld; set it in "
+             "that range, or unset it for every pass",
+             s->sample_only, s->samples, s->samples - 1);
   if (s->roll_merge == 0 || s->roll_merge > 1 << 20)
     s->roll_merge = 1 << 20; /* a whole roll */
 }

@@ -387,7 +387,52 @@ EOF
       ko "depth $depth: runs for the extrapolation failed: $(tail -5 "$tmp/e2e.err")"
     fi
   done
-  err=$(XDG_DATA_HOME=$data cli run --n 1000 --nb 100 --p 2 --q 2 --iterations 4 --samples 3 2>&1 >/dev/null); rc=$?
+  # --engine local: the same 4 passes, each its own job (SIMBLAS_SAMPLE_ONLY),
+  # combined: each stratum's figures are the single run's exactly (the
+  # passes are deterministic under --hpl-code free); the HPL time outside the
+  # loop comes from each run's printed time (0.01 s, 4 digits of Gflops),
+  # hence a tolerance of 1e-4.  Then 4 passes of 17 covering the 63
+  # iterations (each stratum's 15 or 16, and the next one's priming
+  # iteration): a full run in 4 jobs, every iteration measured.  It lands
+  # within 1.2% of the single-process full run at this size: a pass
+  # restarted mid-loop takes some iterations to reach the full run's
+  # pipeline state (the second stratum's, here); hence 2%.
+  part=$tmp/part1.json
+  if [ -f "$part" ] && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free --iterations 9 \
+       --samples 4 --engine local -j 2 --keep "$tmp/spread" --json "$tmp/spread.json" > "$tmp/spread.out" 2> "$tmp/e2e.err"; then
+    python3 - "$part" "$tmp/spread.json" <<'EOF' && ok "--engine local: 4 passes as 4 jobs give the single run's strata exactly, its Gflops within 1e-4" \
+      || ko "--engine local: $(cat "$tmp/spread.json")"
+import json, sys
+a, b = (json.load(open(x)) for x in sys.argv[1:3])
+key = lambda s: {k: s[k] for k in ("first_iteration", "counted", "per_iteration_s", "stands_for", "stands_for_s")}
+print("  single run %.6g Gflops, 4 jobs %.6g Gflops (%+.2e); jobs' wall %s s" % (
+      a["gflops"], b["gflops"], b["gflops"] / a["gflops"] - 1, b["engine"]["job_wall_s"]))
+sys.exit(not ([key(s) for s in a["strata"]] == [key(s) for s in b["strata"]]
+              and abs(b["gflops"] / a["gflops"] - 1) < 1e-4 and b["iterations_done"] == a["iterations_done"]
+              and b["engine"]["jobs"] == 4 and len(b["engine"]["job_wall_s"]) == 4
+              and b["wall_s"] == max(b["engine"]["job_wall_s"]) and b["engine"]["total_cpu_s"] > 0))
+EOF
+    check "--engine local: stdout has the extrapolated line" grep -q "^extrapolated from 36 of 63 panel iterations" "$tmp/spread.out"
+    check "--engine local --keep: the passes' directories and the combined result" \
+      test -f "$tmp/spread/result.json" -a -f "$tmp/spread/passes/pass-3/result.json"
+  else
+    ko "--engine local failed: $(tail -5 "$tmp/e2e.err")"
+  fi
+  if [ -f "$tmp/full1.json" ] && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 --hpl-code free \
+       --iterations 17 --samples 4 --engine local -j 2 --json "$tmp/cover.json" > /dev/null 2> "$tmp/e2e.err"; then
+    python3 - "$tmp/full1.json" "$tmp/cover.json" <<'EOF' && ok "--iterations 17 --samples 4 --engine local: a full run in 4 jobs, within 2% of the full run" \
+      || ko "covering passes: $(cat "$tmp/cover.json")"
+import json, sys
+f, c = (json.load(open(x)) for x in sys.argv[1:3])
+err = c["gflops"] / f["gflops"] - 1
+print("  full run %.6g Gflops; 4 jobs of 17 iterations: %.6g Gflops (%+.3f%%)" % (f["gflops"], c["gflops"], 100 * err))
+sys.exit(not (abs(err) <= 0.02 and c["iterations_done"] == 67 and c.get("covering") is True
+              and c["iterations_estimated"] == 0 and [s["first_iteration"] for s in c["strata"]] == [0, 15, 31, 47]))
+EOF
+  else
+    ko "covering passes failed: $(tail -5 "$tmp/e2e.err")"
+  fi
+  err=$(XDG_DATA_HOME=$data cli run --n 1000 --nb 100 --p 2 --q 2 --iterations 6 --samples 3 2>&1 >/dev/null); rc=$?
   [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -q "exceeds the run's 10 panel iterations" \
     && ok "--iterations x --samples beyond N/NB: status 2, says so" || ko "too many iterations: rc=$rc: $err"
   # --alloc-only: HPL's allocations on every rank, then stop; the summary

@@ -2,7 +2,8 @@
  * loop.c -- iterations of an application's main loop (HPL's panel loop),
  * for simulating part of a run and extrapolating the rest: passes of
  * SIMBLAS_ITERATIONS iterations (simblas_segment, simblas_iteration,
- * simblas_app.h) and the iteration log (SIMBLAS_ITER_LOG).
+ * simblas_app.h), or one of them (SIMBLAS_SAMPLE_ONLY: S processes run the
+ * S passes side by side), and the iteration log (SIMBLAS_ITER_LOG).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -48,18 +49,24 @@ static long segment(long total)
 {
   loop_rank *l = LR(sb_rank_self());
   long iterations = sb_cfg.iterations, samples = sb_cfg.samples;
+  int only = sb_cfg.given.sample_only != NULL; /* SIMBLAS_SAMPLE_ONLY: one pass of the S */
   if (l->seg < 0)
-    l->seg = 0; /* the first pass starts at 0 */
-  else if (iterations != 0 && l->seg + 1 < samples)
+    l->seg = only ? sb_cfg.sample_only : 0; /* the first pass, or the only one */
+  else if (iterations != 0 && !only && l->seg + 1 < samples)
     l->seg++;
   else
     return -1;
   /* one pass: from 0.  S passes: pass s is centred on the middle of the
    * s-th of S equal strata of the run (its iterations then stand for the
    * stratum: stratified sampling); the trailing matrix has the size it has
-   * at that point of the full run */
+   * at that point of the full run.  Passes of K >= the loop / S cover it:
+   * S passes (or S processes of one pass each) simulate every iteration */
   l->seg_start = 0;
-  if (samples > 1) {
+  if (samples > 1 && iterations * samples >= total) {
+    /* the passes cover the loop: pass s from the start of its stratum (the
+     * same start as below when K x S = the loop) */
+    l->seg_start = l->seg * total / samples;
+  } else if (samples > 1) {
     long c = (2 * l->seg + 1) * total / (2 * samples) - iterations / 2;
     if (c > total - iterations) /* the pass must fit in the loop */
       c = total - iterations;

@@ -122,6 +122,24 @@ class Refused(Sandbox):
             self.refused(f"--timeout {t}: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--timeout", t)
         self.refused("--iprobe 0: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--iprobe", "0")
 
+    def test_spread(self):
+        """run --engine: the passes of one sampled run as jobs of their own."""
+        run = (*RUN4, "--p", 2, "--q", 2)
+        self.refused("give --iterations K --samples S", *run, "--engine", "local")
+        self.refused("give --iterations K --samples S", *run, "--iterations", 9, "--engine", "local")
+        self.refused("-j and --slurm-opt go with --engine local[|]slurm", *run, "-j", 2)
+        self.refused("-j 0: must be >= 1", *run, "--iterations", 9, "--samples", 4, "--engine", "local", "-j", 0)
+        self.refused("-j 2: goes with --engine local", *run, "--iterations", 9, "--samples", 4, "--engine", "slurm",
+                     "-j", 2)
+        self.refused("--slurm-opt goes with --engine slurm", *run, "--iterations", 9, "--samples", 4,
+                     "--engine", "local", "--slurm-opt=-p big")
+        self.refused("--dry-run shows one simulation's command: drop --engine", *run, "--iterations", 9,
+                     "--samples", 4, "--engine", "local", "--dry-run")
+        # 63 panel iterations: 4 passes of 16 cover them (a full run in 4 jobs); 17 overlap
+        self.refused(re.escape("--iterations 18 x --samples 4 exceeds the run's 63 panel iterations (N/NB)") +
+                     ".*17 x 4 covers the loop", *run, "--iterations", 18, "--samples", 4, "--engine", "local",
+                     "--xhpl", self.xhpl)
+
     def test_malloc(self):
         self.refused("no-such-libjemalloc.so.2 not found; install it with apt-get install libjemalloc2",
                      *RUN4, "--p", 2, "--q", 2, "--malloc", "jemalloc",

@@ -65,17 +65,26 @@ class Extrapolation(unittest.TestCase):
     def x(self, i):
         return (self.n - i * self.nb) / self.n
 
+    def marks(self, start, k, clocks, r, b, first_factor):
+        """A pass's marks: k iterations from start, at t_i = r + b x_i^2
+        (the first first_factor times that), from the clocks (simulated,
+        wall, BLAS) it starts at."""
+        sim, wall, blas = clocks
+        out = [(start, sim, wall, blas)]
+        for j, i in enumerate(range(start, start + k)):
+            f = first_factor if j == 0 else 1.0
+            sim += f * (r + b * self.x(i) ** 2)
+            wall += 2.0
+            blas += f * b * self.x(i) ** 2
+            out.append((i + 1, sim, wall, blas))
+        return out
+
     def case(self, depth, passes, r, b, first_factor):
         cost = lambda i: r + b * self.x(i) ** 2  # noqa: E731
         segs, sim, wall, blas = [], 0.0, 100.0, 0.0
         for start, k in passes:
-            marks = [(start, sim, wall, blas)]
-            for j, i in enumerate(range(start, start + k)):
-                f = first_factor if j == 0 else 1.0
-                sim += f * cost(i)
-                wall += 2.0
-                blas += f * b * self.x(i) ** 2
-                marks.append((i + 1, sim, wall, blas))
+            marks = self.marks(start, k, (sim, wall, blas), r, b, first_factor)
+            sim, wall, blas = marks[-1][1:]
             segs.append({"start": start, "total": self.total, "marks": marks})
         ex = results.extrapolate(segs, (sim, wall, blas), self.n, self.nb, depth, sim + self.outside,
                                  wall - 100.0 + 3.0)
@@ -93,6 +102,62 @@ class Extrapolation(unittest.TestCase):
         self.case(1, [(0, 5)], 0.01, 0.05, 1.0)       # the first K alone
         self.case(0, [(0, 5)], 0.01, 0.05, 1.0)
 
+    def split(self, depth, passes, r, b, first_factor, offsets):
+        """The same passes run one per process (SIMBLAS_SAMPLE_ONLY), each
+        from a set-up that ends at its own simulated and wall clocks, then
+        combined."""
+        runs = []
+        for k, ((start, n_it), (sim0, wall0)) in enumerate(zip(passes, offsets)):
+            marks = self.marks(start, n_it, (sim0, wall0, 0.0), r, b, first_factor)
+            sim, wall, blas = marks[-1][1:]
+            # HPL's time: from its start (sim0 - 0.2 before the first mark) to the end mark, and 0.3 after
+            runs.append({"segs": [{"pass": k, "start": start, "total": self.total, "marks": marks}],
+                         "end": (sim, wall, blas), "hpl_time_s": sim - sim0 + self.outside, "wall_s": wall - wall0 + 3.0})
+        return runs
+
+    def test_passes_run_apart_give_the_same_estimate(self):
+        strata = [(2, 6), (12, 6), (22, 6), (32, 6)]
+        for depth, r, b, ff in ((0, 0.01, 0.05, 1.3), (1, 0.01, 0.0, 3.0), (1, 0.02, 0.05, 2.0)):
+            one = self.case(0, strata, r, b, ff) if depth == 0 and b else None
+            runs = self.split(depth, strata, r, b, ff, [(5.0 * k + 1, 40.0 * k) for k in range(4)])
+            ex = results.extrapolate_runs(list(reversed(runs)), self.n, self.nb, depth)  # any order
+            segs, sim, wall = [], 0.0, 100.0
+            for run in runs:  # the same passes, one after the other in one run
+                d = sim - run["segs"][0]["marks"][0][1]
+                dw = wall - run["segs"][0]["marks"][0][2]
+                segs.append({**run["segs"][0], "marks": [(i, s + d, w + dw, bl) for i, s, w, bl in run["segs"][0]["marks"]]})
+                sim, wall = segs[-1]["marks"][-1][1], segs[-1]["marks"][-1][2]
+            single = results.extrapolate(segs, (sim, wall, 0.0), self.n, self.nb, depth, sim + self.outside,
+                                         wall - 100.0 + 3.0)
+            self.assertAlmostEqual(ex["extrapolated_hpl_time_s"] / single["extrapolated_hpl_time_s"], 1, delta=1e-12)
+            self.assertAlmostEqual(ex["extrapolated_wall_s"], single["extrapolated_wall_s"], delta=1e-6)
+            self.assertEqual(ex["strata"], single["strata"])
+            if one:
+                self.assertAlmostEqual(ex["extrapolated_hpl_time_s"] / one["extrapolated_hpl_time_s"], 1, delta=1e-12)
+        # a pass missing, or its end mark: no estimate
+        self.assertIsNone(results.extrapolate_runs(runs[:1] + [{**runs[1], "end": None}], self.n, self.nb, 1))
+
+    def test_covering_passes_are_a_full_run(self):
+        """K x S covering the loop (a full run in S jobs): every iteration
+        as measured; pass 0's first ones are the run's own start, the
+        others' priming iterations are taken from the pass before, which
+        ran past its stratum (K = the stratum + 1), else from the pass's mean."""
+        cost = lambda i: 0.01 + 0.05 * self.x(i) ** 2  # noqa: E731
+        runs = self.split(1, [(0, 11), (10, 11), (20, 11), (30, 10)], 0.01, 0.05, 3.0, [(1.0, 0.0)] * 4)
+        ex = results.extrapolate_runs(runs, self.n, self.nb, 1)
+        want = self.outside + 3.0 * cost(0) + sum(cost(i) for i in range(1, self.total))
+        self.assertAlmostEqual(ex["extrapolated_hpl_time_s"] / want, 1, delta=1e-12)
+        self.assertEqual((ex["covering"], ex["iterations_estimated"]), (True, 0))
+        self.assertEqual([s["counted"] for s in ex["strata"]], [10, 10, 10, 10])
+        # K = the stratum: the priming iterations 10, 20, 30 from their pass's mean
+        runs = self.split(1, [(0, 10), (10, 10), (20, 10), (30, 10)], 0.01, 0.05, 3.0, [(1.0, 0.0)] * 4)
+        ex = results.extrapolate_runs(runs, self.n, self.nb, 1)
+        want = self.outside + 3.0 * cost(0) + sum(cost(i) for i in range(1, self.total) if i % 10)
+        for lo in (10, 20, 30):
+            want += sum(cost(i) for i in range(lo + 1, lo + 10)) / 9
+        self.assertAlmostEqual(ex["extrapolated_hpl_time_s"] / want, 1, delta=1e-12)
+        self.assertEqual(ex["iterations_estimated"], 3)
+
     def test_no_log_no_estimate(self):
         self.assertIsNone(results.extrapolate([], None, self.n, self.nb, 0, 1.0, 1.0))
 
@@ -103,7 +168,8 @@ class Extrapolation(unittest.TestCase):
         with open(p, "w") as f:
             f.write("seg 0 10 40\niter 10 1.5 100.25 0.5\niter 11 2.5 101 0.75\nend 0 9 120 4.5\n")
         segs, end = results.read_iter_log(p)
-        self.assertEqual(segs, [{"start": 10, "total": 40, "marks": [(10, 1.5, 100.25, 0.5), (11, 2.5, 101.0, 0.75)]}])
+        self.assertEqual(segs, [{"pass": 0, "start": 10, "total": 40,
+                                 "marks": [(10, 1.5, 100.25, 0.5), (11, 2.5, 101.0, 0.75)]}])
         self.assertEqual(end, (9.0, 120.0, 4.5))
 
 

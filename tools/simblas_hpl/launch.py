@@ -150,6 +150,8 @@ def run_env(plan, workdir):
         elif plan.iterations:
             env["SIMBLAS_ITERATIONS"] = str(plan.iterations)
             env["SIMBLAS_SAMPLES"] = str(plan.samples or 1)
+            if plan.sample_only is not None:
+                env["SIMBLAS_SAMPLE_ONLY"] = str(plan.sample_only)  # one pass of the S (--engine)
             if plan.skips_solve:
                 env["SIMBLAS_SKIP_SOLVE"] = "1"
     settings.check_env(env)  # every variable a row of lib/settings.def, its value one libsimblas takes
@@ -291,6 +293,12 @@ def catch_signals():
     return {sig: signal.signal(sig, terminated) for sig in (signal.SIGTERM, signal.SIGHUP)}
 
 
+def cpu_children():
+    """User and system CPU seconds of the children waited for so far."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def simulate(plan, workdir, quiet=False):
     """Run plan in workdir (which must exist): a RunResult, or CliError
     (status 1 when the simulation failed: kept=workdir, the files to look
@@ -308,7 +316,7 @@ def simulate(plan, workdir, quiet=False):
     # not reach smpirun before us): on SIGTERM or SIGHUP, as on ^C, stop
     # it too, rather than leave it running, orphaned, for hours
     previous, proc = {}, None
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), cpu_children()
     try:
         previous.update(catch_signals())
         with open(out_path, "w") as fo, open(err_path, "w") as fe:
@@ -364,6 +372,7 @@ def simulate(plan, workdir, quiet=False):
         segs, end = (results.read_iter_log(os.path.join(workdir, "iterations.log")) if plan.mode == "model"
                      else ([], None))
         summary = results.summarize(plan, res, wall, sampler, segs, end, workdir)
+        summary["cpu_s"] = round(cpu_children() - cpu0, 3)  # the simulator's user and system time
     except CliError:
         raise
     except Exception as e:  # a finished run is never lost to a bug of ours: its outputs stay

@@ -100,6 +100,7 @@ class RunPlan:
     roll_merge: Optional[int] = None
     iterations: Optional[int] = None
     samples: Optional[int] = None
+    sample_only: Optional[int] = None       # run pass s of the samples only (SIMBLAS_SAMPLE_ONLY; --engine)
     alloc_only: bool = False
     malloc: Optional[str] = None            # model mode: jemalloc | system
     malloc_lib: Optional[str] = None
@@ -277,10 +278,17 @@ def make_plan(o):
         if iters <= depth:
             raise CliError(f"--iterations {iters}: a pass's first {depth} iteration(s) prime HPL's look-ahead "
                            f"(depth {depth}) and are not counted: give at least {depth + 1}")
-        if iters * (samples or 1) > total:
+        # S passes of K may cover the loop (K = ceil(N/NB / S), + the
+        # look-ahead's priming iterations, which the pass before measures:
+        # a full run in S passes, pass s from its stratum's start), not
+        # overlap beyond
+        cover = -(-total // samples) + max(depth, 1) if (samples or 1) > 1 else total
+        if iters > total or iters > cover:
             raise CliError(f"--iterations {iters}" + (f" x --samples {samples}" if samples else "") +
                            f" exceeds the run's {total} panel iterations (N/NB): run it in full "
-                           "(drop --iterations) or sample fewer")
+                           "(drop --iterations) or sample fewer" +
+                           (f"; {cover} x {samples} covers the loop (a full run in {samples} passes)"
+                            if (samples or 1) > 1 else ""))
     if samples is not None:
         if iters is None:
             raise CliError("--samples S samples the run in S passes of --iterations K iterations: give --iterations")

@@ -37,6 +37,7 @@ def parse_output(out, err, workdir):
         try:
             res["hpl_time_s"] = float(m.group(6))
             res["gflops"] = float(m.group(7))
+            res["hpl_time_precise_s"] = precise_time(m.group(6), m.group(7), res["hpl_n"])
         except ValueError:
             pass
     r = RESIDUAL_RE.search(text)
@@ -59,6 +60,25 @@ def parse_output(out, err, workdir):
     return res
 
 
+def precise_time(time_text, gflops_text, n):
+    """HPL's time from both figures of its result line: the time is printed
+    to 0.01 s, the Gflops to 4 significant digits (N gives the flops), and
+    the time lies in both intervals; the middle of their intersection (the
+    time column's value when they do not meet)."""
+    def half_ulp(text):
+        mant = text.lower().split("e")[0]
+        return 0.5 * 10.0 ** -(len(mant.split(".")[1]) if "." in mant else 0)
+    t, g = float(time_text), float(gflops_text)
+    lo, hi = t - half_ulp(time_text), t + half_ulp(time_text)
+    if g > 0 and "e" in gflops_text.lower():
+        h = half_ulp(gflops_text) * 10.0 ** int(gflops_text.lower().split("e")[1])
+        flops = (2.0 / 3.0 * n + 1.5) * n * n / 1e9
+        glo, ghi = flops / (g + h), (flops / (g - h) if g > h else float("inf"))
+        if max(lo, glo) <= min(hi, ghi):
+            lo, hi = max(lo, glo), min(hi, ghi)
+    return (lo + hi) / 2
+
+
 # ---- --iterations / --samples: extrapolating the full run (doc/scale.md) ---
 def read_iter_log(path):
     """The iteration log libsimblas writes (SIMBLAS_ITER_LOG): passes of marks and the
@@ -69,7 +89,7 @@ def read_iter_log(path):
         if not f:
             continue
         if f[0] == "seg":
-            segs.append({"start": int(f[2]), "total": int(f[3]), "marks": []})
+            segs.append({"pass": int(f[1]), "start": int(f[2]), "total": int(f[3]), "marks": []})
         elif f[0] == "iter" and segs:
             segs[-1]["marks"].append((int(f[1]), float(f[2]), float(f[3]), float(f[4])))
         elif f[0] == "end":
@@ -78,8 +98,20 @@ def read_iter_log(path):
 
 
 def extrapolate(segs, end, n, nb, depth, hpl_time, wall, period=1):
+    """The full run's HPL time and wall time from the sampled iterations of
+    one run (its iteration log: segs, end; HPL's time; the wall time): see
+    extrapolate_runs."""
+    return extrapolate_runs([{"segs": segs, "end": end, "hpl_time_s": hpl_time, "wall_s": wall}], n, nb, depth,
+                            period)
+
+
+def extrapolate_runs(runs, n, nb, depth, period=1):
     """The full run's HPL time and wall time from the sampled iterations.
 
+    runs: one run's iteration log (its passes: segs, its end mark, HPL's
+    time and the wall time), or S runs of one pass each (--engine: pass s
+    of S run alone, SIMBLAS_SAMPLE_ONLY), which give the same estimate:
+    each pass is simulated from the run's start, where it lies in the loop.
     Each pass gives per-iteration costs (simulated and wall seconds) at
     trailing sizes x = (N - i NB) / N.  The first `depth` iterations of a
     pass prime the look-ahead and are left out; at depth 0, so is the first
@@ -99,75 +131,114 @@ def extrapolate(segs, end, n, nb, depth, hpl_time, wall, period=1):
      - S >= 2 passes (--samples): stratified sampling.  Pass s sits in the
        middle of the s-th of S equal strata of the panel loop and stands
        for the stratum's iterations (at depth 0 the quadratic part corrects
-       what a stratum's midpoint misses of the cost's curvature).
+       what a stratum's midpoint misses of the cost's curvature).  A
+       stratum's counted iterations count as measured, the others as the
+       pass's model says (the same sum when the pass lies in its stratum);
+       with K x S covering the loop (pass s starts where its stratum does)
+       that is a full run, the passes' priming iterations estimated.
      - 1 pass (the first K iterations): the sum model over the whole loop,
        at any depth (a pass's mean cannot stand for the whole loop).
     What is outside the panel loop (set-up, the solve, finalization) is
-    measured, not modelled.
+    measured, not modelled: from the run that holds the last pass (the
+    set-up before a pass is the same in every run).
     """
     total = -(-n // nb)
+    segs = [(k, sg) for k, r in enumerate(runs) for sg in r["segs"]]
+    if len(runs) > 1:  # one pass each, in pass order
+        segs.sort(key=lambda ks: ks[1].get("pass", 0))
+    S = len(segs)
+    bounds = [(k * total // S, (k + 1) * total // S) if S > 1 else (0, total) for k in range(S)]
+    # the passes cover the loop (K x S >= N/NB: a full run in S passes):
+    # pass s starts where its stratum does and reaches its end
+    # (the last iteration of the loop ends at the run's end mark)
+    covering = S > 1 and all(sg["start"] == lo and sg["marks"] and sg["marks"][-1][0] >= min(hi, total - 1)
+                             for (_, sg), (lo, hi) in zip(segs, bounds)) and runs[segs[-1][0]]["end"] is not None
+    if covering and segs[-1][1]["marks"][-1][0] == total - 1:
+        k, sg = segs[-1]
+        segs[-1] = (k, {**sg, "marks": list(sg["marks"]) + [(total, *runs[k]["end"][:3])]})
     skip = []
-    for sg in segs:
+    for _, sg in segs:
         span = sg["marks"][-1][0] - sg["marks"][0][0] if sg["marks"] else 0
         first = max(depth, 1) if sg["start"] > 0 else depth
+        if covering and sg["start"] == 0:
+            first = 0  # the run's own start: its first iterations are the full run's
         skip.append(first if span > first else depth)
-    pts = []  # (pass, x, simulated s, wall s, BLAS s) per steady iteration
-    for k, sg in enumerate(segs):
+    pts = []  # (pass, iteration, x, simulated s, wall s, BLAS s) per steady iteration
+    for k, (_, sg) in enumerate(segs):
         mk = sg["marks"]
         for (i0, s0, w0, b0), (i1, s1, w1, b1) in zip(mk, mk[1:]):
             if i0 < sg["start"] + skip[k] or i1 <= i0:
                 continue
             for i in range(i0, i1):
-                pts.append((k, (n - i * nb) / n, (s1 - s0) / (i1 - i0), (w1 - w0) / (i1 - i0),
+                pts.append((k, i, (n - i * nb) / n, (s1 - s0) / (i1 - i0), (w1 - w0) / (i1 - i0),
                             (b1 - b0) / (i1 - i0)))
     # the cost of an iteration cycles with the owner of its panel (period
     # lcm(P, Q)): a pass keeps a whole number of periods when it has one
+    # (covering passes: every iteration is taken as measured, no mean)
     kept = []
     for k in range(len(segs)):
         mine = [p for p in pts if p[0] == k]
-        kept += mine[len(mine) % period:] if len(mine) >= period else mine
+        kept += mine[len(mine) % period:] if len(mine) >= period and not covering else mine
     pts = kept
-    if not pts or end is None:
+    # covering: iteration i as its stratum's pass measured it, else as the
+    # pass before measured it past its stratum's end (passes of K = the
+    # stratum + the look-ahead's depth overlap by the next one's priming)
+    steady = {}
+    for p in sorted(pts, key=lambda p: (not bounds[p[0]][0] <= p[1] < bounds[p[0]][1], p[0])):
+        steady.setdefault(p[1], p)
+    last = runs[segs[-1][0]] if segs else None
+    if not pts or last is None or last["end"] is None or any(r["end"] is None for r in runs):
         return None
-    first = min((mk for sg in segs for mk in sg["marks"]), key=lambda m: m[1])
+
     def stand_for(mine, lo, hi):
         """Simulated and wall seconds of iterations lo..hi-1 from one pass's
-        points, and the pass's mean simulated and wall seconds per iteration."""
-        xbar2 = sum(p[1] * p[1] for p in mine) / len(mine)
-        bbar = sum(p[4] for p in mine) / len(mine)
-        tbar = sum(p[2] for p in mine) / len(mine)
-        wbar = sum(p[3] for p in mine) / len(mine)
+        points (those in lo..hi-1 as measured, the others as modelled), and
+        the pass's mean simulated and wall seconds per iteration."""
+        xbar2 = sum(p[2] * p[2] for p in mine) / len(mine)
+        bbar = sum(p[5] for p in mine) / len(mine)
+        tbar = sum(p[3] for p in mine) / len(mine)
+        wbar = sum(p[4] for p in mine) / len(mine)
         rest = max(0.0, tbar - bbar)
-        if depth > 0 and len(segs) > 1:
-            t = (hi - lo) * tbar
+        if covering:
+            got = [steady[i] for i in range(lo, hi) if i in steady]
+            return (sum(p[3] for p in got) + (hi - lo - len(got)) * tbar,
+                    sum(p[4] for p in got) + (hi - lo - len(got)) * wbar, tbar, wbar)
+        measured = {p[1]: p[3] for p in mine if lo <= p[1] < hi} if S > 1 else {}
+        if depth > 0 and S > 1:
+            t = sum(measured.values()) + (hi - lo - len(measured)) * tbar
         else:
-            t = sum(rest + bbar * ((n - i * nb) / n) ** 2 / xbar2 for i in range(lo, hi))
+            t = sum(measured[i] if i in measured else rest + bbar * ((n - i * nb) / n) ** 2 / xbar2
+                    for i in range(lo, hi))
         return t, (hi - lo) * wbar, tbar, wbar
 
-    S = len(segs)
     loop_t_model = loop_w_model = 0.0
     strata = []  # what each pass measured and the part of the loop it stands for
     for k in range(S):
         mine = [p for p in pts if p[0] == k]
         if not mine:
             return None
-        lo, hi = (k * total // S, (k + 1) * total // S) if S > 1 else (0, total)
+        lo, hi = bounds[k]
         t, w, tbar, wbar = stand_for(mine, lo, hi)
         loop_t_model += t
         loop_w_model += w
-        strata.append({"first_iteration": segs[k]["start"], "counted": len(mine),
+        strata.append({"first_iteration": segs[k][1]["start"],
+                       "counted": sum(1 for i in range(lo, hi) if i in steady) if covering else len(mine),
                        "per_iteration_s": round(tbar, 6), "per_iteration_wall_s": round(wbar, 6),
                        "stands_for": [lo, hi], "stands_for_s": round(t, 4)})
-    ts, ws = [p[2] for p in pts], [p[3] for p in pts]
+    ts, ws = [p[3] for p in pts], [p[4] for p in pts]
 
-    loop_t, loop_w = end[0] - first[1], end[1] - first[2]
-    t = hpl_time - loop_t + loop_t_model
-    w = wall - loop_w + loop_w_model
+    # outside the loop: the last pass's run, from its first mark to its end
+    first = min((mk for sg in last["segs"] for mk in sg["marks"]), key=lambda m: m[1])
+    loop_t, loop_w = last["end"][0] - first[1], last["end"][1] - first[2]
+    t = last["hpl_time_s"] - loop_t + loop_t_model
+    w = last["wall_s"] - loop_w + loop_w_model
     flops = (2.0 / 3.0 * n + 1.5) * n * n
     return {
-        "iterations_done": sum(sg["marks"][-1][0] - sg["marks"][0][0] for sg in segs if sg["marks"]),
+        "iterations_done": sum(sg["marks"][-1][0] - sg["marks"][0][0] for _, sg in segs if sg["marks"]),
         "iterations_total": total,
-        "samples": len(segs),
+        "samples": S,
+        **({"covering": True, "iterations_estimated": total - sum(1 for i in range(total) if i in steady)}
+           if covering else {}),
         "per_iteration_s": sum(ts) / len(ts),
         "per_iteration_wall_s": sum(ws) / len(ws),
         "extrapolated_wall_s": round(w, 3),
@@ -175,6 +246,37 @@ def extrapolate(segs, end, n, nb, depth, hpl_time, wall, period=1):
         "extrapolated_gflops": flops / t / 1e9,
         "strata": strata,
     }
+
+
+def no_iteration_log(workdir):
+    return CliError(f"--iterations: libsimblas wrote no usable iteration log ({workdir}/iterations.log); "
+                    "rebuild HPL with this SimBLAS: simblas-hpl build --force", 1, kept=workdir)
+
+
+def apply_extrapolation(summary, ex, plan):
+    """A sampled run's summary: the extrapolation ex (extrapolate_runs) in
+    place of HPL's partial figures, which become partial_*."""
+    summary.update(ex)
+    summary["iterations"] = plan.iterations
+    summary["solve"] = "skipped" if plan.skips_solve else "measured"
+    summary["partial_gflops"] = summary.pop("gflops")
+    summary["partial_hpl_time_s"] = summary.pop("hpl_time_s")
+    summary["gflops"] = round(ex["extrapolated_gflops"], 4)
+    summary["hpl_time_s"] = round(ex["extrapolated_hpl_time_s"], 4)
+    summary["extrapolated_gflops"] = round(ex["extrapolated_gflops"], 4)
+    summary["extrapolated_hpl_time_s"] = round(ex["extrapolated_hpl_time_s"], 4)
+    summary["per_iteration_s"] = round(ex["per_iteration_s"], 6)
+    summary["per_iteration_wall_s"] = round(ex["per_iteration_wall_s"], 6)
+    if "energy_j" in summary:
+        # the plugin measured the simulated part only: its figures become
+        # partial_*, and the run's energy is extrapolated at the average
+        # power of that part (setup included) over the extrapolated time
+        for k in ("energy_j", "energy_used_hosts_j", "energy_idle_hosts_j", "energy_per_host_j"):
+            summary["partial_" + k] = summary.pop(k)
+        setup = max(0.0, (summary.get("simulated_time_s") or 0) - summary["partial_hpl_time_s"])
+        if summary.get("avg_power_w"):
+            summary["energy_j"] = summary["extrapolated_energy_j"] = round(
+                summary["avg_power_w"] * (ex["extrapolated_hpl_time_s"] + setup), 3)
 
 
 CSV_FIELDS = ["date", "n", "nb", "p", "q", "ranks", "hosts", "cores_per_node", "mode", "platform", "speedup",
@@ -310,33 +412,22 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
             raise CliError(f"rank 0's BLAS calls did not reach libsimblas (no time injected): another BLAS "
                            f"shadows it in {plan.xhpl}; rebuild with `simblas-hpl build --force` "
                            f"(files kept in {workdir})", 1, kept=workdir)
-    if plan.iterations:
-        ex = extrapolate(segs, end, plan.n, plan.nb, plan.depth, res["hpl_time_s"], wall,
-                         math.lcm(plan.p, plan.q))
-        if ex is None:
-            raise CliError(f"--iterations: libsimblas wrote no usable iteration log ({workdir}/iterations.log); "
-                           "rebuild HPL with this SimBLAS: simblas-hpl build --force", 1, kept=workdir)
-        summary.update(ex)
+    if plan.iterations and plan.sample_only is not None:
+        # one pass of S (--engine): its log, for combine_passes; no estimate alone
+        if not segs or end is None:
+            raise no_iteration_log(workdir)
+        summary["pass"] = {"index": plan.sample_only, "of": plan.samples or 1, "segs": segs, "end": end,
+                           "hpl_time_s": res.get("hpl_time_precise_s", res["hpl_time_s"]), "wall_s": wall}
         summary["iterations"] = plan.iterations
-        summary["solve"] = "skipped" if plan.skips_solve else "measured"
+        summary["samples"] = plan.samples or 1
         summary["partial_gflops"] = summary.pop("gflops")
         summary["partial_hpl_time_s"] = summary.pop("hpl_time_s")
-        summary["gflops"] = round(ex["extrapolated_gflops"], 4)
-        summary["hpl_time_s"] = round(ex["extrapolated_hpl_time_s"], 4)
-        summary["extrapolated_gflops"] = round(ex["extrapolated_gflops"], 4)
-        summary["extrapolated_hpl_time_s"] = round(ex["extrapolated_hpl_time_s"], 4)
-        summary["per_iteration_s"] = round(ex["per_iteration_s"], 6)
-        summary["per_iteration_wall_s"] = round(ex["per_iteration_wall_s"], 6)
-        if "energy_j" in summary:
-            # the plugin measured the simulated part only: its figures become
-            # partial_*, and the run's energy is extrapolated at the average
-            # power of that part (setup included) over the extrapolated time
-            for k in ("energy_j", "energy_used_hosts_j", "energy_idle_hosts_j", "energy_per_host_j"):
-                summary["partial_" + k] = summary.pop(k)
-            setup = max(0.0, (summary.get("simulated_time_s") or 0) - summary["partial_hpl_time_s"])
-            if summary.get("avg_power_w"):
-                summary["energy_j"] = summary["extrapolated_energy_j"] = round(
-                    summary["avg_power_w"] * (ex["extrapolated_hpl_time_s"] + setup), 3)
+    elif plan.iterations:
+        ex = extrapolate(segs, end, plan.n, plan.nb, plan.depth, res.get("hpl_time_precise_s", res["hpl_time_s"]), wall,
+                         math.lcm(plan.p, plan.q))
+        if ex is None:
+            raise no_iteration_log(workdir)
+        apply_extrapolation(summary, ex, plan)
     if plan.alloc_only:
         summary["alloc_only"] = True
         for k in ("gflops", "hpl_time_s"):  # nothing was factored

@@ -13,6 +13,7 @@ from ..launch import IPROBE_COST_S, check_workdir, prepare_rundir, simulate
 from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT
 from ..results import check_output_path, write_outputs
+from .. import spread
 
 NAME = "run"
 ORDER = 2
@@ -89,6 +90,15 @@ def add_arguments(r):
                         "(stratified sampling) instead of the first K; K = 2 lcm(P,Q) + 1 with S=4 "
                         "(S=8 beyond ~150 iterations; at look-ahead depth 1 beyond ~200, K = 4 lcm(P,Q) + 1) "
                         "extrapolates within about 1%% (default 1; doc/scale.md)")
+    r.add_argument("--engine", choices=["local", "slurm"],
+                   help="with --iterations K --samples S: run each of the S passes as a job of its own on the study "
+                        "engine (local: -j at a time on this machine; slurm: one job array) and combine them into "
+                        "the same extrapolation; K x S = N/NB or more is a full run in S jobs (doc/scale.md)")
+    r.add_argument("-j", "--jobs", type=int, metavar="N",
+                   help="--engine local: passes run at once (default: the cores)")
+    r.add_argument("--slurm-opt", action="append", metavar="OPTS",
+                   help="--engine slurm: sbatch options (partition, time, memory), e.g. --slurm-opt='-p big "
+                        "--time=2:00:00'")
     r.add_argument("--alloc-only", action="store_true",
                    help="allocate as HPL does, on every rank, then stop: address space, memory mappings and peak "
                         "memory of the configuration (no factorization; hosts without links)")
@@ -125,10 +135,15 @@ def add_arguments(r):
 
 
 def main(args):
+    spreads = args.engine or args.jobs is not None or args.slurm_opt
+    if spreads:
+        check_spread_args(args)  # before the plan: the build, the model
     plan = make_plan(RunOptions.from_namespace(args))
     for opt, path in (("--json", args.json), ("--csv", args.csv)):
         if path and not args.dry_run:
             check_output_path(path, opt)
+    if spreads:
+        return main_spread(plan, args)
     keep = args.keep
     if keep:
         workdir = os.path.abspath(keep)
@@ -156,6 +171,34 @@ def main(args):
     write_outputs(summary, args.json, args.csv, keep_in=workdir)
     if not keep:
         shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+def check_spread_args(args):
+    """--engine, -j, --slurm-opt: one line before anything else."""
+    if not args.engine:
+        raise CliError("-j and --slurm-opt go with --engine local|slurm")
+    if args.jobs is not None and (args.jobs < 1 or args.engine != "local"):
+        raise CliError(f"-j {args.jobs}: " + ("must be >= 1" if args.jobs < 1 else "goes with --engine local"))
+    if args.slurm_opt and args.engine != "slurm":
+        raise CliError("--slurm-opt goes with --engine slurm")
+    if args.dry_run:
+        raise CliError("--dry-run shows one simulation's command: drop --engine (a pass's command is its "
+                       "directory's run/run.sh once it has run)")
+    spread.check_args(args.iterations, args.samples, args.engine, args.keep)
+
+
+def main_spread(plan, args):
+    """--engine: the passes as jobs of their own (spread.py)."""
+    if args.keep:
+        check_workdir(os.path.abspath(args.keep))
+        if os.path.exists(args.keep) and not os.path.isdir(args.keep):
+            raise CliError(f"--keep {args.keep} is not a directory: give a directory for the passes (made if need be)")
+    summary, d = spread.run(plan, args.engine, args.jobs, args.slurm_opt, args.keep)
+    show(summary)
+    write_outputs(summary, args.json, args.csv, keep_in=d)
+    if not args.keep:
+        shutil.rmtree(d, ignore_errors=True)
     return 0
 
 

@@ -1,0 +1,170 @@
+"""One sampled run spread over the engine: `run --iterations K --samples S
+--engine local|slurm` runs each of the S passes as its own job (a point of
+engine.py whose plan runs pass s only: SIMBLAS_SAMPLE_ONLY), then combines
+their iteration logs into the extrapolation the single-process run makes
+(results.extrapolate_runs).  With K x S covering the loop it is a full
+run in S jobs.
+
+The run's directory (--keep DIR, else a temporary one) holds
+
+    spread.json       the run's options: a resumed run must be the same run
+    passes/pass-NNN/  one engine point per pass (its plan, result.json...)
+    engine/           the Slurm job's script, list and task logs
+    result.json       the combined summary, written atomically
+
+Running the same command with the same --keep DIR again resumes: the
+passes done are kept, the failed ones run again.
+"""
+
+import dataclasses
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+
+from . import engine, results
+from .errors import CliError, note
+from .files import write_atomic
+
+SPREAD_JSON, PASSES, SPOOL, RESULT = "spread.json", "passes", "engine", "result.json"
+OTHERS_POLL_S = 5.0   # passes run by another command: how often to look
+
+
+def check(plan, engine_name, keep):
+    """The engine can spread this run: before anything is written."""
+    check_args(plan.iterations, plan.samples, engine_name, keep)
+
+
+def check_args(iterations, samples, engine_name, keep):
+    """--engine with --iterations K --samples S (and --keep for Slurm)."""
+    if not iterations or not samples:
+        raise CliError(f"--engine {engine_name} runs the passes of a sampled run as jobs of their own: give "
+                       "--iterations K --samples S (K x S = N/NB or more for a full run in S jobs)")
+    if engine_name == "slurm" and not keep:
+        raise CliError("--engine slurm runs the passes on the cluster's nodes: give --keep DIR, a directory they "
+                       "all see (the passes' files and results are kept there)")
+
+
+def pass_plans(plan):
+    return [dataclasses.replace(plan, sample_only=s, progress_every=0) for s in range(plan.samples)]
+
+
+def identity(plan):
+    """What makes two spread runs the same run (spread.json)."""
+    keep = ("n", "nb", "p", "q", "mode", "hpl", "speedup", "model", "xhpl", "hpl_code", "waits", "no_merge",
+            "iprobe", "pivot_every", "roll_merge", "iterations", "samples", "malloc", "hugepages", "seed", "noise")
+    ident = {k: getattr(plan, k) for k in keep}
+    ident["platform"] = plan.platform.spec
+    ident["bw"], ident["lat"] = plan.platform.bw, plan.platform.lat
+    ident["node_speeds"] = plan.node_speeds.file_text() if plan.node_speeds else None
+    return json.loads(json.dumps(ident, default=str))
+
+
+def prepare(plan, d):
+    """Write d's passes (the done ones kept); their directories."""
+    os.makedirs(os.path.join(d, PASSES), exist_ok=True)
+    ident = identity(plan)
+    path = os.path.join(d, SPREAD_JSON)
+    old = engine._read_json(path)
+    if old is not None and old != ident:
+        diff = [k for k in sorted(set(old) | set(ident)) if old.get(k) != ident.get(k)]
+        raise CliError(f"{d} holds the passes of another run ({', '.join(f'{k} {old.get(k)!r} -> {ident.get(k)!r}' for k in diff[:3])}): "
+                       "their results would mix; give another --keep DIR, or remove it")
+    write_atomic(path, json.dumps(ident, indent=2) + "\n")
+    width = len(str(plan.samples - 1))
+    dirs = []
+    for p in pass_plans(plan):
+        pd = os.path.join(d, PASSES, f"pass-{p.sample_only:0{width}d}")
+        if engine.state(pd) not in ("done", "running", "queued"):
+            engine.write_point(pd, p, {"pass": p.sample_only, "of": plan.samples})
+        dirs.append(pd)
+    return dirs
+
+
+def wait_others(dirs, say):
+    """Passes running or queued elsewhere (another command, a Slurm job
+    submitted before): wait for them."""
+    said = False
+    while True:
+        st = engine.states(dirs)
+        busy = [d for d in dirs if st[d] in ("running", "queued")]
+        if not busy:
+            return st
+        if not said:
+            say(f"waiting for {len(busy)} pass(es) run elsewhere (^C leaves them running)")
+            said = True
+        try:
+            time.sleep(OTHERS_POLL_S)
+        except KeyboardInterrupt:
+            raise CliError("stopped waiting: the passes run elsewhere go on; run the same command again to "
+                           "collect them", 130)
+
+
+def combine(plan, summaries):
+    """The passes' summaries (in pass order) -> the run's summary."""
+    runs = [s["pass"] for s in summaries]
+    ex = results.extrapolate_runs(runs, plan.n, plan.nb, plan.depth, math.lcm(plan.p, plan.q))
+    if ex is None:
+        raise CliError("the passes' iteration logs give no estimate (a pass without a counted iteration); "
+                       f"their files: {os.path.dirname(summaries[0].get('run_dir') or '.')}", 1)
+    last = summaries[-1]
+    out = {k: v for k, v in last.items() if k not in ("pass", "run_dir", "partial_gflops", "partial_hpl_time_s")}
+    out["gflops"], out["hpl_time_s"] = last["partial_gflops"], last["partial_hpl_time_s"]
+    walls = [s["wall_s"] for s in summaries]
+    cpus = [s.get("cpu_s") for s in summaries]
+    out["wall_s"] = max(walls)  # the slowest pass: what S free cores take
+    for k in ("peak_rss_mb", "peak_vm_gib", "peak_mappings", "max_rss_mb"):
+        vals = [s[k] for s in summaries if isinstance(s.get(k), (int, float))]
+        if vals:
+            out[k] = max(vals)
+    if "energy_j" in last:  # the passes' mean power over their simulated time
+        sim = sum(s.get("simulated_time_s") or 0 for s in summaries)
+        for k in ("energy_j", "energy_used_hosts_j", "energy_idle_hosts_j"):
+            out[k] = sum(s[k] for s in summaries)
+        out["energy_per_host_j"] = {h: sum(s["energy_per_host_j"].get(h, 0) for s in summaries)
+                                    for h in last["energy_per_host_j"]}
+        out["simulated_time_s"] = sim
+        out["avg_power_w"] = out["energy_j"] / sim if sim else None
+    results.apply_extrapolation(out, ex, plan)
+    out["engine"] = {
+        "jobs": len(summaries),
+        "slowest_job_wall_s": round(max(walls), 3),
+        "total_wall_s": round(sum(walls), 3),
+        "total_cpu_s": round(sum(c for c in cpus if c is not None), 3) if any(c is not None for c in cpus) else None,
+        "job_wall_s": [round(w, 3) for w in walls],
+    }
+    return out
+
+
+def run(plan, engine_name, jobs, slurm_opts, keep, say=note):
+    """Run plan's passes on the engine and combine them: (the summary, the
+    directory: keep's, else a temporary one for the caller to remove)."""
+    check(plan, engine_name, keep)
+    engine.slurm_options(slurm_opts)
+    if engine_name == "slurm":
+        engine.check_slurm()
+    d = os.path.abspath(keep) if keep else tempfile.mkdtemp(prefix="simblas-hpl-spread-")
+    dirs = prepare(plan, d)
+    say(f"{plan.samples} passes of {plan.iterations} iteration(s), one job each (--engine {engine_name}), in {d}")
+    try:
+        engine.run_points(dirs, engine_name, jobs=jobs, slurm_opts=slurm_opts, wait=True,
+                          spool=os.path.join(d, SPOOL), say=say)
+        st = wait_others(dirs, say)
+    except CliError as e:
+        if not keep and any(engine.state(x) == "done" for x in dirs):
+            raise CliError(f"{e} (the passes done are kept in {d}: run again with --keep {d} to resume)", e.status)
+        if not keep:
+            shutil.rmtree(d, ignore_errors=True)
+        raise
+    failed = [x for x in dirs if st[x] != "done"]
+    if failed:
+        why = "; ".join(f"{os.path.basename(x)}: {((engine.failure(x) or {}).get('message') or st[x]).splitlines()[0]}"
+                        f" ({os.path.join(x, engine.FAILED_TAIL)})" for x in failed[:3])
+        raise CliError(f"{len(failed)} of {plan.samples} passes did not finish ({why}); run the same command "
+                       f"with --keep {d} to run them again", 1, kept=d)
+    summary = combine(plan, [engine.result(x) for x in dirs])
+    summary["run_dir"] = d if keep else None
+    write_atomic(os.path.join(d, RESULT), json.dumps(summary, indent=2) + "\n")
+    return summary, d
