@@ -35,7 +35,7 @@ import socket
 import sys
 import types
 import warnings
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
 from . import engine, hpldat
 from . import study as st

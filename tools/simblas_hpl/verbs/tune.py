@@ -121,7 +121,7 @@ def make_tune(args):
 
 def main(args):
     tune = make_tune(args)
-    optuna = tn.optuna_module()  # named before anything runs
+    tn.optuna_module()  # missing: named before anything runs
     if args.engine == "slurm":
         engine.slurm_options(args.slurm_opt)
         engine.check_slurm()
