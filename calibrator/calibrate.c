@@ -4,21 +4,27 @@
  *
  * Method, in short:
  *   1. a probe measures the dgemm and daxpy rates, to size the experiment;
- *   2. the design draws, for every op of blas.def, shapes log-uniformly up
- *      to a size whose call lasts about --max-call seconds, plus HPL-shaped
- *      calls, until the op's time budget is spent (HPL kernels get most);
- *   3. one worker per core (hwloc, pinned) runs the whole design, all
- *      cores at once as HPL runs, each in its own random order; every
- *      point is called once untimed (warm-up pass), then once in each of
- *      R timed passes (CLOCK_MONOTONIC), each pass in a fresh random
- *      order, so that a call follows calls of other shapes as in an
- *      application; the mean of its R times is the point's time; a call
- *      another task interrupted is timed in the thread's CPU time (a
+ *   2. the design (design.c) draws, for every op of blas.def, shapes
+ *      log-uniformly up to a size whose call lasts about --max-call seconds,
+ *      plus HPL-shaped calls, until the op's time budget is spent (HPL
+ *      kernels get most);
+ *   3. the measuring (measure.c): one worker per core (hwloc, pinned) runs
+ *      the whole design, all cores at once as HPL runs, each in its own
+ *      random order; every point is called once untimed (warm-up pass),
+ *      then once in each of R timed passes (CLOCK_MONOTONIC), each pass in
+ *      a fresh random order, so that a call follows calls of other shapes
+ *      as in an application; the mean of its R times is the point's time;
+ *      a call another task interrupted is timed in the thread's CPU time (a
  *      short one is made again);
  *   4. per op, per core and for the node: GSL weighted least squares with
- *      term selection on 20% held-out points, a sigma model, quality figures;
- *   5. the model is written to a temporary file and renamed over the
- *      output: an interrupted run leaves the previous model untouched.
+ *      term selection on 20% held-out points, a sigma model, quality figures
+ *      (fit.c);
+ *   5. the model is written by libsbcore's writer into a temporary file,
+ *      opened (and its room reserved) before measuring, and renamed over
+ *      the output: an interrupted run leaves the previous model untouched;
+ *   6. the report (report.c).
+ * This file is the driver: options, the BLAS and the machine, then the
+ * steps above in order.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -26,34 +32,23 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
-#include <hwloc.h>
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "calls.h"
-#include "cpuclock.h"
-#include "fit.h"
-#include "model.h"
-#include "sb_splitmix.h"
+#include "report.h"
 #include "simblas.h"
 
 #ifndef SB_CALIBRATION_BLAS
 #define SB_CALIBRATION_BLAS "libopenblas.so.0"
 #endif
-#ifndef SB_GNUPLOT
-#define SB_GNUPLOT ""
-#endif
 
-/* ---- options ------------------------------------------------------------- */
+/* ---- options ---------------------------------------------------------------- */
 static struct {
   const char *out, *summary, *blas, *routines;
   int quick, cores, reps, report;
@@ -61,648 +56,6 @@ static struct {
   uint64_t seed;
 } opt = {NULL, NULL, NULL, NULL, 0, 0, 0, 1, 0, 0, 1};
 
-static volatile sig_atomic_t stop_requested;
-static void on_signal(int sig) { stop_requested = sig; }
-
-static _Noreturn void die(const char *fmt, ...)
-{
-  va_list ap;
-  fputs("simblas-calibrate: ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  exit(2);
-}
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* ---- random numbers --------------------------------------------------------- */
-static uint64_t rnd(uint64_t *s) { return sb_splitmix64(s); }
-static double unif(uint64_t *s) { return (double)(rnd(s) >> 11) * 0x1p-53; }
-static int64_t loguni(uint64_t *s, double lo, double hi)
-{
-  if (hi < lo)
-    hi = lo;
-  return (int64_t)llround(exp(log(lo) + unif(s) * (log(hi) - log(lo))));
-}
-
-/* ---- the experiment --------------------------------------------------------- */
-typedef struct point {
-  int op, variant;
-  int64_t m, n, k;
-  double est; /* estimated seconds for warm-up + repetitions */
-} point;
-
-static int hpl_kernel(int op)
-{
-  static const char *const hpl[] = {"dgemm", "dtrsm", "dgemv", "dger", "dtrsv", "dscal",
-                                    "daxpy", "dswap", "idamax", "dcopy"};
-  for (size_t i = 0; i < sizeof hpl / sizeof *hpl; i++)
-    if (!strcmp(sb_ops[op].name, hpl[i]))
-      return 1;
-  return 0;
-}
-
-static int level_of(int fam)
-{
-  switch (fam) {
-  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
-  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
-    return 3;
-  case SB_FAM_gemv: case SB_FAM_gbmv: case SB_FAM_symv: case SB_FAM_sbmv: case SB_FAM_spmv: case SB_FAM_trmv:
-  case SB_FAM_tbmv: case SB_FAM_tpmv: case SB_FAM_ger: case SB_FAM_syr: case SB_FAM_spr: case SB_FAM_syr2:
-  case SB_FAM_spr2: case SB_FAM_geadd: case SB_FAM_omatcopy: case SB_FAM_imatcopy: case SB_FAM_memk:
-    return 2;
-  default:
-    return 1;
-  }
-}
-
-/* rates measured by the probe, to estimate a call's duration */
-static double rate3 = 1e10, rate12 = 1e9;
-static int64_t maxdim = 2048; /* buffers hold maxdim^2 complex doubles */
-
-static double estimate(int op, int64_t m, int64_t n, int64_t k)
-{
-  sb_call c = {.op = op, .m = m, .n = n, .k = k};
-  double f = sb_call_flops(&c);
-  /* HPL's row gathers run well below daxpy's streaming rate */
-  double r = level_of(sb_ops[op].fam) == 3 ? rate3 : sb_ops[op].fam == SB_FAM_memk ? rate12 / 8 : rate12;
-  return 2e-7 + f / r;
-}
-
-/* the largest size for which a call of op takes about max_call seconds */
-static int64_t size_cap(int op, int dims)
-{
-  double coef;
-  sb_op_flop_term(op, &coef);
-  double rate = level_of(sb_ops[op].fam) == 3 ? rate3 : rate12;
-  double s = pow(opt.max_call * rate / coef, 1.0 / dims);
-  if (s > (double)maxdim)
-    s = (double)maxdim;
-  if (dims == 1 && s > (double)maxdim * (double)maxdim)
-    s = (double)maxdim * (double)maxdim;
-  return s < 16 ? 16 : (int64_t)s;
-}
-
-/* draw one shape for op; hpl: an HPL-shaped call */
-static void draw(int op, uint64_t *s, int64_t *m, int64_t *n, int64_t *k, int *variant)
-{
-  *variant = 0;
-  int fam = sb_ops[op].fam, lvl = level_of(fam);
-  static const int nbs[] = {64, 128, 256, 384, 512};
-  *m = *n = *k = 0;
-  if (fam == SB_FAM_rotg || fam == SB_FAM_rotmg || fam == SB_FAM_cabs1) {
-    *n = 1;
-    return;
-  }
-  if (lvl == 1) {
-    int64_t cap = size_cap(op, 1);
-    *n = loguni(s, 16, (double)cap);
-    return;
-  }
-  if (lvl == 2) {
-    int64_t cap = size_cap(op, 2);
-    int square = fam != SB_FAM_gemv && fam != SB_FAM_gbmv && fam != SB_FAM_ger && fam != SB_FAM_geadd &&
-                 fam != SB_FAM_omatcopy && fam != SB_FAM_imatcopy && fam != SB_FAM_memk;
-    *m = loguni(s, 8, (double)cap);
-    *n = square ? *m : loguni(s, 8, (double)cap);
-    if (fam == SB_FAM_imatcopy)
-      *n = *m; /* the in-place kernel */
-    if (fam == SB_FAM_gbmv || fam == SB_FAM_sbmv || fam == SB_FAM_tbmv)
-      *k = loguni(s, 2, fmin((double)*n, 256));
-    if (fam == SB_FAM_memk && strstr(sb_ops[op].name, "dlaswp04")) { /* M0 rows one way, M1 the other */
-      *k = loguni(s, 1, (double)*m);
-      if (*m + *k > maxdim)
-        *m = maxdim - *k;
-    }
-    return;
-  }
-  int64_t cap = size_cap(op, 3), nb = nbs[rnd(s) % 5];
-  int hpl = hpl_kernel(op) && unif(s) < 0.5;
-  switch (fam) {
-  case SB_FAM_gemm:
-    if (hpl) { /* trailing update: k = NB; or a long thin panel */
-      *k = nb;
-      *m = loguni(s, nb, (double)maxdim);
-      *n = unif(s) < 0.3 ? nb : loguni(s, 8, (double)maxdim);
-    } else {
-      *m = loguni(s, 8, (double)cap);
-      *n = loguni(s, 8, (double)cap);
-      *k = loguni(s, 8, (double)cap);
-    }
-    break;
-  case SB_FAM_trmm:
-  case SB_FAM_symm:
-    *m = hpl ? nb : loguni(s, 8, (double)cap);
-    *n = loguni(s, 8, hpl ? (double)maxdim : (double)cap);
-    *variant = !hpl && unif(s) < 0.5; /* side: Left (k = m) or Right (k = n) */
-    *k = *variant ? *n : *m;
-    break;
-  default: /* gemmt, syrk, herk, syr2k, her2k: n x n, inner k */
-    *m = *n = loguni(s, 8, (double)cap);
-    *k = loguni(s, 8, (double)cap);
-    break;
-  }
-  /* keep every operand within the buffers */
-  if (*m > maxdim) *m = maxdim;
-  if (*n > maxdim) *n = maxdim;
-  if (*k > maxdim) *k = maxdim;
-}
-
-/* share of the measuring time: the HPL level-3 kernels (96% of HPL's
- * time) most, then the other HPL kernels, level 3, level 2, level 1 */
-static double weight(int op)
-{
-  int l = level_of(sb_ops[op].fam);
-  if (hpl_kernel(op) || sb_ops[op].fam == SB_FAM_memk)
-    return l == 3 ? 0.14 : 0.006;
-  if (!strcmp(sb_ops[op].name, "dsyrk"))
-    return 0.05;
-  return l == 3 ? 0.006 : l == 2 ? 0.0015 : 0.0006;
-}
-
-static point *design(const int *ops, int nops, size_t *npts)
-{
-  /* seconds of one worker's time per op: HPL kernels most, then level 3,
-   * level 2, level 1 */
-  double wsum = 0;
-  for (int i = 0; i < nops; i++)
-    wsum += weight(ops[i]);
-  size_t cap = 1024, n = 0;
-  point *p = malloc(sizeof *p * cap);
-  uint64_t s = opt.seed;
-  for (int i = 0; i < nops; i++) {
-    int op = ops[i], l = level_of(sb_ops[op].fam);
-    double budget = opt.budget * weight(op) / wsum, spent = 0;
-    int count = 0, min_points = 16, max_points = (hpl_kernel(op) ? 4 : 1) * (l == 3 ? 4000 : l == 2 ? 1000 : 400);
-    while ((spent < budget || count < min_points) && count < max_points) {
-      if (n == cap)
-        p = realloc(p, sizeof *p * (cap *= 2));
-      draw(op, &s, &p[n].m, &p[n].n, &p[n].k, &p[n].variant);
-      p[n].op = op;
-      p[n].est = estimate(op, p[n].m, p[n].n, p[n].k) * (opt.reps + 1) + 2e-6;
-      spent += p[n].est;
-      n++;
-      count++;
-    }
-  }
-  *npts = n;
-  return p;
-}
-
-/* ---- workers ------------------------------------------------------------------ */
-typedef struct result {
-  double t, sd;
-} result;
-
-typedef struct worker {
-  int id;
-  hwloc_topology_t topo;
-  hwloc_obj_t core;
-  const point *pts;
-  size_t npts;
-  result *res; /* per point */
-  cal_bufs bufs;
-  _Atomic double done_est;
-  int pinned;
-  /* calls another task interrupted (timed in CPU time), and the wall
-   * time that task took from them */
-  size_t interrupted, timed;
-  double stolen, timed_wall;
-  pthread_barrier_t *start; /* all start measuring together */
-} worker;
-
-static void *blas_handle;
-static void *syms[SB_OP_COUNT];
-
-static void fill(void *p, size_t bytes, uint64_t seed)
-{
-  /* small positive values: no overflow, no denormals, unit-triangular
-   * solves stay bounded */
-  double *d = p;
-  size_t n = bytes / sizeof(double);
-  for (size_t i = 0; i < n; i++)
-    d[i] = (0.5 + unif(&seed)) / (double)maxdim;
-}
-
-/* one call of a point; time_one makes it and returns its wall time */
-typedef struct one_call {
-  cal_fn f;
-  void *sym;
-  const point *p;
-  cal_bufs *bufs;
-} one_call;
-
-static double time_one(void *ctx)
-{
-  const one_call *c = ctx;
-  double t0 = now();
-  c->f(c->sym, c->p->m, c->p->n, c->p->k, c->p->variant, c->bufs);
-  return now() - t0;
-}
-
-static void *run_worker(void *arg)
-{
-  worker *w = arg;
-  if (w->core) {
-    hwloc_cpuset_t set = hwloc_bitmap_dup(w->core->cpuset);
-    hwloc_bitmap_singlify(set);
-    w->pinned = hwloc_set_cpubind(w->topo, set, HWLOC_CPUBIND_THREAD) == 0;
-    hwloc_bitmap_free(set);
-  }
-  size_t mat = ((size_t)maxdim * (size_t)maxdim * 16 + 63) / 64 * 64; /* aligned_alloc: a multiple of 64 */
-  void **bufs[] = {&w->bufs.a, &w->bufs.b, &w->bufs.c, &w->bufs.x, &w->bufs.y};
-  for (int i = 0; i < 5; i++) {
-    /* first touch by the pinned thread: pages on the worker's NUMA node */
-    if (!(*bufs[i] = aligned_alloc(64, mat)))
-      die("out of memory for %zu MB of buffers per core; lower --max-call", 5 * mat >> 20);
-    fill(*bufs[i], mat, (uint64_t)w->id * 7919 + (uint64_t)i);
-  }
-  /* this worker's own random order: what runs beside a call varies, as
-   * it does between HPL's ranks (a synchronised design, every core on the
-   * same shape at once, measured 7% core-to-core spread against 5% here) */
-  /* each pass runs the level-3 points first, then the others, each group
-   * in its random order (fit_first_group): a level-3 call follows level-3
-   * calls, as HPL's update follows its own dgemm and dtrsm calls, and the
-   * cores are in the level-3 phase at about the same time, as HPL's ranks
-   * are.  Mixed with the level-1/2 calls, dgemm came out 4-7% slower than
-   * in HPL (AMD EPYC VM, 2026-11-25: model -2.6% to -5.3% against
-   * passthrough in four runs; grouped, -0.0% to +2.6%) */
-  size_t *order = malloc(sizeof *order * w->npts), *tmp = malloc(sizeof *tmp * w->npts);
-  unsigned char *lvl3 = malloc(w->npts ? w->npts : 1);
-  if (!order || !tmp || !lvl3)
-    die("out of memory for %zu points", w->npts);
-  for (size_t i = 0; i < w->npts; i++) {
-    order[i] = i;
-    lvl3[i] = level_of(sb_ops[w->pts[i].op].fam) == 3;
-  }
-  uint64_t s = opt.seed ^ (0xA5A5ull * (uint64_t)(w->id + 1));
-  for (size_t i = w->npts; i > 1; i--) {
-    size_t j = rnd(&s) % i, t = order[i - 1];
-    order[i - 1] = order[j];
-    order[j] = t;
-  }
-  fit_first_group(order, w->npts, lvl3, tmp);
-  /* the repetitions are interleaved: pass 0 calls every point once,
-   * untimed (first touch, lazy initialisation), then each of the R timed
-   * passes calls every point once, in a fresh random order.  A call thus
-   * follows calls of other shapes, as in an application: R back-to-back
-   * calls of one shape ran 3-6% faster than the same calls among others
-   * (packing buffers, TLB and prefetchers trained on that shape), the bias
-   * the trace replay showed against a back-to-back calibration */
-  size_t nreps = (size_t)opt.reps;
-  double *rep = malloc(sizeof *rep * w->npts * nreps), *warm = malloc(sizeof *warm * w->npts);
-  if (!rep || !order || !warm)
-    die("out of memory for %zu points", w->npts);
-  /* the CPU-clock bracket's own cost: its reads' system calls count part
-   * of themselves into the CPU time between them (the least of 200) */
-  double bias = INFINITY;
-  for (int r = 0; r < 200; r++) {
-    double c0 = sb_cpu_clock_kernel(), t0 = now(), t1 = now(), c1 = sb_cpu_clock_kernel();
-    (void)t0, (void)t1;
-    bias = fmin(bias, c1 - c0);
-  }
-  pthread_barrier_wait(w->start); /* all cores start measuring together */
-  for (int pass = 0; pass <= opt.reps && !stop_requested; pass++) {
-    if (pass > 1) {
-      for (size_t i = w->npts; i > 1; i--) {
-        size_t j = rnd(&s) % i, t = order[i - 1];
-        order[i - 1] = order[j];
-        order[j] = t;
-      }
-      fit_first_group(order, w->npts, lvl3, tmp);
-    }
-    for (size_t oi = 0; oi < w->npts && !stop_requested; oi++) {
-      size_t i = order[oi];
-      const point *p = &w->pts[i];
-      one_call c = {cal_ops[p->op].run, syms[p->op], p, &w->bufs};
-      atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est / (opt.reps + 1));
-      if (pass == 0) { /* warm-up: its wall time sorts the point */
-        warm[i] = time_one(&c);
-        continue;
-      }
-      double wall, t;
-      if (warm[i] >= FIT_BRACKET_MIN) { /* the CPU clock around it */
-        double c0 = sb_cpu_clock_kernel();
-        wall = time_one(&c);
-        t = fit_call_time(wall, sb_cpu_clock_kernel() - c0, bias);
-      } else { /* a short call: an interrupted one is made again */
-        t = fit_short_time(time_one, &c, &wall);
-      }
-      if (t < wall) { /* interrupted */
-        w->interrupted++;
-        w->stolen += wall - t;
-      }
-      w->timed++;
-      w->timed_wall += wall;
-      rep[i * nreps + (size_t)(pass - 1)] = t;
-    }
-  }
-  for (size_t i = 0; i < w->npts && !stop_requested; i++) {
-    /* the mean, not the median: a simulated run adds durations up, so the
-     * model must predict what calls take on average, slow ones included */
-    const double *r = rep + i * nreps;
-    double mean = 0, var = 0;
-    for (size_t a = 0; a < nreps; a++)
-      mean += r[a] / (double)nreps;
-    for (size_t a = 0; a < nreps; a++)
-      var += (r[a] - mean) * (r[a] - mean) / (double)(nreps > 1 ? nreps - 1 : 1);
-    w->res[i].t = mean;
-    w->res[i].sd = sqrt(var);
-  }
-  free(rep);
-  free(warm);
-  free(order);
-  free(tmp);
-  free(lvl3);
-  for (int i = 0; i < 5; i++)
-    free(*bufs[i]);
-  return NULL;
-}
-
-/* ---- progress ------------------------------------------------------------------- */
-static void progress(worker *ws, int nw, double total, double t0, int tty, double *last_plain)
-{
-  double done = 0;
-  for (int i = 0; i < nw; i++)
-    done += atomic_load(&ws[i].done_est);
-  double frac = total > 0 ? done / (total * nw) : 1, el = now() - t0;
-  if (frac > 1)
-    frac = 1;
-  double eta = frac > 0.01 ? el / frac - el : total;
-  if (tty) {
-    int bar = (int)(frac * 40);
-    fprintf(stderr, "\r[%.*s%*s] %3.0f%%  %4.0fs elapsed, ETA %4.0fs ", bar,
-            "########################################", 40 - bar, "", frac * 100, el, eta);
-  } else if (el - *last_plain >= 10 || frac >= 1) {
-    fprintf(stderr, "simblas-calibrate: %3.0f%% measured, %.0f s elapsed, about %.0f s left\n", frac * 100, el, eta);
-    *last_plain = el;
-  }
-}
-
-/* ---- output ------------------------------------------------------------------ */
-/* fits are kept per model-file key: op, and op + SB_OP_COUNT for the
- * Right-side form of the routines that have sides */
-#define NKEYS (SB_NVARIANTS * SB_OP_COUNT)
-static int nvariants(int op)
-{
-  int f = sb_ops[op].fam;
-  return f == SB_FAM_trmm || f == SB_FAM_symm ? 2 : 1;
-}
-static const char *key_name(int key, char *buf, size_t len)
-{
-  int op = key % SB_OP_COUNT;
-  snprintf(buf, len, "%s%s", sb_ops[op].name, key >= SB_OP_COUNT ? SB_RIGHT_SUFFIX : "");
-  return buf;
-}
-
-static void split_name(int key, char *routine, char *prec)
-{
-  int op = key % SB_OP_COUNT;
-  const char *name = sb_ops[op].name, *stem = sb_ops[op].stem, *sfx = key >= SB_OP_COUNT ? SB_RIGHT_SUFFIX : "";
-  size_t pl = strlen(name) - strlen(stem);
-  if (sb_ops[op].fam == SB_FAM_memk) { /* hpl_dlaswp00N: double precision */
-    snprintf(routine, 32, "%s", name);
-    snprintf(prec, 8, "d");
-  } else if (sb_ops[op].fam == SB_FAM_iamax) { /* isamax: routine iamax, precision s */
-    snprintf(routine, 32, "i%s", stem);
-    snprintf(prec, 8, "%.*s", (int)pl - 1, name + 1);
-  } else {
-    snprintf(routine, 32, "%s%s", stem, sfx);
-    snprintf(prec, 8, "%.*s", (int)pl, name);
-  }
-}
-
-static void write_terms(FILE *f, const double *c, unsigned terms)
-{
-  for (int t = SB_NTERMS - 1; t >= 0; t--)
-    if (terms & (1u << t))
-      fprintf(f, " %s=%.15g", sb_term_names[t], c[t]);
-}
-
-static void write_line(FILE *f, int key, const fit_result *r)
-{
-  char kn[64];
-  fprintf(f, "%-10s", key_name(key, kn, sizeof kn));
-  write_terms(f, r->mu, r->terms);
-  if (r->has_sigma) {
-    fputs(" |", f);
-    write_terms(f, r->sigma, r->terms);
-  }
-  fputc('\n', f);
-  for (int i = 0; i < r->nsplit; i++) {
-    const struct fit_piece *h = &r->hi[i];
-    fprintf(f, "%s[%s>=%.17g]", kn, sb_term_names[r->split_dim], h->at);
-    write_terms(f, h->mu, h->terms);
-    if (h->has_sigma) {
-      fputs(" |", f);
-      write_terms(f, h->sigma, h->terms);
-    }
-    fputc('\n', f);
-  }
-}
-
-typedef struct calib {
-  int nops, ncores;
-  const int *ops;
-  fit_result *node;  /* per key */
-  fit_result *cores; /* ncores * NKEYS */
-  double reference_speed;
-  char machine[256], topology[512], backend[256];
-  double wall;
-  size_t interrupted; /* timed calls other tasks interrupted */
-  double stolen;      /* the wall time they took from them */
-} calib;
-
-static int write_model(const char *path, const calib *c)
-{
-  char dir[4096], tmp[4200];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash)
-    *slash = '\0';
-  else
-    strcpy(dir, ".");
-  snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, slash ? slash + 1 : path);
-  /* no signal between writing and renaming: either the new model is in
-   * place or the old one is untouched */
-  sigset_t all, old;
-  sigfillset(&all);
-  sigprocmask(SIG_BLOCK, &all, &old);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    die("cannot write the model next to %s: %s; choose a writable path with -o", path, strerror(errno));
-  }
-  FILE *f = fdopen(fd, "w");
-  time_t now_t = time(NULL);
-  char date[64];
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now_t));
-  fprintf(f, "simblas-model %d\n", SIMBLAS_MODEL_FORMAT);
-  fprintf(f, "# written by simblas-calibrate %s; read with simblas-calibrate --summary\n", PACKAGE_VERSION);
-  fprintf(f, "meta machine \"%s\"\nmeta topology \"%s\"\nmeta cores %d\n", c->machine, c->topology, c->ncores);
-  fprintf(f, "meta backend \"%s\"\nmeta date %s\nmeta mode %s\nmeta seed %llu\nmeta wall_s %.1f\n", c->backend, date,
-          opt.quick ? "quick" : "full", (unsigned long long)opt.seed, c->wall);
-  fprintf(f, "meta interrupted_calls %zu\nmeta stolen_s %.3f\n", c->interrupted, c->stolen);
-  fprintf(f, "# reference-speed: the node model's dgemm rate at m = n = k = 4096, one core, all cores busy\n");
-  fprintf(f, "reference-speed %.6g\n", c->reference_speed);
-  char kn[64];
-  for (int i = 0; i < c->nops; i++)
-    for (int v = 0; v < nvariants(c->ops[i]); v++) {
-      int key = v * SB_OP_COUNT + c->ops[i];
-      const fit_result *r = &c->node[key];
-      if (r->ok)
-        fprintf(f, "quality %s n=%zu r2=%.4f median_rel_err=%.4f p95_rel_err=%.4f heldout=%zu scope=%s\n",
-                key_name(key, kn, sizeof kn), r->n, r->r2, r->median_rel_err, r->p95_rel_err, r->n_scored,
-                r->scored_ge_1ms ? "ge1ms" : "all");
-    }
-  for (int w = -1; w < (c->ncores > 1 ? c->ncores : 0); w++) {
-    if (w < 0)
-      fputs("set node\n", f);
-    else
-      fprintf(f, "set core%d\n", w);
-    const fit_result *res = w < 0 ? c->node : &c->cores[(size_t)w * NKEYS];
-    for (int i = 0; i < c->nops; i++)
-      for (int v = 0; v < nvariants(c->ops[i]); v++) {
-        int key = v * SB_OP_COUNT + c->ops[i];
-        if (res[key].ok)
-          write_line(f, key, &res[key]);
-      }
-  }
-  fputs("end\n", f);
-  int bad = fflush(f) != 0 || fsync(fd) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    int e = errno;
-    unlink(tmp);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    die("cannot write %s: %s", path, strerror(e));
-  }
-  sigprocmask(SIG_SETMASK, &old, NULL);
-  return 0;
-}
-
-/* ---- report (gnuplot) ------------------------------------------------------------ */
-static void report(const char *model_path, const calib *c, worker *ws, int nw, const point *pts, size_t npts)
-{
-  char dir[4200];
-  snprintf(dir, sizeof dir, "%s.report", model_path);
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "simblas-calibrate: no report: cannot create %s: %s\n", dir, strerror(errno));
-    return;
-  }
-  static const char *const show[] = {"dgemm", "dtrsm", "dsyrk", "dgemv", "dger", "daxpy", "idamax", "hpl_dlaswp01T"};
-  char path[4400];
-  snprintf(path, sizeof path, "%s/summary.txt", dir);
-  FILE *sum = fopen(path, "w");
-  if (sum) {
-    fprintf(sum, "SimBLAS calibration of %s (%d cores), %s\nreference speed %.4g flop/s, wall %.0f s\n\n",
-            c->machine, c->ncores, c->backend, c->reference_speed, c->wall);
-    fprintf(sum, "%-8s %-4s %6s %8s %10s %10s  (held-out calls, >= 1 ms where enough)\n", "routine", "prec", "n",
-            "r2", "median_err", "p95_err");
-    for (int i = 0; i < c->nops; i++)
-      for (int v = 0; v < nvariants(c->ops[i]); v++) {
-        int key = v * SB_OP_COUNT + c->ops[i];
-        const fit_result *r = &c->node[key];
-        char rt[32], pr[8];
-        split_name(key, rt, pr);
-        if (r->ok)
-          fprintf(sum, "%-10s %-4s %6zu %8.4f %9.2f%% %9.2f%%\n", rt, pr, r->n, r->r2, 100 * r->median_rel_err,
-                  100 * r->p95_rel_err);
-      }
-    fclose(sum);
-  }
-  if (!*SB_GNUPLOT) {
-    fprintf(stderr, "simblas-calibrate: gnuplot was not found at configure time: report %s has no figures\n", dir);
-    return;
-  }
-  for (size_t s = 0; s < sizeof show / sizeof *show; s++) {
-    int op = sb_op_lookup(show[s]);
-    if (op < 0 || !c->node[op].ok)
-      continue;
-    snprintf(path, sizeof path, "%s/%s.dat", dir, show[s]);
-    FILE *d = fopen(path, "w");
-    if (!d)
-      continue;
-    fprintf(d, "# flops measured_s predicted_s core m n k model_key\n");
-    for (int w = 0; w < nw; w++)
-      for (size_t i = 0; i < npts; i++) {
-        if (pts[i].op != op || !(ws[w].res[i].t > 0))
-          continue;
-        sb_call cl = {.op = op, .m = pts[i].m, .n = pts[i].n, .k = pts[i].k, .variant = pts[i].variant};
-        double x = sb_call_flops(&cl);
-        char kn[64];
-        fprintf(d, "%.6g %.6g %.17g %d %lld %lld %lld %s\n", x, ws[w].res[i].t,
-                fit_result_predict(&c->node[pts[i].variant * SB_OP_COUNT + op], pts[i].m, pts[i].n, pts[i].k), w,
-                (long long)pts[i].m, (long long)pts[i].n, (long long)pts[i].k,
-                key_name(pts[i].variant * SB_OP_COUNT + op, kn, sizeof kn));
-      }
-    fclose(d);
-    snprintf(path, sizeof path, "%s/%s.gp", dir, show[s]);
-    FILE *g = fopen(path, "w");
-    if (!g)
-      continue;
-    fprintf(g,
-            "set logscale xy\nset xlabel 'flops of the call'\nset ylabel 'seconds'\nset key top left\n"
-            "set title '%s on %s: measured (all cores) and the fitted model'\nset grid\n"
-            "plot '%s.dat' using 1:2 with points pt 7 ps 0.4 title 'measured', "
-            "'%s.dat' using 1:3 with points pt 1 ps 0.6 lc rgb 'red' title 'model'\n",
-            show[s], c->machine, show[s], show[s]);
-    fclose(g);
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && '%s' -e \"set terminal svg size 900,600; set output '%s.svg'\" %s.gp && "
-             "'%s' -e \"set terminal pngcairo size 900,600; set output '%s.png'\" %s.gp",
-             dir, SB_GNUPLOT, show[s], show[s], SB_GNUPLOT, show[s], show[s]);
-    if (system(cmd) != 0)
-      fprintf(stderr, "simblas-calibrate: gnuplot failed for %s (figures skipped)\n", show[s]);
-  }
-  fprintf(stderr, "simblas-calibrate: report in %s\n", dir);
-}
-
-/* ---- --summary ------------------------------------------------------------------ */
-static int summary(const char *path)
-{
-  FILE *f = fopen(path, "r");
-  if (!f)
-    die("cannot open %s: %s", path, strerror(errno));
-  char *line = NULL;
-  size_t cap = 0;
-  int any = 0;
-  while (getline(&line, &cap, f) >= 0) {
-    char name[64];
-    if (sscanf(line, "quality %63s", name) != 1)
-      continue;
-    int variant, op = sb_model_key(name, &variant);
-    if (op < 0)
-      continue;
-    char rt[32], pr[8], *q;
-    split_name(variant * SB_OP_COUNT + op, rt, pr);
-    const char *keys[] = {"n=", "r2=", "median_rel_err=", "p95_rel_err="};
-    printf("%s %s", rt, pr);
-    for (int i = 0; i < 4; i++) {
-      q = strstr(line, keys[i]);
-      int len = q ? (int)strcspn(q, " \n") : 0;
-      printf(" %.*s", len, q ? q : "");
-    }
-    putchar('\n');
-    any = 1;
-  }
-  free(line);
-  fclose(f);
-  if (!any)
-    die("%s has no quality lines: not written by simblas-calibrate?", path);
-  return 0;
-}
-
-/* ---- main ------------------------------------------------------------------ */
 static void usage(FILE *f)
 {
   fprintf(f, "usage: simblas-calibrate [--quick] [-o MODEL] [options]\n"
@@ -718,7 +71,7 @@ static void usage(FILE *f)
               "      --blas LIB        the real BLAS to measure (default %s)\n"
               "      --seed N          experiment seed (default 1)\n"
               "      --no-report       no gnuplot figures\n"
-              "      --summary MODEL   print the quality figures of a model\n",
+              "      --summary MODEL   check a model as libsimblas reads it and print its quality figures\n",
           SB_CALIBRATION_BLAS);
 }
 
@@ -727,11 +80,11 @@ static double parse_pos(const char *o, const char *v)
   char *e;
   double d = strtod(v, &e);
   if (e == v || *e || !(d > 0) || !isfinite(d))
-    die("%s needs a positive number, not '%s'", o, v);
+    cal_die("%s needs a positive number, not '%s'", o, v);
   return d;
 }
 
-int main(int argc, char **argv)
+static void parse_options(int argc, char **argv)
 {
   static const struct option lo[] = {
       {"output", required_argument, 0, 'o'}, {"quick", no_argument, 0, 'q'},
@@ -755,17 +108,15 @@ int main(int argc, char **argv)
     case 's': opt.seed = strtoull(optarg, NULL, 0); break;
     case 'N': opt.report = 0; break;
     case 'S': opt.summary = optarg; break;
-    case 'h': usage(stdout); return 0;
+    case 'h': usage(stdout); exit(0);
     default:
       fprintf(stderr, "simblas-calibrate: unknown or incomplete option '%s'\n", argv[optind - 1]);
       usage(stderr);
-      return 2;
+      exit(2);
     }
   }
   if (optind < argc)
-    die("unexpected argument '%s' (see --help)", argv[optind]);
-  if (opt.summary)
-    return summary(opt.summary);
+    cal_die("unexpected argument '%s' (see --help)", argv[optind]);
   if (!opt.out)
     opt.out = "simblas.model";
   if (!opt.budget)
@@ -775,77 +126,70 @@ int main(int argc, char **argv)
   if (!opt.reps)
     opt.reps = opt.quick ? 3 : 5;
   if (opt.reps < 2)
-    die("--reps must be at least 2 (the noise model needs repetitions)");
+    cal_die("--reps must be at least 2 (the noise model needs repetitions)");
+}
 
-  /* check the output before spending minutes */
-  {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", opt.out);
-    char *sl = strrchr(dir, '/');
-    if (sl)
-      *sl = '\0';
-    else
-      strcpy(dir, ".");
-    struct stat st;
-    if (stat(opt.out, &st) == 0 && S_ISDIR(st.st_mode))
-      die("-o %s is a directory; give a file name, e.g. -o %s/simblas.model", opt.out, opt.out);
-    if (access(dir, W_OK) != 0)
-      die("cannot write the model into %s: %s; choose another path with -o", dir, strerror(errno));
-  }
+/* ---- the BLAS and the routines to measure ------------------------------------ */
+typedef struct blas {
+  const char *name;
+  void *handle;
+  char *(*config)(void); /* OpenBLAS's openblas_get_config, or NULL */
+  void *syms[SB_OP_COUNT];
+  int ops[SB_OP_COUNT], nops, skipped;
+  char skipped_names[4096];
+} blas;
 
-  /* the real BLAS, one thread: each worker is one core */
+/* the real BLAS, one thread: each worker is one core */
+static void open_blas(blas *b)
+{
   setenv("OPENBLAS_NUM_THREADS", "1", 1);
   setenv("OMP_NUM_THREADS", "1", 1);
-  const char *blas = opt.blas ? opt.blas : SB_CALIBRATION_BLAS;
-  if (!(blas_handle = dlopen(blas, RTLD_NOW | RTLD_LOCAL)))
-    die("cannot load the BLAS to measure, %s: %s; name one with --blas (or configure --with-calibration-blas)",
-        blas, dlerror());
-  void (*threads)(int) = (void (*)(int))dlsym(blas_handle, "openblas_set_num_threads");
+  b->name = opt.blas ? opt.blas : SB_CALIBRATION_BLAS;
+  if (!(b->handle = dlopen(b->name, RTLD_NOW | RTLD_LOCAL)))
+    cal_die("cannot load the BLAS to measure, %s: %s; name one with --blas (or configure --with-calibration-blas)",
+            b->name, dlerror());
+  void (*threads)(int) = (void (*)(int))dlsym(b->handle, "openblas_set_num_threads");
   if (threads)
     threads(1);
-  char *(*config)(void) = (char *(*)(void))dlsym(blas_handle, "openblas_get_config");
+  b->config = (char *(*)(void))dlsym(b->handle, "openblas_get_config");
+}
 
-  /* which ops */
-  int ops[SB_OP_COUNT], nops = 0, skipped = 0;
-  char skipped_names[4096] = "";
+/* the ops of the table (or of --routines) this BLAS has, and their symbols */
+static void select_ops(blas *b)
+{
+  char list[4096];
+  snprintf(list, sizeof list, ",%s,", opt.routines ? opt.routines : "");
+  if (opt.routines) { /* every name must exist */
+    char names[4096], *save = NULL;
+    snprintf(names, sizeof names, "%s", opt.routines);
+    for (char *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save))
+      if (sb_op_lookup(t) < 0)
+        cal_die("--routines: unknown routine '%s' (names as in the model file: dgemm, ztrsm, idamax ...)", t);
+  }
   for (int op = 0; op < SB_OP_COUNT; op++) {
-    if (opt.routines) {
-      char pat[80];
-      snprintf(pat, sizeof pat, ",%s,", sb_ops[op].name);
-      char list[4096];
-      snprintf(list, sizeof list, ",%s,", opt.routines);
-      if (!strstr(list, pat))
-        continue;
-    }
-    if (!cal_ops[op].symbol) { /* kernels.def: measured in plain C */
-      syms[op] = (void *)cal_ops[op].run;
-      ops[nops++] = op;
+    char pat[80];
+    snprintf(pat, sizeof pat, ",%s,", sb_ops[op].name);
+    if (opt.routines && !strstr(list, pat))
       continue;
-    }
-    if (!(syms[op] = dlsym(blas_handle, cal_ops[op].symbol))) {
-      skipped++;
-      if (strlen(skipped_names) < sizeof skipped_names - 16) {
-        strcat(skipped_names, " ");
-        strcat(skipped_names, sb_ops[op].name);
+    if (!cal_ops[op].symbol) /* kernels.def: measured in plain C */
+      b->syms[op] = (void *)cal_ops[op].run;
+    else if (!(b->syms[op] = dlsym(b->handle, cal_ops[op].symbol))) {
+      b->skipped++;
+      if (strlen(b->skipped_names) < sizeof b->skipped_names - 16) {
+        strcat(b->skipped_names, " ");
+        strcat(b->skipped_names, sb_ops[op].name);
       }
       continue;
     }
-    ops[nops++] = op;
+    b->ops[b->nops++] = op;
   }
-  if (opt.routines) { /* every name must exist */
-    char list[4096], *save = NULL;
-    snprintf(list, sizeof list, "%s", opt.routines);
-    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
-      if (sb_op_lookup(t) < 0)
-        die("--routines: unknown routine '%s' (names as in the model file: dgemm, ztrsm, idamax ...)", t);
-  }
-  if (!nops)
-    die("nothing to measure: %s has none of the requested routines", blas);
+  if (!b->nops)
+    cal_die("nothing to measure: %s has none of the requested routines", b->name);
+}
 
-  /* topology and workers */
-  hwloc_topology_t topo;
-  hwloc_topology_init(&topo);
-  hwloc_topology_load(topo);
+/* ---- the machine ------------------------------------------------------------------ */
+static int machine(hwloc_topology_t topo, const blas *b, cal_info *info)
+{
   int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   if (ncores < 1)
     ncores = 1;
@@ -854,66 +198,277 @@ int main(int argc, char **argv)
             ncores, ncores);
   else if (opt.cores > 0)
     ncores = opt.cores;
-  calib cal = {0};
-  cal.ncores = ncores;
+  info->ncores = ncores;
   hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
   const char *cpu = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
-  snprintf(cal.machine, sizeof cal.machine, "%s", cpu ? cpu : "unknown CPU");
-  {
-    hwloc_obj_t l3 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L3CACHE, 0);
-    hwloc_obj_t l2 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L2CACHE, 0);
-    snprintf(cal.topology, sizeof cal.topology, "%d packages, %d NUMA nodes, %d cores, %d PUs, L2 %llu KiB, L3 %llu KiB",
-             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE), hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE),
-             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU),
-             l2 ? (unsigned long long)l2->attr->cache.size >> 10 : 0ull,
-             l3 ? (unsigned long long)l3->attr->cache.size >> 10 : 0ull);
-  }
+  snprintf(info->machine, sizeof info->machine, "%s", cpu ? cpu : "unknown CPU");
+  hwloc_obj_t l3 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L3CACHE, 0);
+  hwloc_obj_t l2 = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L2CACHE, 0);
+  snprintf(info->topology, sizeof info->topology,
+           "%d packages, %d NUMA nodes, %d cores, %d PUs, L2 %llu KiB, L3 %llu KiB",
+           hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE), hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE),
+           hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU),
+           l2 ? (unsigned long long)l2->attr->cache.size >> 10 : 0ull,
+           l3 ? (unsigned long long)l3->attr->cache.size >> 10 : 0ull);
   Dl_info di;
-  snprintf(cal.backend, sizeof cal.backend, "%s%s%s", config ? config() : blas,
-           dladdr(syms[ops[0]], &di) && di.dli_fname ? " at " : "", dladdr(syms[ops[0]], &di) ? di.dli_fname : "");
+  int found = dladdr(b->syms[b->ops[0]], &di) && di.dli_fname;
+  snprintf(info->backend, sizeof info->backend, "%s%s%s", b->config ? b->config() : b->name, found ? " at " : "",
+           found ? di.dli_fname : "");
+  return ncores;
+}
 
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+/* ---- the output, checked before measuring ---------------------------------------- */
+/* the temporary the model will be written into, opened first: whatever
+ * ends the run before the model is in place (an error, a signal) removes
+ * it; SIGKILL leaves it, and the next writer removes it */
+static sb_model_out *output;
+static void drop_output(void)
+{
+  sb_model_out_abandon(output);
+  output = NULL;
+}
 
-  double t0 = now();
-  /* probe: dgemm and daxpy rates on one core, to size the design */
-  {
-    int gop = sb_op_lookup("dgemm"), aop = sb_op_lookup("daxpy");
-    void *g = dlsym(blas_handle, "dgemm_"), *a = dlsym(blas_handle, "daxpy_");
-    maxdim = 512;
-    cal_bufs pb;
-    size_t bytes = (size_t)512 * 512 * 16;
-    pb.a = malloc(bytes); pb.b = malloc(bytes); pb.c = malloc(bytes); pb.x = malloc(bytes); pb.y = malloc(bytes);
-    fill(pb.a, bytes, 1); fill(pb.b, bytes, 2); fill(pb.c, bytes, 3); fill(pb.x, bytes, 4); fill(pb.y, bytes, 5);
-    if (g) {
-      cal_ops[gop].run(g, 384, 384, 384, 0, &pb);
-      double best = INFINITY;
-      for (int r = 0; r < 3; r++) {
-        double s = now();
-        cal_ops[gop].run(g, 384, 384, 384, 0, &pb);
-        best = fmin(best, now() - s);
-      }
-      rate3 = 2.0 * 384 * 384 * 384 / best;
-    }
-    if (a) {
-      double best = INFINITY;
-      for (int r = 0; r < 5; r++) {
-        double s = now();
-        cal_ops[aop].run(a, 0, 200000, 0, 0, &pb);
-        best = fmin(best, now() - s);
-      }
-      rate12 = 2.0 * 200000 / best;
-    }
-    free(pb.a); free(pb.b); free(pb.c); free(pb.x); free(pb.y);
-    /* buffers: the largest level-3 operand the time cap allows */
-    maxdim = (int64_t)fmin(4096, fmax(512, cbrt(opt.max_call * rate3 / 2) * 2));
+static void open_output(void)
+{
+  char err[1024];
+  if (!(output = sb_model_out_open(opt.out, 0, err, sizeof err)))
+    cal_die("-o %s", err);
+  atexit(drop_output);
+}
+
+/* bytes of the report: for each figure a line per shape and core in
+ * NAME.dat and two points in its SVG (measured: 53 and 213 bytes per
+ * shape and core), a PNG of 30-40 kB; twice that, to be safe */
+static double report_bytes(const cal_point *pts, size_t npts, int ncores)
+{
+  double bytes = 64e3 + 100.0 * CAL_NKEYS;
+  for (int s = 0; cal_report_figures[s]; s++) {
+    int op = sb_op_lookup(cal_report_figures[s]);
+    for (size_t i = 0; i < npts; i++)
+      bytes += pts[i].op == op ? 2 * (53.0 + 213.0) * ncores : 0;
+    bytes += 2 * 40e3;
   }
+  return bytes;
+}
+
+/* reserve room for the model in its temporary, and make sure the report
+ * fits beside it: a full disk is said now, not after the measuring */
+static void reserve_room(const blas *b, int ncores, const cal_point *pts, size_t npts)
+{
+  char err[1024];
+  size_t keys = 0;
+  for (int i = 0; i < b->nops; i++)
+    keys += sb_ops[b->ops[i]].variants;
+  size_t sets = ncores > 1 ? (size_t)ncores + 1 : 1;
+  size_t model = 4096 + keys * 200 + sets * keys * SB_MODEL_LINE_MAX;
+  if (sb_model_out_reserve(output, model, err, sizeof err) != 0)
+    cal_die("%s", err);
+  struct statvfs vf;
+  char dir[4096];
+  const char *slash = strrchr(opt.out, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - opt.out) + (slash == opt.out) : 1, slash ? opt.out : ".");
+  double need = report_bytes(pts, npts, ncores), avail;
+  if (opt.report && statvfs(dir, &vf) == 0 && (avail = (double)vf.f_bavail * (double)vf.f_frsize) < need)
+    cal_die("no room for the report in %s: it needs about %.1f MB, %.1f MB are free (%.0f kB reserved for the "
+            "model); free some space, choose another place with -o, or add --no-report",
+            dir, need / 1e6, avail / 1e6, (double)model / 1e3);
+}
+
+/* ---- fitting ------------------------------------------------------------------------ */
+/* per core, and pooled for the node; info->cores stays NULL for one core */
+static void fit_all(const cal_run *run, cal_info *info)
+{
+  const int ncores = run->ncores;
+  fit_result *node = calloc(CAL_NKEYS, sizeof *node);
+  fit_result *cores = ncores > 1 ? calloc((size_t)ncores * CAL_NKEYS, sizeof *cores) : NULL;
+  fit_point *fp = malloc(sizeof *fp * (run->npts ? run->npts : 1) * (size_t)ncores);
+  if (!node || (ncores > 1 && !cores) || !fp)
+    cal_die("out of memory for the fits");
+  for (int i = 0; i < info->nops; i++)
+    for (int v = 0; v < sb_ops[info->ops[i]].variants; v++) {
+      int op = info->ops[i], key = v * SB_OP_COUNT + op;
+      size_t nn = 0;
+      for (int w = 0; w < ncores; w++) {
+        size_t start = nn;
+        for (size_t j = 0; j < run->npts; j++) {
+          const cal_point *p = &run->pts[j];
+          const cal_result *r = &run->res[w][j];
+          if (p->op == op && p->variant == v && r->t > 0)
+            fp[nn++] = (fit_point){p->m, p->n, p->k, r->t, r->sd, opt.reps, 0};
+        }
+        fit_holdout(fp + start, nn - start, 0.2, opt.seed + (uint64_t)key * 31 + (uint64_t)w);
+        if (cores)
+          fit_model(op, fp + start, nn - start, &cores[(size_t)w * CAL_NKEYS + (size_t)key]);
+      }
+      char kn[64];
+      if (nn && fit_model(op, fp, nn, &node[key]) != 0)
+        fprintf(stderr, "simblas-calibrate: could not fit %s (%zu points); it will use the fallback\n",
+                cal_key_name(key, kn, sizeof kn), nn);
+    }
+  free(fp);
+  info->node = node;
+  info->cores = cores;
+}
+
+/* the node model's rate for a large dgemm (the probe's without one), to 6
+ * digits */
+static double reference_speed(const cal_info *info, double rate3)
+{
+  int gop = sb_op_lookup("dgemm");
+  double speed = rate3, big = 4096, t;
+  if (info->node[gop].ok && (t = fit_result_predict(&info->node[gop], 4096, 4096, 4096)) > 0)
+    speed = 2 * big * big * big / t;
+  char s[32];
+  snprintf(s, sizeof s, "%.6g", speed);
+  return strtod(s, NULL);
+}
+
+/* ---- writing ------------------------------------------------------------------------- */
+/* a fitted term set: the coefficients of its terms, the others 0 */
+static void put_fit(double *dst, unsigned char *dmask, const double *src, unsigned terms)
+{
+  for (int t = 0; t < SB_NTERMS; t++)
+    dst[t] = terms & (1u << t) ? src[t] : 0;
+  *dmask = (unsigned char)terms;
+}
+
+static void put_result(sb_coefs *co, const fit_result *r)
+{
+  put_fit(co->mu, &co->terms, r->mu, r->terms);
+  put_fit(co->sigma, &co->sigma_terms, r->sigma, r->has_sigma ? r->terms : 0);
+  co->npieces = r->nsplit;
+  for (int i = 0; i < r->nsplit; i++) {
+    const struct fit_piece *h = &r->hi[i];
+    sb_piece *p = &co->piece[i];
+    p->term = r->split_dim;
+    p->at = h->at;
+    put_fit(p->mu, &p->terms, h->mu, h->terms);
+    put_fit(p->sigma, &p->sigma_terms, h->sigma, h->has_sigma ? h->terms : 0);
+  }
+}
+
+static sb_model *build_model(const cal_info *c)
+{
+  sb_model *m = sb_model_new();
+  time_t now_t = time(NULL);
+  char date[64], kn[64];
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now_t));
+  int bad = !m || sb_model_add_meta(m, "machine \"%s\"", c->machine) || sb_model_add_meta(m, "topology \"%s\"", c->topology) ||
+            sb_model_add_meta(m, "cores %d", c->ncores) || sb_model_add_meta(m, "backend \"%s\"", c->backend) ||
+            sb_model_add_meta(m, "date %s", date) || sb_model_add_meta(m, "mode %s", c->quick ? "quick" : "full") ||
+            sb_model_add_meta(m, "seed %llu", (unsigned long long)c->seed) || sb_model_add_meta(m, "wall_s %.1f", c->wall) ||
+            sb_model_add_meta(m, "interrupted_calls %zu", c->interrupted) || sb_model_add_meta(m, "stolen_s %.3f", c->stolen);
+  for (int w = 0; !bad && w < c->ncores && c->cores; w++) {
+    char name[32];
+    snprintf(name, sizeof name, "core%d", w);
+    bad = sb_model_add_set(m, name) != w + 1;
+  }
+  for (int i = 0; !bad && i < c->nops; i++)
+    for (int v = 0; !bad && v < sb_ops[c->ops[i]].variants; v++) {
+      int op = c->ops[i], key = v * SB_OP_COUNT + op;
+      const fit_result *r = &c->node[key];
+      if (r->ok)
+        bad = sb_model_add_quality(m, "%s n=%zu r2=%.4f median_rel_err=%.4f p95_rel_err=%.4f heldout=%zu scope=%s",
+                                   cal_key_name(key, kn, sizeof kn), r->n, r->r2, r->median_rel_err, r->p95_rel_err,
+                                   r->n_scored, r->scored_ge_1ms ? "ge1ms" : "all");
+      for (int s = 0; !bad && s <= (c->cores ? c->ncores : 0); s++) {
+        const fit_result *f = s ? &c->cores[(size_t)(s - 1) * CAL_NKEYS + (size_t)key] : r;
+        sb_coefs *co = f->ok ? sb_model_line(m, s, op, v) : NULL;
+        if (f->ok && !co)
+          bad = 1;
+        else if (co)
+          put_result(co, f);
+      }
+    }
+  if (bad)
+    cal_die("out of memory for the model");
+  m->reference_speed = c->reference_speed;
+  return m;
+}
+
+/* the model into its place; if that fails now, into the temporary
+ * directory, so that the measuring is not lost */
+static void write_model(const cal_info *c)
+{
+  static const char comment[] =
+      "written by simblas-calibrate " PACKAGE_VERSION "; read with simblas-calibrate --summary\n"
+      "reference-speed: the node model's dgemm rate at m = n = k = 4096, one core, all cores busy";
+  char err[1024], err2[1024], keep[4096];
+  sb_model *m = build_model(c);
+  sb_model_out *out = output;
+  output = NULL; /* committed or abandoned by sb_model_out_commit */
+  if (sb_model_out_commit(out, m, comment, err, sizeof err) != 0) {
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(keep, sizeof keep, "%s/simblas-calibrate.%ld.model", tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid());
+    sb_model_out *o2 = sb_model_out_open(keep, 0, err2, sizeof err2);
+    if (o2 && sb_model_out_commit(o2, m, comment, err2, sizeof err2) == 0)
+      cal_die("%s; the model is kept in %s: move it into place once there is room", err, keep);
+    cal_die("%s; and it could not be kept elsewhere: %s", err, err2);
+  }
+  sb_model_free(m);
+}
+
+/* ---- what the run says at the end ------------------------------------------------------ */
+/* other tasks on the cores: the calls they interrupted were timed in CPU
+ * time (fit_call_time), which corrects the time slices they took but not
+ * what they did to the caches and memory bandwidth */
+static void say_interruptions(const cal_run *run)
+{
+  if (!run->interrupted)
+    return;
+  double share = run->timed_wall > 0 ? run->stolen / run->timed_wall : 0;
+  fprintf(stderr,
+          "simblas-calibrate: other processes interrupted %zu of %zu timed calls and took %.1f s (%.1f%%) of "
+          "their wall time; those calls are timed in CPU time, the short ones made again%s\n",
+          run->interrupted, run->timed, run->stolen, 100 * share,
+          share > 0.05 ? ", but the others' use of the caches and memory is in every time: for the best "
+                         "model, stop them and run the calibration again"
+                       : "");
+}
+
+static void say_quality(const cal_info *c, const blas *b)
+{
+  for (int i = 0; i < c->nops; i++) {
+    int op = c->ops[i];
+    const fit_result *r = &c->node[op];
+    if (sb_ops[op].focus == SB_FOCUS_NONE || !r->ok)
+      continue;
+    fprintf(stderr, "  %-7s n=%-5zu r2=%.4f median_rel_err=%5.2f%% p95_rel_err=%6.2f%% (%zu held-out calls%s)\n",
+            sb_ops[op].name, r->n, r->r2, 100 * r->median_rel_err, 100 * r->p95_rel_err, r->n_scored,
+            r->scored_ge_1ms ? " >= 1 ms" : ", all sizes");
+  }
+  fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s) in %.1f s wall time\n", opt.out,
+          c->reference_speed, c->wall);
+  if (b->skipped)
+    fprintf(stderr, "simblas-calibrate: not in %s, so modelled by flop count:%s\n", b->name, b->skipped_names);
+}
+
+int main(int argc, char **argv)
+{
+  parse_options(argc, argv);
+  if (opt.summary)
+    return cal_summary(opt.summary);
+  open_output();
+  static blas b;
+  open_blas(&b);
+  select_ops(&b);
+  hwloc_topology_t topo;
+  hwloc_topology_init(&topo);
+  hwloc_topology_load(topo);
+  cal_info info = {.quick = opt.quick, .seed = opt.seed, .nops = b.nops, .ops = b.ops};
+  int ncores = machine(topo, &b, &info);
+  cal_catch_signals();
+
+  double t0 = cal_now();
+  cal_design d = {.budget = opt.budget, .max_call = opt.max_call, .reps = opt.reps, .seed = opt.seed,
+                  .rate3 = 1e10, .rate12 = 1e9};
+  cal_probe(dlsym(b.handle, "dgemm_"), dlsym(b.handle, "daxpy_"), &d.rate3, &d.rate12);
+  d.maxdim = cal_design_maxdim(opt.max_call, d.rate3);
   size_t npts;
-  point *pts = design(ops, nops, &npts);
+  cal_point *pts = cal_design_points(&d, b.ops, b.nops, &npts);
+  if (!pts)
+    cal_die("out of memory for the design");
+  reserve_room(&b, ncores, pts, npts);
   double total_est = 0;
   for (size_t i = 0; i < npts; i++)
     total_est += pts[i].est;
@@ -921,124 +476,29 @@ int main(int argc, char **argv)
           "simblas-calibrate: %s, %d core(s); %s\n"
           "simblas-calibrate: %d routines (%d not in this BLAS), %zu shapes x %d repetitions on every core, "
           "about %.0f s (probe: dgemm %.1f GFlop/s, daxpy %.2f GFlop/s)\n",
-          cal.machine, ncores, cal.backend, nops, skipped, npts, opt.reps, total_est, rate3 / 1e9, rate12 / 1e9);
+          info.machine, ncores, info.backend, b.nops, b.skipped, npts, opt.reps, total_est, d.rate3 / 1e9,
+          d.rate12 / 1e9);
 
-  worker *ws = calloc((size_t)ncores, sizeof *ws);
-  pthread_t *th = calloc((size_t)ncores, sizeof *th);
-  pthread_barrier_t start;
-  pthread_barrier_init(&start, NULL, (unsigned)ncores);
-  for (int w = 0; w < ncores; w++) {
-    ws[w].start = &start;
-    ws[w].id = w;
-    ws[w].topo = topo;
-    ws[w].core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)w);
-    ws[w].pts = pts;
-    ws[w].npts = npts;
-    ws[w].res = calloc(npts, sizeof *ws[w].res);
-    if (pthread_create(&th[w], NULL, run_worker, &ws[w]) != 0)
-      die("cannot start worker %d", w);
-  }
-  int tty = isatty(2), alive = ncores;
-  char *joined = calloc((size_t)ncores, 1);
-  double last_plain = 0;
-  while (alive) {
-    for (int w = 0; w < ncores; w++)
-      if (!joined[w] && pthread_tryjoin_np(th[w], NULL) == 0) {
-        joined[w] = 1;
-        alive--;
-      }
-    progress(ws, ncores, total_est, t0, tty, &last_plain);
-    struct timespec ts = {0, 250000000};
-    if (alive)
-      nanosleep(&ts, NULL);
-  }
-  free(joined);
-  pthread_barrier_destroy(&start);
-  progress(ws, ncores, total_est, t0, tty, &last_plain);
-  if (tty)
-    fputc('\n', stderr);
-  if (stop_requested) {
-    fprintf(stderr, "simblas-calibrate: interrupted (signal %d); %s left untouched\n", (int)stop_requested, opt.out);
+  cal_run run = {.pts = pts, .npts = npts, .syms = b.syms, .design = &d, .ncores = ncores, .topo = topo};
+  int sig = cal_measure(&run);
+  if (sig) {
+    fprintf(stderr, "simblas-calibrate: interrupted (signal %d); %s left untouched\n", sig, opt.out);
     return 130;
   }
+  say_interruptions(&run);
+  info.interrupted = run.interrupted;
+  info.stolen = run.stolen;
 
-  /* other tasks on the cores: the calls they interrupted were timed in
-   * CPU time (fit_call_time), which corrects the time slices they took
-   * but not what they did to the caches and memory bandwidth */
-  size_t timed = 0;
-  double timed_wall = 0;
-  for (int w = 0; w < ncores; w++) {
-    cal.interrupted += ws[w].interrupted;
-    cal.stolen += ws[w].stolen;
-    timed += ws[w].timed;
-    timed_wall += ws[w].timed_wall;
-  }
-  if (cal.interrupted) {
-    double share = timed_wall > 0 ? cal.stolen / timed_wall : 0;
-    fprintf(stderr,
-            "simblas-calibrate: other processes interrupted %zu of %zu timed calls and took %.1f s (%.1f%%) of "
-            "their wall time; those calls are timed in CPU time, the short ones made again%s\n",
-            cal.interrupted, timed, cal.stolen, 100 * share,
-            share > 0.05 ? ", but the others' use of the caches and memory is in every time: for the best "
-                           "model, stop them and run the calibration again"
-                         : "");
-  }
-
-  /* fit: per core, and pooled for the node */
-  cal.nops = nops;
-  cal.ops = ops;
-  cal.node = calloc(NKEYS, sizeof *cal.node);
-  cal.cores = calloc((size_t)ncores * NKEYS, sizeof *cal.cores);
-  fit_point *fp = malloc(sizeof *fp * npts * (size_t)ncores);
-  for (int i = 0; i < nops; i++)
-    for (int v = 0; v < nvariants(ops[i]); v++) {
-      int op = ops[i], key = v * SB_OP_COUNT + op;
-      size_t nn = 0;
-      for (int w = 0; w < ncores; w++) {
-        size_t start = nn;
-        for (size_t j = 0; j < npts; j++)
-          if (pts[j].op == op && pts[j].variant == v && ws[w].res[j].t > 0)
-            fp[nn++] = (fit_point){pts[j].m, pts[j].n, pts[j].k, ws[w].res[j].t, ws[w].res[j].sd, opt.reps, 0};
-        fit_holdout(fp + start, nn - start, 0.2, opt.seed + (uint64_t)key * 31 + (uint64_t)w);
-        if (ncores > 1)
-          fit_model(sb_ops[op].fam, fp + start, nn - start, &cal.cores[(size_t)w * NKEYS + (size_t)key]);
-      }
-      char kn[64];
-      if (nn && fit_model(sb_ops[op].fam, fp, nn, &cal.node[key]) != 0)
-        fprintf(stderr, "simblas-calibrate: could not fit %s (%zu points); it will use the fallback\n",
-                key_name(key, kn, sizeof kn), nn);
-    }
-  free(fp);
-  int gop = sb_op_lookup("dgemm");
-  cal.reference_speed = rate3;
-  if (cal.node[gop].ok) { /* the node model's rate for a large dgemm */
-    double big = 4096, t = fit_result_predict(&cal.node[gop], 4096, 4096, 4096);
-    if (t > 0)
-      cal.reference_speed = 2 * big * big * big / t;
-  }
-  cal.wall = now() - t0;
-  write_model(opt.out, &cal);
+  fit_all(&run, &info);
+  info.reference_speed = reference_speed(&info, d.rate3);
+  info.wall = cal_now() - t0;
+  write_model(&info);
   if (opt.report)
-    report(opt.out, &cal, ws, ncores, pts, npts);
-  for (int i = 0; i < nops; i++) {
-    int op = ops[i];
-    if (!hpl_kernel(op) && strcmp(sb_ops[op].name, "dsyrk"))
-      continue;
-    if (!cal.node[op].ok)
-      continue;
-    const fit_result *r = &cal.node[op];
-    fprintf(stderr, "  %-7s n=%-5zu r2=%.4f median_rel_err=%5.2f%% p95_rel_err=%6.2f%% (%zu held-out calls%s)\n",
-            sb_ops[op].name, r->n, r->r2, 100 * r->median_rel_err, 100 * r->p95_rel_err, r->n_scored,
-            r->scored_ge_1ms ? " >= 1 ms" : ", all sizes");
-  }
-  fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s) in %.1f s wall time\n", opt.out,
-          cal.reference_speed, cal.wall);
-  if (skipped)
-    fprintf(stderr, "simblas-calibrate: not in %s, so modelled by flop count:%s\n", blas, skipped_names);
-  for (int w = 0; w < ncores; w++)
-    free(ws[w].res);
-  free(ws);
-  free(th);
+    cal_report(opt.out, &info, &run);
+  say_quality(&info, &b);
+  cal_run_free(&run);
+  free((void *)info.node);
+  free((void *)info.cores);
   free(pts);
   hwloc_topology_destroy(topo);
   return 0;

@@ -24,58 +24,32 @@
  * time is in its long dgemm and dtrsm calls), 1 us for the rest (their
  * calls are short; the timer resolves about 20 ns). */
 static _Thread_local double fit_t0 = 1e-4;
-static double t0_for(int family)
-{
-  switch (family) {
-  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
-  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
-    return 1e-4;
-  default:
-    return 1e-6;
-  }
-}
+static double t0_for(int op) { return sb_ops[op].level == SB_LEVEL_3 ? 1e-4 : 1e-6; }
 
 enum { T1 = 1u << 0, TM = 1u << 1, TN = 1u << 2, TMN = 1u << 3, TK = 1u << 4, TMK = 1u << 5, TNK = 1u << 6, TMNK = 1u << 7 };
 
-size_t fit_candidates(int family, unsigned out[8])
+/* the candidate term sets of each shape (the op table's shape column),
+ * simplest first, ending at 0 */
+#define FIT_LEVEL3 {TMNK, TMNK | T1, TMNK | TMN | T1, TMNK | TMN | TMK | TNK | T1, 0xff /* collinear ones dropped */}
+#define FIT_MATRIX {TMN | T1, TMN | TM | TN | T1, TMN}
+#define FIT_BAND {TNK | T1, TNK | TN | T1, TNK | TMN | TN | T1}
+/* m x n moved; HPL_dlaswp04*: (m + k) x n */
+#define FIT_MOVE {TMN | T1, TMN | TM | TN | T1, TMN | TNK | T1, TMN | TNK | TM | TN | T1}
+static const unsigned candidates[][6] = {
+    [SB_SHAPE_SCALAR] = {T1},        [SB_SHAPE_VECTOR] = {TN | T1, TN},
+    [SB_SHAPE_GENERAL] = FIT_MATRIX, [SB_SHAPE_SQUARE] = FIT_MATRIX,  [SB_SHAPE_INPLACE] = FIT_MATRIX,
+    [SB_SHAPE_BAND] = FIT_BAND,      [SB_SHAPE_SQBAND] = FIT_BAND,
+    [SB_SHAPE_GEMM] = FIT_LEVEL3,    [SB_SHAPE_SIDED] = FIT_LEVEL3,   [SB_SHAPE_RANKK] = FIT_LEVEL3,
+    [SB_SHAPE_MOVE] = FIT_MOVE,      [SB_SHAPE_MOVE2] = FIT_MOVE,
+};
+
+size_t fit_candidates(int op, unsigned out[8])
 {
-  size_t c = 0;
-  switch (family) {
-  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
-  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
-    out[c++] = TMNK;
-    out[c++] = TMNK | T1;
-    out[c++] = TMNK | TMN | T1;
-    out[c++] = TMNK | TMN | TMK | TNK | T1;
-    out[c++] = 0xff; /* every monomial (collinear ones are dropped) */
-    break;
-  case SB_FAM_gbmv: case SB_FAM_sbmv: case SB_FAM_tbmv:
-    out[c++] = TNK | T1;
-    out[c++] = TNK | TN | T1;
-    out[c++] = TNK | TMN | TN | T1;
-    break;
-  case SB_FAM_memk: /* m x n moved; HPL_dlaswp04*: (m + k) x n */
-    out[c++] = TMN | T1;
-    out[c++] = TMN | TM | TN | T1;
-    out[c++] = TMN | TNK | T1;
-    out[c++] = TMN | TNK | TM | TN | T1;
-    break;
-  case SB_FAM_gemv: case SB_FAM_symv: case SB_FAM_spmv: case SB_FAM_trmv: case SB_FAM_tpmv:
-  case SB_FAM_ger: case SB_FAM_syr: case SB_FAM_spr: case SB_FAM_syr2: case SB_FAM_spr2:
-  case SB_FAM_geadd: case SB_FAM_omatcopy: case SB_FAM_imatcopy:
-    out[c++] = TMN | T1;
-    out[c++] = TMN | TM | TN | T1;
-    out[c++] = TMN;
-    break;
-  case SB_FAM_rotg: case SB_FAM_rotmg: case SB_FAM_cabs1:
-    out[c++] = T1;
-    break;
-  default: /* level 1 */
-    out[c++] = TN | T1;
-    out[c++] = TN;
-    break;
-  }
-  return c;
+  const unsigned *c = candidates[sb_ops[op].shape];
+  size_t n = 0;
+  while (n < sizeof candidates[0] / sizeof *c && c[n])
+    out[n] = c[n], n++;
+  return n;
 }
 
 double fit_call_time(double wall, double cpu, double bias)
@@ -279,15 +253,15 @@ static double heldout_errors(const double coef[SB_NTERMS], const fit_point *p, s
   return score(&w, p, n, q);
 }
 
-int fit_op(int family, const fit_point *p, size_t n, fit_result *out)
+int fit_op(int op, const fit_point *p, size_t n, fit_result *out)
 {
   memset(out, 0, sizeof *out);
   out->n = n;
-  fit_t0 = t0_for(family);
+  fit_t0 = t0_for(op);
   if (n < FIT_MIN_POINTS)
     return -1;
   unsigned cand[8];
-  size_t nc = fit_candidates(family, cand);
+  size_t nc = fit_candidates(op, cand);
   double best = INFINITY;
   unsigned best_terms = 0;
   for (size_t c = 0; c < nc; c++) {
@@ -347,7 +321,7 @@ double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k)
 
 /* fit the pieces of the bounds at[0..nb-1] (ascending) on term dim; -1
  * when a piece has fewer than `need` points or does not fit */
-static int fit_pieces(int family, int dim, const double *at, int nb, const fit_point *p, size_t n, size_t need,
+static int fit_pieces(int op, int dim, const double *at, int nb, const fit_point *p, size_t n, size_t need,
                       fit_point *buf, fit_result *res)
 {
   pwise w = {.dim = dim, .nb = nb};
@@ -358,7 +332,7 @@ static int fit_pieces(int family, int dim, const double *at, int nb, const fit_p
     for (size_t i = 0; i < n; i++)
       if (piece_of(&w, p[i].m, p[i].n, p[i].k) == pc)
         buf[c++] = p[i];
-    if (c < need || fit_op(family, buf, c, &res[pc]) != 0)
+    if (c < need || fit_op(op, buf, c, &res[pc]) != 0)
       return -1;
   }
   return 0;
@@ -384,7 +358,7 @@ static double score_pieces(int dim, const double *at, int nb, const fit_result *
  * of a point there, and by a point on shapes the calibrator never drew
  * (bench/trace-accuracy.sh). */
 #define FIT_FOLDS 4
-static double cv_score(int family, int dim, const double *at, int nb, fit_point *cv, const unsigned char *fold,
+static double cv_score(int op, int dim, const double *at, int nb, fit_point *cv, const unsigned char *fold,
                        size_t m, size_t need, fit_point *buf)
 {
   double sum = 0;
@@ -392,7 +366,7 @@ static double cv_score(int family, int dim, const double *at, int nb, fit_point 
     for (size_t i = 0; i < m; i++)
       cv[i].heldout = fold[i] == f;
     fit_result res[SB_MAX_PIECES];
-    if (fit_pieces(family, dim, at, nb, cv, m, need * (FIT_FOLDS - 1) / FIT_FOLDS, buf, res) != 0)
+    if (fit_pieces(op, dim, at, nb, cv, m, need * (FIT_FOLDS - 1) / FIT_FOLDS, buf, res) != 0)
       return INFINITY;
     double e = score_pieces(dim, at, nb, res, cv, m, NULL);
     if (!isfinite(e))
@@ -402,18 +376,13 @@ static double cv_score(int family, int dim, const double *at, int nb, fit_point 
   return sum / FIT_FOLDS;
 }
 
-int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
+int fit_model(int op, const fit_point *p, size_t n, fit_result *out)
 {
-  if (fit_op(family, p, n, out) != 0)
+  if (fit_op(op, p, n, out) != 0)
     return -1;
-  switch (family) {
-  case SB_FAM_gemm: case SB_FAM_gemmt: case SB_FAM_symm: case SB_FAM_syrk: case SB_FAM_herk:
-  case SB_FAM_syr2k: case SB_FAM_her2k: case SB_FAM_trmm:
-  case SB_FAM_memk: /* memory movement: in cache or not */
-    break;
-  default:
+  int memk = sb_ops[op].level == SB_LEVEL_M; /* memory movement: in cache or not */
+  if (sb_ops[op].level != SB_LEVEL_3 && !memk)
     return 0;
-  }
   /* where to cut: m, n or k near BLAS blocking sizes, or the flop count
    * mnk between cache-bound and compute-bound calls, for level 3; the
    * number of elements moved (mn) near cache sizes for memory kernels */
@@ -422,7 +391,6 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
   static const double flops3[NB] = {1e5, 1e6, 3e6, 1e7, 3e7, 1e8, 3e8, 1e9};
   static const double cache[NB] = {4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
   static const int terms3[] = {1, 2, 4, 7}, termsm[] = {3};
-  int memk = family == SB_FAM_memk;
   const int *tl = memk ? termsm : terms3;
   int ntl = memk ? 1 : 4;
   size_t need = n / 10 > 40 ? n / 10 : 40;
@@ -437,7 +405,7 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
       cv[m] = p[i];
       fold[m++] = (unsigned char)(sb_splitmix64(&seed) % FIT_FOLDS);
     }
-  double one = cv_score(family, 1, NULL, 0, cv, fold, m, need, buf);
+  double one = cv_score(op, 1, NULL, 0, cv, fold, m, need, buf);
   double best_score = one - 0.005, best_at[SB_MAX_PIECES - 1];
   int best_dim = -1, best_nb = 0;
   for (int ti = 0; ti < ntl; ti++) {
@@ -471,7 +439,7 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
           tat[i] = tat[i - 1];
           tat[i - 1] = t;
         }
-        double e = cv_score(family, d, tat, tn, cv, fold, m, need, buf);
+        double e = cv_score(op, d, tat, tn, cv, fold, m, need, buf);
         if (e < step_score) {
           step_score = e;
           memcpy(step_at, tat, sizeof tat);
@@ -492,7 +460,7 @@ int fit_model(int family, const fit_point *p, size_t n, fit_result *out)
     }
   }
   fit_result best[SB_MAX_PIECES];
-  if (best_dim >= 0 && fit_pieces(family, best_dim, best_at, best_nb, p, n, need, buf, best) != 0)
+  if (best_dim >= 0 && fit_pieces(op, best_dim, best_at, best_nb, p, n, need, buf, best) != 0)
     best_dim = -1;
   if (best_dim >= 0) {
     size_t whole = out->n;

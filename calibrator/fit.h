@@ -44,9 +44,9 @@ typedef struct fit_result {
   } hi[SB_MAX_PIECES - 1];
 } fit_result;
 
-/* Candidate term sets for a family (model.h bit masks), simplest first;
- * returns how many. */
-size_t fit_candidates(int family, unsigned out[8]);
+/* Candidate term sets for an op (model.h bit masks), by its shape in the
+ * op table, simplest first; returns how many. */
+size_t fit_candidates(int op, unsigned out[8]);
 
 /* One timed call's duration.  `wall` is its monotonic-clock time; `cpu`
  * the thread's CPU time across a bracket around it whose own cost, with
@@ -91,7 +91,7 @@ void fit_holdout(fit_point *p, size_t n, double fraction, uint64_t seed);
  * (the run-to-run standard deviation of one call) on the repetitions'
  * standard deviations, corrected for small-sample bias; compute the
  * quality figures.  Returns 0 or -1. */
-int fit_op(int family, const fit_point *p, size_t n, fit_result *out);
+int fit_op(int op, const fit_point *p, size_t n, fit_result *out);
 
 /* fit_op, then for level-3 families and memory kernels also piecewise
  * models along one term (m, n, k or mnk at BLAS block and size bounds;
@@ -103,7 +103,7 @@ int fit_op(int family, const fit_point *p, size_t n, fit_result *out);
  * more.  OpenBLAS's kernels change regime at its block sizes and between
  * cache-bound and compute-bound calls, which one polynomial cannot
  * follow. */
-int fit_model(int family, const fit_point *p, size_t n, fit_result *out);
+int fit_model(int op, const fit_point *p, size_t n, fit_result *out);
 
 /* the prediction of a fitted result (pieces included) */
 double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k);

@@ -100,6 +100,24 @@ AC_DEFUN([SB_CHECK_TEST_TOOLS], [
   AC_PATH_PROG([NM], [nm], [nm])
 ])
 
+# simblas-hpl's interpreter, chosen deliberately: Debian's /usr/bin/python3,
+# which sees Debian's python3-* packages (python3-optuna), rather than the
+# first python3 in PATH (pyenv's, a virtualenv's); PYTHON=/path/to/python3
+# overrides.  The simblas_hpl package is installed in its $pythondir.
+AC_DEFUN([SB_CHECK_PYTHON], [
+  AC_ARG_VAR([PYTHON], [the Python 3 interpreter of simblas-hpl (default: /usr/bin/python3 when it exists)])
+  sb_python_how="PYTHON=... to change"
+  AS_IF([test "x$PYTHON" = x && test -x /usr/bin/python3], [PYTHON=/usr/bin/python3; sb_python_how="the system's; PYTHON=... to change"],
+        [test "x$PYTHON" != x], [sb_python_how="PYTHON given"])
+  AM_PATH_PYTHON([3.9], [], [AC_MSG_ERROR([simblas-hpl needs Python 3.9 or newer: apt-get install python3, or configure PYTHON=/path/to/python3])])
+])
+
+# Manual pages made from --help at build time (Debian's help2man).
+AC_DEFUN([SB_CHECK_MANPAGES], [
+  AC_PATH_PROG([HELP2MAN], [help2man], [])
+  AM_CONDITIONAL([HAVE_HELP2MAN], [test "x$HELP2MAN" != x])
+])
+
 AC_DEFUN([SB_SUMMARY], [
   echo
   echo "SimBLAS $PACKAGE_VERSION configured:"
@@ -111,7 +129,28 @@ AC_DEFUN([SB_SUMMARY], [
   echo "  calibration figures      : ${GNUPLOT:-no (install gnuplot; figures are skipped)}"
   echo "  cmocka unit tests        : $sb_have_cmocka"
   echo "  netlib test programs     : ${GFORTRAN:-no (install gfortran)}"
+  echo "  simblas-hpl's Python     : $PYTHON $PYTHON_VERSION ($sb_python_how)"
+  echo "  man pages (help2man)     : ${HELP2MAN:-no (install help2man)}"
+  AS_IF([test $sb_have_fuzzer = yes], [echo "  model-file fuzzer        : $FUZZ_CC"],
+        [echo "  model-file fuzzer        : no (install clang and libclang-rt-14-dev)"])
   sb_pkgdatadir=$(eval eval echo "${datadir}/simblas")
   echo "  model installed at       : $sb_pkgdatadir/default.model"
   echo
+])
+
+# The model-file fuzzer (test/fuzz): clang with libFuzzer and the address
+# and undefined-behaviour sanitizers (Debian: clang, libclang-rt-14-dev).
+AC_DEFUN([SB_CHECK_FUZZER], [
+  AC_ARG_VAR([FUZZ_CC], [clang with libFuzzer, for the model-file fuzzer (default: clang or clang-14)])
+  AC_CHECK_PROGS([FUZZ_CC], [clang clang-14], [])
+  sb_have_fuzzer=no
+  AS_IF([test "x$FUZZ_CC" != x], [
+    AC_MSG_CHECKING([whether $FUZZ_CC links a libFuzzer target with -fsanitize=fuzzer,address,undefined])
+    printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+      'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return n > 9 && *(d + 9) == 7; }' > conftest_fuzz.c
+    AS_IF([$FUZZ_CC -fsanitize=fuzzer,address,undefined conftest_fuzz.c -o conftest_fuzz$EXEEXT >&AS_MESSAGE_LOG_FD 2>&1],
+      [sb_have_fuzzer=yes])
+    rm -f conftest_fuzz.c conftest_fuzz$EXEEXT
+    AC_MSG_RESULT([$sb_have_fuzzer])])
+  AM_CONDITIONAL([HAVE_FUZZER], [test $sb_have_fuzzer = yes])
 ])

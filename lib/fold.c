@@ -42,7 +42,8 @@
 
 #include "simblas.h"
 #include "sb_rt.h"
-#include "sink.h"
+#include "settings.h"
+#include "smpi_adaptor.h"
 
 #ifndef MFD_CLOEXEC
 #define MFD_CLOEXEC 1U
@@ -64,11 +65,12 @@ static struct {
   pthread_mutex_t lock;
   int fd;
   size_t block;
+  size_t align;     /* the page (or huge page) size the block is a multiple of */
   int huge;
   region *regions;
   size_t reserved, mappings;
   size_t uncopied, uncopied_bytes;  /* payloads SMPI did not copy */
-} fold = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, NULL, 0, 0, 0, 0};
+} fold = {PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, 0, NULL, 0, 0, 0, 0};
 
 /* SMPI's copy callback asks: does [p, p + n) lie in one matrix range
  * (simblas_fold_malloc, whose bytes are folded garbage)?  Then the
@@ -89,20 +91,6 @@ static int matrix_holds(const void *p, size_t n)
   return in;
 }
 
-
-static size_t parse_size(const char *s)
-{
-  char *end;
-  double v = strtod(s, &end);
-  switch (*end) {
-  case 'k': case 'K': v *= 1024; break;
-  case 'm': case 'M': v *= 1024 * 1024; break;
-  case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-  case '\0': break;
-  default: return 0;
-  }
-  return v > 0 ? (size_t)v : 0;
-}
 
 static long read_long(const char *path)
 {
@@ -133,12 +121,13 @@ static void fold_init(void)
 {
   if (fold.fd >= 0)
     return;
-  const char *b = getenv("SIMBLAS_FOLD_BLOCK");
+  sb_settings_load();
+  const char *b = sb_cfg.given.fold_block;
   long page = sysconf(_SC_PAGESIZE);
-  fold.block = b && *b ? parse_size(b) : (size_t)64 << 20;
-  const char *hdir = getenv("SIMBLAS_HUGEPAGE_DIR");
+  fold.block = sb_cfg.fold_block;
+  const char *hdir = sb_cfg.hugepage_dir;
   size_t align = (size_t)page;
-  if (hdir && *hdir) {
+  if (hdir) {
     struct statfs st;
     if (statfs(hdir, &st) != 0 || (unsigned long)st.f_type != HUGETLBFS_MAGIC)
       sb_fatal("SIMBLAS_HUGEPAGE_DIR=%s is not a hugetlbfs mount; mount one with: mkdir -p %s && mount -t hugetlbfs "
@@ -159,6 +148,7 @@ static void fold_init(void)
     if (fold.fd < 0)
       sb_fatal("memfd_create failed: %s", strerror(errno));
   }
+  fold.align = align;
   if (fold.block < align || fold.block % align)
     sb_fatal("SIMBLAS_FOLD_BLOCK=%s must be a positive multiple of %zu bytes%s", b ? b : "(default)", align,
                fold.huge ? " (the huge page size)" : "");
@@ -176,15 +166,43 @@ static void fold_init(void)
   }
 }
 
+/* The smallest fold block (a power of two MiB, a multiple of the page or
+ * huge page) with which what is folded now, and BYTES more, fits in MAX
+ * mappings beside the USED - fold.mappings that are not folding's: a
+ * region costs its bytes / block mappings and at most one more; 0 when
+ * no block does.  fold.lock held. */
+static size_t fitting_block(long max, long used, size_t bytes)
+{
+  double total = (double)bytes;
+  long regions = 1, room = max - 64 - (used - (long)fold.mappings);
+  for (region *r = fold.regions; r; r = r->next)
+    if (!r->smpi) { /* SMPI's ranges are mapped with its own block */
+      total += (double)r->reserved;
+      regions++;
+    }
+  room -= regions;
+  if (room <= 0)
+    return 0;
+  size_t b = (size_t)1 << 20;
+  while (b < fold.align || b <= fold.block || (double)b * (double)room < total)
+    b <<= 1;
+  return b;
+}
+
 /* why an mmap of `need` more mappings failed: name the limit to raise */
 static _Noreturn void map_failed(int err, size_t bytes, size_t need)
 {
   long max = read_long("/proc/sys/vm/max_map_count"), used = count_maps();
-  if (max > 0 && used >= 0 && (size_t)used + need + 64 > (size_t)max)
+  if (max > 0 && used >= 0 && (size_t)used + need + 64 > (size_t)max) {
+    size_t fit = fitting_block(max, used, bytes);
+    char bigger[128] = "";
+    if (fit)
+      snprintf(bigger, sizeof bigger, ", or fold with bigger blocks: SIMBLAS_FOLD_BLOCK=%zuM (the smallest that fits)",
+               fit >> 20);
     sb_fatal("folding %.1f GiB needs %zu more memory mappings (%ld in use) but vm.max_map_count is %ld; raise it "
-               "with: sysctl -w vm.max_map_count=%zu, or fold with bigger blocks: SIMBLAS_FOLD_BLOCK=%zuM",
-               (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536,
-               (fold.block >> 18) > 64 ? fold.block >> 18 : 256);
+             "with: sysctl -w vm.max_map_count=%zu%s",
+             (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536, bigger);
+  }
   long oc = read_long("/proc/sys/vm/overcommit_memory");
   sb_fatal("cannot reserve %.1f GiB of virtual address space for folded memory (%s; %.1f GiB already reserved); "
              "check 'ulimit -v'%s",

@@ -1,23 +1,26 @@
 /*
- * model.c -- model-file parser and predictor.  The format is documented in
- * doc/model-format.md; the parser rejects anything it does not understand
- * with the file, the line and the remedy.
+ * model.c -- model-file parser, predictor and writer.  The format is
+ * documented in doc/model-format.md; the parser rejects anything it does
+ * not understand with the file, the line and the remedy, and the writer
+ * writes only what the parser reads back to the same predictions.
  */
-#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
-#include <float.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "model.h"
 #include "simblas.h"
 
 const char *const sb_term_names[SB_NTERMS] = {"1", "m", "n", "mn", "k", "mk", "nk", "mnk"};
-
-/* no prediction exceeds this: about 3 million years */
-#define SB_MAX_SECONDS 1e14
 
 static int term_index(const char *s, size_t len)
 {
@@ -27,25 +30,44 @@ static int term_index(const char *s, size_t len)
   return -1;
 }
 
+/* "NAME:LINE: message" (LINE 0: "NAME: message") */
+static void vseterr(char *err, size_t len, const char *name, int line, const char *fmt, va_list ap)
+{
+  if (!len)
+    return;
+  int n = line > 0 ? snprintf(err, len, "%s:%d: ", name, line) : snprintf(err, len, "%s: ", name);
+  if (n >= 0 && (size_t)n < len)
+    vsnprintf(err + n, len - (size_t)n, fmt, ap);
+}
+
+static void seterr(char *err, size_t len, const char *name, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 static void seterr(char *err, size_t len, const char *name, int line, const char *fmt, ...)
 {
   va_list ap;
-  int n = line > 0 ? snprintf(err, len, "%s:%d: ", name, line) : snprintf(err, len, "%s: ", name);
-  if (n < 0 || (size_t)n >= len)
-    return;
   va_start(ap, fmt);
-  vsnprintf(err + n, len - (size_t)n, fmt, ap);
+  vseterr(err, len, name, line, fmt, ap);
   va_end(ap);
 }
 
+/* ---- the model in memory ------------------------------------------------ */
 void sb_model_free(sb_model *m)
 {
   if (!m)
     return;
-  for (int i = 0; i < m->nsets; i++)
-    free(m->set_names[i]);
-  free(m->set_names);
-  free(m->coefs);
+  for (int i = 0; i < m->nsets; i++) {
+    for (int k = 0; k < SB_NVARIANTS * SB_OP_COUNT; k++)
+      free(m->sets[i]->line[k]);
+    free(m->sets[i]->name);
+    free(m->sets[i]);
+  }
+  for (int i = 0; i < m->nmeta; i++)
+    free(m->meta[i]);
+  for (int i = 0; i < m->nquality; i++)
+    free(m->quality[i]);
+  free(m->sets);
+  free(m->meta);
+  free(m->quality);
   free(m->path);
   free(m);
 }
@@ -53,227 +75,376 @@ void sb_model_free(sb_model *m)
 int sb_model_set(const sb_model *m, const char *name)
 {
   for (int i = 0; i < m->nsets; i++)
-    if (!strcmp(m->set_names[i], name))
+    if (!strcmp(m->sets[i]->name, name))
       return i;
   return -1;
 }
 
-static int add_set(sb_model *m, const char *name)
+int sb_model_add_set(sb_model *m, const char *name)
 {
-  char **names = realloc(m->set_names, sizeof *names * (size_t)(m->nsets + 1));
-  if (!names)
+  int i = sb_model_set(m, name);
+  if (i >= 0)
+    return i;
+  if (!*name || strpbrk(name, " \t\r\n#") || m->nsets >= SB_MAX_SETS)
     return -1;
-  m->set_names = names;
-  const size_t per = (size_t)SB_NVARIANTS * SB_OP_COUNT;
-  sb_coefs *co = realloc(m->coefs, sizeof *co * per * (size_t)(m->nsets + 1));
-  if (!co)
+  sb_set **sets = realloc(m->sets, sizeof *sets * (size_t)(m->nsets + 1));
+  if (!sets)
     return -1;
-  m->coefs = co;
-  memset(co + (size_t)m->nsets * per, 0, sizeof *co * per);
-  if (!(names[m->nsets] = strdup(name)))
+  m->sets = sets;
+  sb_set *s = calloc(1, sizeof *s);
+  if (!s || !(s->name = strdup(name))) {
+    free(s);
     return -1;
+  }
+  sets[m->nsets] = s;
   return m->nsets++;
 }
 
-/* "mnk=1.5e-11" pairs into coefs; returns 0 or sets err */
-static int parse_terms(char **save, double *out, const char *fname, int line,
-                       const char *routine, char *err, size_t errlen, int *any)
+sb_model *sb_model_new(void)
 {
-  char *tok;
-  while ((tok = strtok_r(NULL, " \t", save))) {
-    if (!strcmp(tok, "|")) /* "|" starts the sigma terms */
-      return 1;
-    char *eq = strchr(tok, '=');
-    if (!eq) {
-      seterr(err, errlen, fname, line,
-             "'%s' in the line of %s is not TERM=COEFFICIENT; write e.g. mnk=2.1e-11", tok, routine);
-      return -1;
-    }
-    int t = term_index(tok, (size_t)(eq - tok));
-    if (t < 0) {
-      seterr(err, errlen, fname, line,
-             "unknown term '%.*s' for %s; the terms are 1 m n mn k mk nk mnk", (int)(eq - tok), tok, routine);
-      return -1;
-    }
-    char *end;
-    errno = 0;
-    double v = strtod(eq + 1, &end);
-    if (end == eq + 1 || *end || errno == ERANGE || !isfinite(v)) {
-      seterr(err, errlen, fname, line, "coefficient '%s' of %s.%s is not a finite number", eq + 1, routine,
-             sb_term_names[t]);
-      return -1;
-    }
-    out[t] = v;
-    *any = 1;
+  sb_model *m = calloc(1, sizeof *m);
+  if (!m)
+    return NULL;
+  m->version = SIMBLAS_MODEL_FORMAT;
+  if (!(m->path = strdup("")) || sb_model_add_set(m, "node") != 0) {
+    sb_model_free(m);
+    return NULL;
   }
+  return m;
+}
+
+sb_coefs *sb_model_line(sb_model *m, int set, int op, int variant)
+{
+  sb_coefs **slot = &m->sets[set]->line[(size_t)variant * SB_OP_COUNT + (size_t)op];
+  if (!*slot)
+    *slot = calloc(1, sizeof **slot);
+  return *slot;
+}
+
+static int add_text(char ***v, int *n, const char *fmt, va_list ap)
+{
+  char *s, **nv;
+  if (vasprintf(&s, fmt, ap) < 0)
+    return -1;
+  for (char *c = s; *c; c++)
+    if (*c == '#' || *c == '\n' || *c == '\r')
+      *c = ' ';
+  if (!(nv = realloc(*v, sizeof *nv * (size_t)(*n + 1)))) {
+    free(s);
+    return -1;
+  }
+  *v = nv;
+  nv[(*n)++] = s;
   return 0;
+}
+
+int sb_model_add_meta(sb_model *m, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = add_text(&m->meta, &m->nmeta, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int sb_model_add_quality(sb_model *m, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = add_text(&m->quality, &m->nquality, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* ---- parsing --------------------------------------------------------------- */
+typedef struct parser {
+  sb_model *m;
+  const char *name;
+  int line, set, ended, speed_line;
+  char *err;
+  size_t errlen;
+} parser;
+
+static int fail(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(parser *p, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vseterr(p->err, p->errlen, p->name, p->line, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* a number: 0, or -1 and what is wrong with it.  A subnormal number is a
+ * number (strtod says ERANGE for it too); one that underflows to 0 or
+ * overflows is not what the file says. */
+static int number(const char *s, double *v, const char **why)
+{
+  char *end;
+  errno = 0;
+  double d = strtod(s, &end);
+  if (end == s || *end)
+    *why = "is not a number";
+  else if (isnan(d) || (isinf(d) && errno != ERANGE))
+    *why = "is not a finite number";
+  else if (isinf(d))
+    *why = "is beyond the largest number (about 1.8e308)";
+  else if (errno == ERANGE && d == 0)
+    *why = "is below the smallest number (about 4.9e-324); write 0 if you mean 0";
+  else {
+    *v = d;
+    return 0;
+  }
+  return -1;
+}
+
+static int parse_version(parser *p, const char *key, const char *rest)
+{
+  if (strcmp(key, "simblas-model"))
+    return fail(p,
+                "not a SimBLAS model file (the first line must be 'simblas-model %d'); regenerate it with "
+                "simblas-calibrate",
+                SIMBLAS_MODEL_FORMAT);
+  if (!*rest)
+    return fail(p, "'simblas-model' needs a format version number, e.g. 'simblas-model %d'", SIMBLAS_MODEL_FORMAT);
+  if (strspn(rest, "0123456789") != strlen(rest))
+    return fail(p, "'%s' after simblas-model is not a format version (a whole number, e.g. %d)", rest,
+                SIMBLAS_MODEL_FORMAT);
+  errno = 0;
+  long v = strtol(rest, NULL, 10);
+  if (errno == ERANGE || v > SIMBLAS_MODEL_FORMAT)
+    return fail(p, "model format %s is newer than this libsimblas reads (%d); upgrade SimBLAS or recalibrate", rest,
+                SIMBLAS_MODEL_FORMAT);
+  if (v < 1)
+    return fail(p, "model format %ld does not exist (the first is 1); regenerate the model with simblas-calibrate", v);
+  p->m->version = (int)v;
+  return 0;
+}
+
+static int parse_speed(parser *p, const char *rest)
+{
+  double v;
+  const char *why;
+  if (p->speed_line)
+    return fail(p, "second reference-speed line (the first is line %d); keep one", p->speed_line);
+  if (!*rest)
+    return fail(p, "reference-speed needs a positive number of flop/s, e.g. 1.6e10");
+  if (number(rest, &v, &why) != 0)
+    return fail(p, "reference-speed '%s' %s; write a positive number of flop/s, e.g. 1.6e10", rest, why);
+  if (!(v > 0))
+    return fail(p, "reference-speed needs a positive number of flop/s, e.g. 1.6e10, not %s", rest);
+  p->m->reference_speed = v;
+  p->speed_line = p->line;
+  return 0;
+}
+
+/* "mnk=1.5e-11 1=2e-6 | mnk=3e-13": the mean's terms, then after '|' the
+ * standard deviation's; WHAT names the line in messages */
+static int parse_terms(parser *p, char **save, const char *what, double *mu, double *sigma, unsigned char *terms,
+                       unsigned char *sigma_terms)
+{
+  int after_bar = 0;
+  char *tok;
+  while ((tok = strtok_r(NULL, " \t\r\n", save))) {
+    if (!strcmp(tok, "|")) {
+      if (after_bar)
+        return fail(p,
+                    "a second '|' in the line of %s; a line is NAME TERM=COEFFICIENT ... | TERM=COEFFICIENT ... "
+                    "(the mean, then the standard deviation of a call)",
+                    what);
+      if (!*terms)
+        return fail(p, "%s has no TERM=COEFFICIENT pairs before '|'; the mean's terms come first", what);
+      after_bar = 1;
+      continue;
+    }
+    char *eq = strchr(tok, '=');
+    if (!eq)
+      return fail(p, "'%s' in the line of %s is not TERM=COEFFICIENT; write e.g. mnk=2.1e-11", tok, what);
+    int t = term_index(tok, (size_t)(eq - tok));
+    if (t < 0)
+      return fail(p, "unknown term '%.*s' for %s; the terms are 1 m n mn k mk nk mnk", (int)(eq - tok), tok, what);
+    double v;
+    const char *why;
+    if (number(eq + 1, &v, &why) != 0)
+      return fail(p, "coefficient '%s' of %s.%s %s", eq + 1, what, sb_term_names[t], why);
+    unsigned char *mask = after_bar ? sigma_terms : terms;
+    if (*mask & (1u << t))
+      return fail(p, "%s term %s given twice in the line of %s; keep one", after_bar ? "standard-deviation" : "mean",
+                  sb_term_names[t], what);
+    *mask |= (unsigned char)(1u << t);
+    (after_bar ? sigma : mu)[t] = v;
+  }
+  if (!*terms)
+    return fail(p, "%s has no TERM=COEFFICIENT pairs", what);
+  if (after_bar && !*sigma_terms)
+    return fail(p,
+                "nothing after '|' in the line of %s; give the standard deviation's TERM=COEFFICIENT pairs, or "
+                "remove the '|'",
+                what);
+  return 0;
+}
+
+/* "dtrsm[m>=384]": the term and the bound of a piece; KEY is cut at its '['
+ * BR */
+static int parse_piece(parser *p, char *key, char *br, int *term, double *at)
+{
+  char *ge = strstr(br, ">="), *close = strrchr(br, ']');
+  const char *why;
+  if (!ge || !close || close < ge || close[1])
+    return fail(p, "bad piece '%s'; write e.g. dtrsm[m>=384] or hpl_dlacpy[mn>=262144] (a term, >=, a size)", key);
+  *term = term_index(br + 1, (size_t)(ge - br - 1));
+  if (*term < 1)
+    return fail(p, "bad piece '%s': '%.*s' is not a term to cut along; use m n mn k mk nk or mnk", key,
+                (int)(ge - br - 1), br + 1);
+  *close = '\0';
+  if (number(ge + 2, at, &why) != 0)
+    return fail(p, "bad piece '%s]': its bound '%s' %s; write a size, e.g. dtrsm[m>=384]", key, ge + 2, why);
+  if (!(*at >= 1))
+    return fail(p, "bad piece '%s]': its bound '%s' is below 1; write a size, e.g. dtrsm[m>=384]", key, ge + 2);
+  *br = '\0';
+  return 0;
+}
+
+static int parse_routine(parser *p, char *key, char **save)
+{
+  char *br = strchr(key, '[');
+  int pterm = -1;
+  double at = 0;
+  if (br && parse_piece(p, key, br, &pterm, &at) != 0)
+    return -1;
+  int variant = 0, op = sb_model_key(key, &variant);
+  if (op < 0)
+    return fail(p,
+                "unknown routine '%s'; a line starts with a routine name (dgemm, ztrsm, ...) or one of "
+                "reference-speed, meta, quality, set, end",
+                key);
+  if (p->set < 0)
+    p->set = 0;
+  sb_model *m = p->m;
+  sb_coefs **slot = &m->sets[p->set]->line[(size_t)variant * SB_OP_COUNT + (size_t)op];
+  if (!br) {
+    if (*slot)
+      return fail(p, "second line for %s in set '%s'; keep one", key, m->sets[p->set]->name);
+    sb_coefs co = {0};
+    if (parse_terms(p, save, key, co.mu, co.sigma, &co.terms, &co.sigma_terms) != 0)
+      return -1;
+    if (!sb_model_line(m, p->set, op, variant))
+      return fail(p, "out of memory");
+    **slot = co;
+    return 0;
+  }
+  char what[128];
+  snprintf(what, sizeof what, "%s[%s>=%.17g]", key, sb_term_names[pterm], at);
+  sb_coefs *co = *slot;
+  if (!co)
+    return fail(p, "piece %s before the plain %s line; put that line first", what, key);
+  for (int i = 0; i < co->npieces; i++) {
+    const sb_piece *q = &co->piece[i];
+    if (q->at != at)
+      continue;
+    if (q->term == pterm)
+      return fail(p, "piece %s given twice in set '%s'; keep one", what, m->sets[p->set]->name);
+    return fail(p,
+                "pieces %s[%s>=%.17g] and %s have the same bound, so which applies would depend on their order; "
+                "give them different bounds",
+                key, sb_term_names[q->term], q->at, what);
+  }
+  if (co->npieces == SB_MAX_PIECES)
+    return fail(p, "more than %d pieces for %s", SB_MAX_PIECES, key);
+  sb_piece pc = {.term = pterm, .at = at};
+  if (parse_terms(p, save, what, pc.mu, pc.sigma, &pc.terms, &pc.sigma_terms) != 0)
+    return -1;
+  co->piece[co->npieces++] = pc;
+  return 0;
+}
+
+static int parse_line(parser *p, char *buf)
+{
+  char *hash = strchr(buf, '#');
+  if (hash)
+    *hash = '\0';
+  char *save = NULL, *key = strtok_r(buf, " \t\r\n", &save);
+  if (!key)
+    return 0;
+  if (p->ended)
+    return fail(p, "text after the 'end' line; remove it or regenerate the model");
+  /* the rest of the line, without its leading and trailing blanks */
+  char *rest = save ? save + strspn(save, " \t\r\n") : key + strlen(key);
+  size_t len = strlen(rest);
+  while (len && strchr(" \t\r\n", rest[len - 1]))
+    rest[--len] = '\0';
+  sb_model *m = p->m;
+  if (!m->version)
+    return parse_version(p, key, rest);
+  if (!strcmp(key, "end")) {
+    if (*rest)
+      return fail(p, "'end' takes nothing after it, not '%s'", rest);
+    p->ended = 1;
+    return 0;
+  }
+  if (!strcmp(key, "simblas-model"))
+    return fail(p, "second 'simblas-model' line; the version is given once, on the first line");
+  if (!strcmp(key, "reference-speed"))
+    return parse_speed(p, rest);
+  if (!strcmp(key, "meta") || !strcmp(key, "quality")) { /* for people and tools */
+    int rc = !strcmp(key, "meta") ? sb_model_add_meta(m, "%s", rest) : sb_model_add_quality(m, "%s", rest);
+    return rc ? fail(p, "out of memory") : 0;
+  }
+  if (!strcmp(key, "set")) {
+    char *name = strtok_r(NULL, " \t\r\n", &save);
+    if (!name)
+      return fail(p, "'set' needs a name, e.g. 'set node' or 'set core0'");
+    char *extra = strtok_r(NULL, " \t\r\n", &save);
+    if (extra)
+      return fail(p, "'set' takes one name, not '%s %s ...'", name, extra);
+    if ((p->set = sb_model_add_set(m, name)) < 0)
+      return m->nsets >= SB_MAX_SETS ? fail(p, "more than %d coefficient sets; a set is a core or a kind of host",
+                                           SB_MAX_SETS)
+                                     : fail(p, "out of memory");
+    return 0;
+  }
+  return parse_routine(p, key, &save);
 }
 
 sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
 {
-  sb_model *m = calloc(1, sizeof *m);
+  parser p = {.name = name, .set = -1, .err = err, .errlen = errlen};
   char *buf = NULL;
   size_t cap = 0;
-  int line = 0, set = -1, ok = 0, ended = 0;
-  if (!m || !(m->path = strdup(name)) || add_set(m, "node") != 0) {
+  int ok = 0;
+  if ((p.m = sb_model_new())) {
+    free(p.m->path);
+    p.m->path = strdup(name);
+    p.m->version = 0; /* until the first line says */
+  }
+  if (!p.m || !p.m->path) {
     seterr(err, errlen, name, 0, "out of memory");
     goto out;
   }
-  while (getline(&buf, &cap, f) >= 0) {
-    line++;
-    char *hash = strchr(buf, '#');
-    if (hash)
-      *hash = '\0';
-    char *save = NULL, *key = strtok_r(buf, " \t\r\n", &save);
-    if (!key)
-      continue;
-    if (ended) {
-      seterr(err, errlen, name, line, "text after the 'end' line; remove it or regenerate the model");
+  ssize_t len;
+  while ((len = getline(&buf, &cap, f)) >= 0) {
+    p.line++;
+    if ((size_t)len != strlen(buf)) {
+      fail(&p, "a NUL byte: binary data, not a model file (or a damaged one); regenerate it with simblas-calibrate");
       goto out;
     }
-    /* the rest of the line, without the newline */
-    char *rest = save ? save + strspn(save, " \t") : NULL;
-    if (rest)
-      rest[strcspn(rest, "\r\n")] = '\0';
-    if (!m->version) {
-      if (strcmp(key, "simblas-model")) {
-        seterr(err, errlen, name, line,
-               "not a SimBLAS model file (the first line must be 'simblas-model %d'); "
-               "regenerate it with simblas-calibrate",
-               SIMBLAS_MODEL_FORMAT);
-        goto out;
-      }
-      char *end;
-      long v = rest ? strtol(rest, &end, 10) : 0;
-      if (!rest || end == rest || v < 1) {
-        seterr(err, errlen, name, line, "'simblas-model' needs a format version number");
-        goto out;
-      }
-      if (v > SIMBLAS_MODEL_FORMAT) {
-        seterr(err, errlen, name, line,
-               "model format %ld is newer than this libsimblas reads (%d); upgrade SimBLAS or recalibrate", v,
-               SIMBLAS_MODEL_FORMAT);
-        goto out;
-      }
-      m->version = (int)v;
-      continue;
-    }
-    if (!strcmp(key, "end")) {
-      ended = 1;
-    } else if (!strcmp(key, "reference-speed")) {
-      char *end;
-      double v = rest ? strtod(rest, &end) : 0;
-      if (!rest || end == rest || !(v > 0) || !isfinite(v)) {
-        seterr(err, errlen, name, line, "reference-speed needs a positive number of flop/s, e.g. 1.6e10");
-        goto out;
-      }
-      m->reference_speed = v;
-    } else if (!strcmp(key, "meta") || !strcmp(key, "quality")) {
-      /* metadata and calibration quality: for people and tools */
-    } else if (!strcmp(key, "set")) {
-      char *sname = strtok_r(NULL, " \t\r\n", &save);
-      if (!sname) {
-        seterr(err, errlen, name, line, "'set' needs a name, e.g. 'set node' or 'set core0'");
-        goto out;
-      }
-      set = sb_model_set(m, sname);
-      if (set < 0 && (set = add_set(m, sname)) < 0) {
-        seterr(err, errlen, name, line, "out of memory");
-        goto out;
-      }
-    } else {
-      /* "dtrsm[m>=384]": a piece of dtrsm's model */
-      char *br = strchr(key, '[');
-      int pterm = -1;
-      double at = 0;
-      if (br) {
-        char *ge = strstr(br, ">="), *end = NULL;
-        if (ge) {
-          pterm = term_index(br + 1, (size_t)(ge - br - 1));
-          at = strtod(ge + 2, &end);
-        }
-        if (!ge || pterm < 1 || !end || strcmp(end, "]") || !(at >= 1)) {
-          seterr(err, errlen, name, line,
-                 "bad piece '%s'; write e.g. dtrsm[m>=384] or hpl_dlacpy[mn>=262144] (a term, >=, a size)", br);
-          goto out;
-        }
-        *br = '\0';
-      }
-      int variant = 0, op = sb_model_key(key, &variant);
-      if (op < 0) {
-        seterr(err, errlen, name, line,
-               "unknown routine '%s'; a line starts with a routine name (dgemm, ztrsm, ...) or one of "
-               "reference-speed, meta, quality, set",
-               key);
-        goto out;
-      }
-      if (set < 0)
-        set = 0;
-      sb_coefs *co = &m->coefs[((size_t)set * SB_NVARIANTS + (size_t)variant) * SB_OP_COUNT + (size_t)op];
-      if (br) {
-        if (!co->present) {
-          seterr(err, errlen, name, line, "piece %s[%s>=%g] before the plain %s line; put that line first", key,
-                 sb_term_names[pterm], at, key);
-          goto out;
-        }
-        if (co->npieces == SB_MAX_PIECES) {
-          seterr(err, errlen, name, line, "more than %d pieces for %s", SB_MAX_PIECES, key);
-          goto out;
-        }
-        sb_piece *pc = &co->piece[co->npieces];
-        memset(pc, 0, sizeof *pc);
-        pc->term = pterm;
-        pc->at = at;
-        int any = 0, rc = parse_terms(&save, pc->mu, name, line, key, err, errlen, &any);
-        if (rc < 0)
-          goto out;
-        if (!any) {
-          seterr(err, errlen, name, line, "%s[%s>=%g] has no TERM=COEFFICIENT pairs", key, sb_term_names[pterm], at);
-          goto out;
-        }
-        if (rc == 1) {
-          int anys = 0;
-          if (parse_terms(&save, pc->sigma, name, line, key, err, errlen, &anys) != 0)
-            goto out;
-          pc->has_sigma = anys;
-        }
-        co->npieces++;
-        continue;
-      }
-      if (co->present) {
-        seterr(err, errlen, name, line, "second line for %s in set '%s'; keep one", key, m->set_names[set]);
-        goto out;
-      }
-      memset(co, 0, sizeof *co);
-      int any = 0, rc = parse_terms(&save, co->mu, name, line, key, err, errlen, &any);
-      if (rc < 0)
-        goto out;
-      if (!any) {
-        seterr(err, errlen, name, line, "%s has no TERM=COEFFICIENT pairs", key);
-        goto out;
-      }
-      if (rc == 1) {
-        int anys = 0;
-        if (parse_terms(&save, co->sigma, name, line, key, err, errlen, &anys) != 0)
-          goto out;
-        co->has_sigma = (unsigned char)anys;
-      }
-      co->present = 1;
-    }
+    if (parse_line(&p, buf) != 0)
+      goto out;
   }
+  p.line = 0;
   if (ferror(f)) {
     seterr(err, errlen, name, 0, "read error: %s", strerror(errno));
     goto out;
   }
-  if (!m->version) {
+  if (!p.m->version) {
     seterr(err, errlen, name, 0, "empty model file (truncated?); regenerate it with simblas-calibrate");
     goto out;
   }
-  if (!ended) {
+  if (!p.ended) {
     seterr(err, errlen, name, 0, "truncated model file: no 'end' line; regenerate it with simblas-calibrate");
     goto out;
   }
-  if (!(m->reference_speed > 0)) {
+  if (!(p.m->reference_speed > 0)) {
     seterr(err, errlen, name, 0, "no 'reference-speed' line (truncated?); regenerate it with simblas-calibrate");
     goto out;
   }
@@ -281,17 +452,25 @@ sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen)
 out:
   free(buf);
   if (!ok) {
-    sb_model_free(m);
+    sb_model_free(p.m);
     return NULL;
   }
-  return m;
+  return p.m;
 }
 
 sb_model *sb_model_load(const char *path, char *err, size_t errlen)
 {
   FILE *f = fopen(path, "r");
   if (!f) {
-    seterr(err, errlen, path, 0, "cannot open model file: %s; run 'make calibrate' or set SIMBLAS_MODEL", strerror(errno));
+    seterr(err, errlen, path, 0, "cannot open model file: %s; run 'make calibrate' or set SIMBLAS_MODEL",
+           strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    seterr(err, errlen, path, 0, "a directory, not a model file; set SIMBLAS_MODEL to a file, e.g. %s/default.model",
+           path);
     return NULL;
   }
   sb_model *m = sb_model_parse(f, path, err, errlen);
@@ -309,8 +488,8 @@ int sb_model_key(const char *key, int *variant)
       return -1;
     memcpy(base, key, len - sl);
     base[len - sl] = '\0';
-    int op = sb_op_lookup(base), f = op >= 0 ? sb_ops[op].fam : -1;
-    if (f != SB_FAM_trmm && f != SB_FAM_symm) /* only these have sides */
+    int op = sb_op_lookup(base);
+    if (op < 0 || sb_ops[op].variants < 2) /* only SIDED shapes have sides */
       return -1;
     *variant = 1;
     return op;
@@ -318,10 +497,10 @@ int sb_model_key(const char *key, int *variant)
   return sb_op_lookup(key);
 }
 
+/* ---- predicting ------------------------------------------------------------ */
 static const sb_coefs *lookup(const sb_model *m, int set, int op, int variant)
 {
-  const sb_coefs *co = &m->coefs[((size_t)set * SB_NVARIANTS + (size_t)variant) * SB_OP_COUNT + (size_t)op];
-  return co->present ? co : NULL;
+  return m->sets[set]->line[(size_t)variant * SB_OP_COUNT + (size_t)op];
 }
 
 const sb_coefs *sb_model_coefs_v(const sb_model *m, int set, int op, int variant)
@@ -357,7 +536,7 @@ static double clamp(double t)
 {
   if (!(t > 0)) /* negative, zero or NaN */
     return 0;
-  return t < SB_MAX_SECONDS ? t : SB_MAX_SECONDS;
+  return t < SB_MODEL_MAX_SECONDS ? t : SB_MODEL_MAX_SECONDS;
 }
 
 /* the piece that applies to the call, NULL for the plain line */
@@ -392,7 +571,7 @@ double sb_model_sigma(const sb_coefs *co, const sb_call *c)
   if (!co)
     return 0;
   const sb_piece *p = co->npieces ? piece_for(co, c) : NULL;
-  if (p ? !p->has_sigma : !co->has_sigma)
+  if (!(p ? p->sigma_terms : co->sigma_terms))
     return 0;
   const double *sg = p ? p->sigma : co->sigma;
   double v[SB_NTERMS], s = 0;
@@ -400,4 +579,323 @@ double sb_model_sigma(const sb_coefs *co, const sb_call *c)
   for (int i = 0; i < SB_NTERMS; i++)
     s += sg[i] * v[i];
   return clamp(s);
+}
+
+/* ---- writing --------------------------------------------------------------- */
+/* the fewest digits that read back to the same double */
+static void put_number(FILE *f, double v)
+{
+  char buf[40];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v)
+      break;
+  }
+  fputs(buf, f);
+}
+
+static void put_terms(FILE *f, const double *c, unsigned terms)
+{
+  for (int t = SB_NTERMS - 1; t >= 0; t--)
+    if (terms & (1u << t)) {
+      fprintf(f, " %s=", sb_term_names[t]);
+      put_number(f, c[t]);
+    }
+}
+
+static int finite_terms(const double *c, unsigned terms)
+{
+  for (int t = 0; t < SB_NTERMS; t++)
+    if ((terms & (1u << t)) && !isfinite(c[t]))
+      return 0;
+  return 1;
+}
+
+/* what the parser would refuse in a line, or NULL */
+static const char *bad_line(const sb_coefs *co)
+{
+  if (!co->terms)
+    return "a line without terms";
+  if (!finite_terms(co->mu, co->terms) || !finite_terms(co->sigma, co->sigma_terms))
+    return "a coefficient that is not a finite number";
+  if (co->npieces < 0 || co->npieces > SB_MAX_PIECES)
+    return "too many pieces";
+  for (int i = 0; i < co->npieces; i++) {
+    const sb_piece *p = &co->piece[i];
+    if (p->term < 1 || p->term >= SB_NTERMS || !(p->at >= 1) || !isfinite(p->at))
+      return "a piece whose term or bound is not a size";
+    if (!p->terms || !finite_terms(p->mu, p->terms) || !finite_terms(p->sigma, p->sigma_terms))
+      return "a piece without terms, or with a coefficient that is not a finite number";
+    for (int j = 0; j < i; j++)
+      if (co->piece[j].at == p->at)
+        return "two pieces at the same bound";
+  }
+  return NULL;
+}
+
+static const char *bad_text(const char *s) { return strpbrk(s, "\n#") ? "meta or quality text with '#' or a line break" : NULL; }
+
+static void put_line(FILE *f, const char *key, const sb_coefs *co)
+{
+  fprintf(f, "%-10s", key);
+  put_terms(f, co->mu, co->terms);
+  if (co->sigma_terms) {
+    fputs(" |", f);
+    put_terms(f, co->sigma, co->sigma_terms);
+  }
+  fputc('\n', f);
+  for (int i = 0; i < co->npieces; i++) {
+    const sb_piece *p = &co->piece[i];
+    fprintf(f, "%s[%s>=", key, sb_term_names[p->term]);
+    put_number(f, p->at);
+    fputc(']', f);
+    put_terms(f, p->mu, p->terms);
+    if (p->sigma_terms) {
+      fputs(" |", f);
+      put_terms(f, p->sigma, p->sigma_terms);
+    }
+    fputc('\n', f);
+  }
+}
+
+int sb_model_write(FILE *f, const sb_model *m, const char *comment, char *err, size_t errlen)
+{
+  const char *name = m->path && *m->path ? m->path : "model";
+  if (!(m->reference_speed > 0) || !isfinite(m->reference_speed)) {
+    seterr(err, errlen, name, 0, "cannot write a model without a positive reference speed");
+    return -1;
+  }
+  for (int i = 0; i < m->nmeta + m->nquality; i++) {
+    const char *why = bad_text(i < m->nmeta ? m->meta[i] : m->quality[i - m->nmeta]);
+    if (why) {
+      seterr(err, errlen, name, 0, "cannot write %s", why);
+      return -1;
+    }
+  }
+  for (int s = 0; s < m->nsets; s++)
+    for (int k = 0; k < SB_NVARIANTS * SB_OP_COUNT; k++) {
+      const sb_coefs *co = m->sets[s]->line[k];
+      const char *why = co ? bad_line(co) : NULL;
+      if (why) {
+        seterr(err, errlen, name, 0, "cannot write %s in %s%s's line of set '%s'", why, sb_ops[k % SB_OP_COUNT].name,
+               k >= SB_OP_COUNT ? SB_RIGHT_SUFFIX : "", m->sets[s]->name);
+        return -1;
+      }
+    }
+  fprintf(f, "simblas-model %d\n", m->version ? m->version : SIMBLAS_MODEL_FORMAT);
+  for (const char *c = comment; c && *c;) {
+    size_t len = strcspn(c, "\n");
+    fprintf(f, "# %.*s\n", (int)len, c);
+    c += len + (c[len] == '\n');
+  }
+  for (int i = 0; i < m->nmeta; i++)
+    fprintf(f, "meta %s\n", m->meta[i]);
+  fputs("reference-speed ", f);
+  put_number(f, m->reference_speed);
+  fputc('\n', f);
+  for (int i = 0; i < m->nquality; i++)
+    fprintf(f, "quality %s\n", m->quality[i]);
+  for (int s = 0; s < m->nsets; s++) {
+    fprintf(f, "set %s\n", m->sets[s]->name);
+    /* each op's plain line, then its Right-side line */
+    for (int op = 0; op < SB_OP_COUNT; op++)
+      for (int v = 0; v < SB_NVARIANTS; v++) {
+        const sb_coefs *co = m->sets[s]->line[(size_t)v * SB_OP_COUNT + (size_t)op];
+        char key[64];
+        snprintf(key, sizeof key, "%s%s", sb_ops[op].name, v ? SB_RIGHT_SUFFIX : "");
+        if (co)
+          put_line(f, key, co);
+      }
+  }
+  fputs("end\n", f);
+  if (fflush(f) != 0 || ferror(f)) {
+    seterr(err, errlen, name, 0, "write error: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- model files, written atomically ----------------------------------------- */
+struct sb_model_out {
+  int fd;
+  char *path, *tmp;
+};
+
+/* DIR and BASE of PATH ("." for a bare name) */
+static int split_path(const char *path, char **dir, const char **base)
+{
+  const char *slash = strrchr(path, '/');
+  *base = slash ? slash + 1 : path;
+  *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+  return *dir ? 0 : -1;
+}
+
+/* remove the temporaries ".BASE.tmp.XXXXXX" of DIR that no writer holds
+ * locked: a writer killed between its write and its rename left them */
+static void remove_stale(const char *dir, const char *base)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  size_t blen = strlen(base);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const char *n = e->d_name;
+    if (n[0] != '.' || strncmp(n + 1, base, blen) || strncmp(n + 1 + blen, ".tmp.", 5) || strlen(n + 6 + blen) != 6)
+      continue;
+    int fd = openat(dirfd(d), n, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+      continue;
+    struct stat a, b;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
+        fstatat(dirfd(d), n, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+      unlinkat(dirfd(d), n, 0);
+    close(fd);
+  }
+  closedir(d);
+}
+
+static void out_free(sb_model_out *o)
+{
+  if (o->fd >= 0)
+    close(o->fd);
+  free(o->path);
+  free(o->tmp);
+  free(o);
+}
+
+void sb_model_out_abandon(sb_model_out *o)
+{
+  if (!o)
+    return;
+  unlink(o->tmp);
+  out_free(o);
+}
+
+sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen)
+{
+  struct stat st;
+  char *dir = NULL;
+  const char *base;
+  if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) || !*path || path[strlen(path) - 1] == '/') {
+    seterr(err, errlen, path, 0, "a directory; give a file name, e.g. %s%ssimblas.model", path,
+           *path && path[strlen(path) - 1] == '/' ? "" : "/");
+    return NULL;
+  }
+  sb_model_out *o = calloc(1, sizeof *o);
+  if (o)
+    o->fd = -1;
+  if (!o || split_path(path, &dir, &base) != 0 || !(o->path = strdup(path)) ||
+      !(o->tmp = malloc(strlen(dir) + strlen(base) + 16))) {
+    seterr(err, errlen, path, 0, "out of memory");
+    goto fail;
+  }
+  sprintf(o->tmp, "%s/.%s.tmp.XXXXXX", dir, base);
+  remove_stale(dir, base);
+  for (int tries = 0; o->fd < 0; tries++) {
+    strcpy(o->tmp + strlen(o->tmp) - 6, "XXXXXX");
+    if ((o->fd = mkostemp(o->tmp, O_CLOEXEC)) < 0) {
+      seterr(err, errlen, path, 0, "cannot write the model into %s: %s; choose a writable place", dir, strerror(errno));
+      goto fail;
+    }
+    /* held until the rename: another writer's remove_stale leaves it; one
+     * that locked it in the moment before removed it, so try another */
+    struct stat a, b;
+    if (flock(o->fd, LOCK_EX) != 0 || fstat(o->fd, &a) != 0 || stat(o->tmp, &b) != 0 || a.st_ino != b.st_ino) {
+      close(o->fd);
+      o->fd = -1;
+      if (tries == 8) {
+        seterr(err, errlen, path, 0, "cannot lock a temporary file in %s; choose another place", dir);
+        goto fail;
+      }
+    }
+  }
+  if (fchmod(o->fd, 0644) != 0) {
+    seterr(err, errlen, path, 0, "cannot make the model world-readable: %s", strerror(errno));
+    goto fail_unlink;
+  }
+  if (reserve && sb_model_out_reserve(o, reserve, err, errlen) != 0)
+    goto fail_unlink;
+  free(dir);
+  return o;
+fail_unlink:
+  unlink(o->tmp);
+fail:
+  free(dir);
+  if (o)
+    out_free(o);
+  return NULL;
+}
+
+int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen)
+{
+  int rc = posix_fallocate(o->fd, 0, (off_t)bytes);
+  if (rc != ENOSPC && rc != EDQUOT && rc != EFBIG)
+    return 0; /* done, or not possible on this filesystem: the write will say */
+  char *dir;
+  const char *base;
+  struct statvfs vf;
+  double mb = split_path(o->path, &dir, &base) == 0 && statvfs(dir, &vf) == 0
+                  ? (double)vf.f_bavail * (double)vf.f_frsize / 1e6
+                  : -1;
+  seterr(err, errlen, o->path, 0,
+         "no room for the model in %s: it needs up to %.1f MB, %.1f MB %s (%s); free some space there or choose "
+         "another place",
+         dir ? dir : ".", (double)bytes / 1e6, mb, rc == EFBIG ? "are allowed by 'ulimit -f'" : "are free",
+         strerror(rc));
+  free(dir);
+  return -1;
+}
+
+int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  int rc = -1;
+  if (!mem) {
+    seterr(err, errlen, o->path, 0, "out of memory");
+    sb_model_out_abandon(o);
+    return -1;
+  }
+  int bad = sb_model_write(mem, m, comment, err, errlen);
+  fclose(mem);
+  if (bad) {
+    free(text);
+    sb_model_out_abandon(o);
+    return -1;
+  }
+  /* no signal between writing and renaming: the old model or the new */
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  size_t done = 0;
+  while (done < len) {
+    ssize_t w = pwrite(o->fd, text + done, len - done, (off_t)done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      break;
+    done += (size_t)w;
+  }
+  if (done < len || ftruncate(o->fd, (off_t)len) != 0 || fsync(o->fd) != 0 || rename(o->tmp, o->path) != 0) {
+    seterr(err, errlen, o->path, 0, "cannot write the model: %s", strerror(errno ? errno : EIO));
+    unlink(o->tmp);
+  } else {
+    char *dir;
+    const char *base;
+    if (split_path(o->path, &dir, &base) == 0) { /* the rename itself, on disk */
+      int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+      }
+      free(dir);
+    }
+    rc = 0;
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  free(text);
+  out_free(o);
+  return rc;
 }

@@ -1,8 +1,9 @@
 /*
- * model.h -- the model core: reads a model file (doc/model-format.md) and
- * predicts the duration of a call from its canonical shape.  Pure C: no
- * SimGrid, no BLAS, no GSL.  Read-only once loaded, so one copy serves
- * every simulated rank.
+ * model.h -- the model core: reads a model file (doc/model-format.md),
+ * predicts the duration of a call from its canonical shape, and writes
+ * model files (the one writer, for simblas-calibrate and models/mkdefault).
+ * Pure C: no SimGrid, no BLAS, no GSL.  Read-only once loaded, so one copy
+ * serves every simulated rank.
  */
 #ifndef SB_MODEL_H
 #define SB_MODEL_H
@@ -20,6 +21,13 @@
 #define SB_NTERMS 8
 extern const char *const sb_term_names[SB_NTERMS] SB_HIDDEN;
 
+/* no prediction exceeds this: about 3 million years */
+#define SB_MODEL_MAX_SECONDS 1e14
+
+/* a file holds at most this many coefficient sets (a set is a core or a
+ * kind of host) */
+#define SB_MAX_SETS 4096
+
 /* a piece: coefficients for calls whose term `term` (an index into
  * sb_term_names: m, n, k, mn, ...) is at least `at` -- the lines
  * "dtrsm[m>=384] ..." and "hpl_dlacpy[mn>=262144] ...".  Among matching
@@ -30,29 +38,37 @@ typedef struct sb_piece {
   int term;
   double at;
   double mu[SB_NTERMS], sigma[SB_NTERMS];
-  int has_sigma;
+  unsigned char terms, sigma_terms; /* the terms the line gives: bit t = term t */
 } sb_piece;
 
+/* one routine's line in one set: mean and standard deviation, seconds per
+ * unit of each term (0 for a term the line does not give) */
 typedef struct sb_coefs {
-  double mu[SB_NTERMS];    /* seconds per unit of each term          */
-  double sigma[SB_NTERMS]; /* standard deviation of the residual      */
-  unsigned char present;   /* the file has a line for this op         */
-  unsigned char has_sigma;
+  double mu[SB_NTERMS];
+  double sigma[SB_NTERMS];
+  unsigned char terms, sigma_terms; /* bit t: the line gives term t (sigma: after '|') */
   int npieces;
   sb_piece piece[SB_MAX_PIECES];
 } sb_coefs;
+
+typedef struct sb_set {
+  char *name;
+  sb_coefs *line[SB_NVARIANTS * SB_OP_COUNT]; /* NULL: no line for that key */
+} sb_set;
 
 typedef struct sb_model {
   char *path;
   int version;
   double reference_speed; /* flop/s of the host the model describes */
   int nsets;
-  char **set_names;      /* set 0 is "node": the default set        */
-  sb_coefs *coefs;       /* nsets * SB_NVARIANTS * SB_OP_COUNT      */
+  sb_set **sets;          /* set 0 is "node": the default set */
+  int nmeta, nquality;
+  char **meta, **quality; /* the text after "meta " and "quality " */
 } sb_model;
 
 /* Parse a model file.  On error returns NULL and writes "FILE:LINE: what
- * is wrong; what to do" into err. */
+ * is wrong; what to do" (or "FILE: ..." for the file as a whole) into err,
+ * which always holds a message then. */
 SB_HIDDEN sb_model *sb_model_load(const char *path, char *err, size_t errlen);
 SB_HIDDEN sb_model *sb_model_parse(FILE *f, const char *name, char *err, size_t errlen);
 SB_HIDDEN void sb_model_free(sb_model *m);
@@ -68,9 +84,56 @@ SB_HIDDEN const sb_coefs *sb_model_coefs_v(const sb_model *m, int set, int op, i
 /* model-file key to (op, variant); -1 if unknown */
 SB_HIDDEN int sb_model_key(const char *key, int *variant);
 
-/* the mean prediction, finite and >= 0 for any sizes in [0, 2^31) */
+/* the mean prediction, finite, >= 0 and at most SB_MODEL_MAX_SECONDS for
+ * any sizes in [0, 2^31) */
 SB_HIDDEN double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c);
-/* standard deviation of the residual (0 without a sigma line) */
+/* standard deviation of the residual (0 without a sigma part), bounded
+ * the same way */
 SB_HIDDEN double sb_model_sigma(const sb_coefs *co, const sb_call *c);
+
+/* ---- building and writing a model ------------------------------------------
+ * What the parser builds, a writer builds the same way: a new model (format
+ * SIMBLAS_MODEL_FORMAT, set "node", no reference speed yet), sets, lines,
+ * meta and quality text.  These return -1 or NULL when out of memory, or
+ * for a set name the format cannot hold (empty, blank, '#'), or past
+ * SB_MAX_SETS. */
+SB_HIDDEN sb_model *sb_model_new(void);
+SB_HIDDEN int sb_model_add_set(sb_model *m, const char *name); /* its index (existing or new) */
+/* the line of (op, variant) in set, created empty (no terms) if absent */
+SB_HIDDEN sb_coefs *sb_model_line(sb_model *m, int set, int op, int variant);
+/* a "meta" or "quality" line; '#' and line breaks in the text become ' ' */
+SB_HIDDEN int sb_model_add_meta(sb_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+SB_HIDDEN int sb_model_add_quality(sb_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Write m in the format the parser reads: the version, `comment` (lines
+ * of text, each written after "# "; may be NULL), meta lines, the reference
+ * speed, quality lines, then every set and its lines, pieces after their
+ * line, and "end".  Numbers are written in the fewest digits that read
+ * back to the same double, so that parsing the output gives the same
+ * predictions, and writing that again the same text.  Returns 0, or -1
+ * with the reason in err for a model the parser would refuse (no
+ * reference speed, a line without terms, a non-finite coefficient, two
+ * pieces at one bound) or a write error. */
+SB_HIDDEN int sb_model_write(FILE *f, const sb_model *m, const char *comment, char *err, size_t errlen);
+
+/* Writing a model file atomically: sb_model_out_open creates a locked
+ * temporary ".NAME.tmp.XXXXXX" beside PATH (mode 0644: installed data is
+ * world-readable), after removing the stale ones a killed writer left (a
+ * temporary no process holds locked), and reserves `reserve` bytes in it, so
+ * that a full disk or an unwritable place is said before any long work.
+ * sb_model_out_commit writes the model into it, syncs it and renames it
+ * over PATH with signals blocked: PATH is the old model or the new one,
+ * never a part.  sb_model_out_abandon removes the temporary.  Both commit
+ * and abandon free `o`.  Errors: NULL or -1 and "PATH: what; what to do"
+ * in err. */
+typedef struct sb_model_out sb_model_out;
+SB_HIDDEN sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen);
+/* reserve `bytes` in the temporary (sb_model_out_open's reserve, later) */
+SB_HIDDEN int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen);
+SB_HIDDEN int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen);
+SB_HIDDEN void sb_model_out_abandon(sb_model_out *o);
+/* the longest line (with its pieces' lines) the writer writes, to size a
+ * reservation */
+#define SB_MODEL_LINE_MAX ((SB_MAX_PIECES + 1) * 560)
 
 #endif

@@ -9,10 +9,8 @@
 
 #include "netfactors.h"
 
-const char sb_default_lat_factor[] = "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;"
-                                     "1426:1.61075;732:1.9503;257:1.95341;0:2.01467";
-const char sb_default_bw_factor[] = "65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;"
-                                    "1426:0.608902;732:0.341987;257:0.338112;0:0.812084";
+const char sb_default_lat_factor[] = SB_DEFAULT_LAT_FACTOR;
+const char sb_default_bw_factor[] = SB_DEFAULT_BW_FACTOR;
 
 /* 0 when TEXT is a valid factor list (stored in F, thresholds sorted
  * decreasing), -1 otherwise */

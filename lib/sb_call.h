@@ -16,7 +16,7 @@
 /* ---- ops: one per expanded row of blas.def ------------------------------ */
 #define SB_X_ENUM(pfx, T_, R_, K_, fam, stem, ifc) SB_OP_##pfx##stem,
 #define SB_OP(...) SB_EXPAND_OP(SB_X_ENUM, __VA_ARGS__)
-#define SB_KERNEL(name, kind) SB_OP_##name,
+#define SB_KERNEL(name, kind, shape) SB_OP_##name,
 enum sb_op {
 #include "blas.def"
   SB_OP_BLAS_COUNT, /* the ops with BLAS entry points come first */
@@ -28,25 +28,91 @@ enum sb_op {
 #undef SB_X_ENUM
 #undef SB_KERNEL
 
-/* ---- families: one per signature shape ----------------------------------- */
+/* ---- families: one per signature shape, with the facts about its
+ * routines that the model, the calibrator, the fitter and models/mkdefault
+ * read (one row each; nothing else lists families):
+ *
+ *   X(family, level, shape, flop term, flops per term)
+ *
+ * level   1, 2 or 3 (BLAS levels; OpenBLAS's matrix copies are 2), or M:
+ *         HPL's memory kernels (kernels.def)
+ * shape   how a call's canonical (m, n, k) is formed (enum sb_shape,
+ *         doc/model-format.md); SIDED families have a Right-side form
+ * flops   real flops of a call = flops per term x the term (complex x4):
+ *         the fallback for a routine the model lacks, and the nominal
+ *         default model; approximate                                       */
 #define SB_FAMILIES(X)                                                         \
-  X(rotg) X(rotmg) X(rot) X(rotm) X(swap) X(scal) X(rscal) X(copy) X(axpy)     \
-  X(axpby) X(dot) X(sdsdot) X(dotu) X(dotc) X(nrm2) X(asum) X(cabs1) X(iamax)  \
-  X(rvalue) X(gemv) X(gbmv) X(symv) X(sbmv) X(spmv) X(trmv) X(tbmv) X(tpmv)    \
-  X(ger) X(syr) X(spr) X(syr2) X(spr2) X(gemm) X(gemmt) X(symm) X(syrk)        \
-  X(herk) X(syr2k) X(her2k) X(trmm) X(geadd) X(omatcopy) X(imatcopy)         \
-  X(memk) /* kernels.def: memory movement, not BLAS */
-#define SB_X_FAM(f) SB_FAM_##f,
+  X(rotg,     1, SCALAR,  N,   10) X(rotmg,  1, SCALAR,  N,   10)               \
+  X(rot,      1, VECTOR,  N,    6) X(rotm,   1, VECTOR,  N,    6)               \
+  X(swap,     1, VECTOR,  N,    1) X(scal,   1, VECTOR,  N,    1)               \
+  X(rscal,    1, VECTOR,  N,    1) X(copy,   1, VECTOR,  N,    1)               \
+  X(axpy,     1, VECTOR,  N,    2) X(axpby,  1, VECTOR,  N,    3)               \
+  X(dot,      1, VECTOR,  N,    2) X(sdsdot, 1, VECTOR,  N,    2)               \
+  X(dotu,     1, VECTOR,  N,    2) X(dotc,   1, VECTOR,  N,    2)               \
+  X(nrm2,     1, VECTOR,  N,    2) X(asum,   1, VECTOR,  N,    1)               \
+  X(cabs1,    1, SCALAR,  N,    2) X(iamax,  1, VECTOR,  N,    1)               \
+  X(rvalue,   1, VECTOR,  N,    1)                                              \
+  X(gemv,     2, GENERAL, MN,   2) X(gbmv,   2, BAND,    NK,   2)               \
+  X(symv,     2, SQUARE,  MN,   2) X(sbmv,   2, SQBAND,  NK,   2)               \
+  X(spmv,     2, SQUARE,  MN,   2) X(trmv,   2, SQUARE,  MN,   1)               \
+  X(tbmv,     2, SQBAND,  NK,   1) X(tpmv,   2, SQUARE,  MN,   1)               \
+  X(ger,      2, GENERAL, MN,   2) X(syr,    2, SQUARE,  MN,   1)               \
+  X(spr,      2, SQUARE,  MN,   1) X(syr2,   2, SQUARE,  MN,   2)               \
+  X(spr2,     2, SQUARE,  MN,   2)                                              \
+  X(gemm,     3, GEMM,    MNK,  2) X(gemmt,  3, RANKK,   MNK,  1)               \
+  X(symm,     3, SIDED,   MNK,  2) X(syrk,   3, RANKK,   MNK,  1)               \
+  X(herk,     3, RANKK,   MNK,  1) X(syr2k,  3, RANKK,   MNK,  2)               \
+  X(her2k,    3, RANKK,   MNK,  2) X(trmm,   3, SIDED,   MNK,  1)               \
+  X(geadd,    2, GENERAL, MN,   2) X(omatcopy, 2, GENERAL, MN, 1)               \
+  X(imatcopy, 2, INPLACE, MN,   1)                                              \
+  X(memk,     M, MOVE,    MN,   1) /* kernels.def: memory movement, not BLAS */
+#define SB_X_FAM(f, ...) SB_FAM_##f,
 enum sb_family { SB_FAMILIES(SB_X_FAM) SB_FAM_COUNT };
 #undef SB_X_FAM
 
+/* the level column: BLAS levels 1-3, and M for HPL's memory kernels */
+enum sb_level { SB_LEVEL_1 = 1, SB_LEVEL_2 = 2, SB_LEVEL_3 = 3, SB_LEVEL_M = 4 };
+
+/* the shape column: the canonical (m, n, k) of a call */
+enum sb_shape {
+  SB_SHAPE_SCALAR,  /* (0, 1, 0): rotg, rotmg, cabs1                         */
+  SB_SHAPE_VECTOR,  /* (0, n, 0)                                             */
+  SB_SHAPE_GENERAL, /* (m, n, 0): an m x n matrix                            */
+  SB_SHAPE_SQUARE,  /* (n, n, 0): symmetric, packed, triangular              */
+  SB_SHAPE_INPLACE, /* (m, n, 0), calibrated at n = m: OpenBLAS's in-place
+                       kernel (other shapes go through a copy)               */
+  SB_SHAPE_BAND,    /* (m, n, kl + ku + 1)                                   */
+  SB_SHAPE_SQBAND,  /* (n, n, k + 1)                                         */
+  SB_SHAPE_GEMM,    /* (m, n, k)                                             */
+  SB_SHAPE_SIDED,   /* (m, n, order of A: m Left, n Right); the Right-side
+                       form has its own model line, NAME.right               */
+  SB_SHAPE_RANKK,   /* (n, n, k): rank-k updates, gemmt                      */
+  SB_SHAPE_MOVE,    /* (m, n, 0): m rows of n columns moved                  */
+  SB_SHAPE_MOVE2,   /* (M0, n, M1): M0 rows moved one way, M1 the other      */
+};
+
+/* the model's terms by index (model.h): bit 0 = m, bit 1 = n, bit 2 = k */
+enum sb_term { SB_TERM_1, SB_TERM_M, SB_TERM_N, SB_TERM_MN, SB_TERM_K, SB_TERM_MK, SB_TERM_NK, SB_TERM_MNK };
+
+/* blas.def's optional focus column: where an application's time goes, so
+ * the calibrator spends most of its budget there (for the double-precision
+ * real form of the row) */
+enum sb_focus { SB_FOCUS_NONE, SB_FOCUS_LAPACK, SB_FOCUS_HPL };
+#define SB_FOCUS(f) SB_FOCUS_##f
+#define SB_FOCUS_ SB_FOCUS_NONE /* a row without the column */
+
 typedef struct sb_opinfo {
-  const char *name;   /* "dgemm": the model-file key            */
-  const char *stem;   /* "gemm"                                  */
-  unsigned char fam;  /* enum sb_family                          */
-  unsigned char cplx; /* element type is complex                 */
-  unsigned char dbl;  /* element type is double precision        */
-  unsigned char level;
+  const char *name;        /* "dgemm": the model-file key                */
+  const char *stem;        /* "gemm"                                     */
+  unsigned char fam;       /* enum sb_family                             */
+  unsigned char cplx;      /* element type is complex                    */
+  unsigned char dbl;       /* element type is double precision           */
+  unsigned char level;     /* enum sb_level: the family's                */
+  unsigned char shape;     /* enum sb_shape: the family's, or kernels.def's */
+  unsigned char variants;  /* 2 for SIDED shapes (Left, Right), else 1   */
+  unsigned char focus;     /* enum sb_focus: blas.def's column           */
+  unsigned char flop_term; /* enum sb_term: flops = flop_coef x the term */
+  double flop_coef;        /* the family's, x4 for complex               */
 } sb_opinfo;
 
 extern const sb_opinfo sb_ops[SB_OP_COUNT] SB_HIDDEN;

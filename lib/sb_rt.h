@@ -1,8 +1,8 @@
 /*
- * sb_rt.h -- what the generated entry points need from the runtime
- * (lib/runtime.c): the mode, the backend for passthrough, and the two
- * ends of a call: sb_model_call() in the modelling modes, sb_measured() after a
- * real kernel ran.
+ * sb_rt.h -- what the generated entry points need from the runtime: the
+ * mode (call.c), the backend for passthrough (backend.c), and the two
+ * ends of a call (call.c): sb_model_call() in the modelling modes,
+ * sb_measured() after a real kernel ran.
  */
 #ifndef SB_RT_H
 #define SB_RT_H
@@ -14,7 +14,7 @@ enum sb_mode { SB_MODE_UNSET = -1, SB_MODE_SMPI, SB_MODE_NULL, SB_MODE_PASSTHROU
 extern int sb_mode_now SB_HIDDEN;
 SB_HIDDEN int sb_init(void);
 /* "simblas: <message>" on stderr, exit status 2: configuration errors that
- * name the problem and the remedy */
+ * name the problem and the remedy (settings.c) */
 SB_HIDDEN _Noreturn void sb_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* passthrough and trace run the real kernel */
@@ -49,5 +49,13 @@ SB_HIDDEN uint64_t sb_rank_random(void);
  * it; sb_code_pause returns NULL when the clock is off */
 SB_HIDDEN void *sb_code_pause(void);
 SB_HIDDEN void sb_code_resume(void *rank);
+/* EXPR's value (of type T), computed with the code clock paused */
+#define SB_NOT_CODE(T, EXPR)                                                   \
+  __extension__({                                                              \
+    void *sb_c_ = sb_code_pause();                                             \
+    T sb_v_ = (EXPR);                                                          \
+    sb_code_resume(sb_c_);                                                     \
+    sb_v_;                                                                     \
+  })
 
 #endif

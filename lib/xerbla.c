@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "simblas.h"
-void cblas_xerbla(int p, const char *rout, const char *form, ...);
+SIMBLAS_EXPORT void cblas_xerbla(int p, const char *rout, const char *form, ...);
 
 int CBLAS_CallFromC = 0;
 int RowMajorStrg = 0;
@@ -37,7 +37,7 @@ void xerbla_(const char *srname, const int *info, size_t len)
   fprintf(stderr, " ** On entry to %-6.*s parameter number %2d had an illegal value\n", (int)n, srname, *info);
 }
 
-extern __typeof__(xerbla_) __xerbla __attribute__((alias("xerbla_")));
+SIMBLAS_EXPORT extern __typeof__(xerbla_) __xerbla __attribute__((alias("xerbla_")));
 
 void xerbla_array_(const char *srname_array, const int *srname_len, const int *info, size_t array_len)
 {
@@ -103,9 +103,9 @@ void cblas_xerbla(int info, const char *rout, const char *form, ...)
 }
 
 /* the other spellings Fortran compilers use */
-extern __typeof__(xerbla_) xerbla __attribute__((alias("xerbla_")));
-extern __typeof__(xerbla_) XERBLA __attribute__((alias("xerbla_")));
-extern __typeof__(xerbla_array_) xerbla_array __attribute__((alias("xerbla_array_")));
-extern __typeof__(xerbla_array_) XERBLA_ARRAY __attribute__((alias("xerbla_array_")));
-extern __typeof__(lsame_) lsame __attribute__((alias("lsame_")));
-extern __typeof__(lsame_) LSAME __attribute__((alias("lsame_")));
+SIMBLAS_EXPORT extern __typeof__(xerbla_) xerbla __attribute__((alias("xerbla_")));
+SIMBLAS_EXPORT extern __typeof__(xerbla_) XERBLA __attribute__((alias("xerbla_")));
+SIMBLAS_EXPORT extern __typeof__(xerbla_array_) xerbla_array __attribute__((alias("xerbla_array_")));
+SIMBLAS_EXPORT extern __typeof__(xerbla_array_) XERBLA_ARRAY __attribute__((alias("xerbla_array_")));
+SIMBLAS_EXPORT extern __typeof__(lsame_) lsame __attribute__((alias("lsame_")));
+SIMBLAS_EXPORT extern __typeof__(lsame_) LSAME __attribute__((alias("lsame_")));

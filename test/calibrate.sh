@@ -3,10 +3,16 @@
 #  - bad options and unwritable outputs: one clear error, exit 2;
 #  - the model it writes is read back by libsimblas with the same
 #    predictions it computed itself (round trip);
-#  - --summary prints one line per routine and precision;
+#  - --summary checks a model as libsimblas reads it and prints one line
+#    per routine and precision;
+#  - models and reports are world-readable whatever the umask; a full
+#    disk is said before measuring; a model that cannot be put in place
+#    is kept elsewhere;
 #  - an interrupted calibration (SIGINT, SIGKILL) leaves the previous
-#    model byte-identical.
+#    model byte-identical, and the next run removes a killed one's
+#    temporary.
 set -u
+. "${SB_SRCDIR:-$(dirname "$0")/..}/test/strict.sh"
 bld=${SB_BUILDDIR:-.}
 cal=$bld/calibrator/simblas-calibrate
 pred=$bld/test/predict_prog
@@ -25,10 +31,16 @@ expect_error "unknown option" "unknown or incomplete option '--frobnicate'" --fr
 expect_error "bad number" "--budget needs a positive number, not 'soon'" --budget soon
 expect_error "one repetition" "--reps must be at least 2" --reps 1 -o "$tmp/x.model"
 expect_error "unwritable directory" "cannot write the model into /nonexistent/dir" -o /nonexistent/dir/m.model
-expect_error "output is a directory" "is a directory" -o "$tmp"
+expect_error "output is a directory" "$tmp: a directory; give a file name, e.g. $tmp/simblas.model" -o "$tmp"
 expect_error "unknown routine" "unknown routine 'dgemx'" --routines dgemx -o "$tmp/x.model"
 expect_error "missing BLAS" "cannot load the BLAS to measure" --blas /nonexistent/libblas.so -o "$tmp/x.model"
-expect_error "summary of a non-model" "has no quality lines" --summary /etc/hostname
+expect_error "summary of a non-model" "/etc/hostname:1: not a SimBLAS model file" --summary /etc/hostname
+# --summary reads a model as libsimblas does: a file it refuses is refused
+printf 'simblas-model 1\nreference-speed 1e10\ndgemm mnk=1e-11 | 1=1 | 2=2\nend\n' > "$tmp/bad.model"
+expect_error "summary of a broken model" "$tmp/bad.model:3: a second '|' in the line of dgemm" --summary "$tmp/bad.model"
+out=$("$cal" --summary "$SIMBLAS_MODEL" 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q "is a valid model without quality figures"; then ok "summary of the nominal model: valid, no figures"
+else ko "summary of the nominal model: rc=$rc: $out"; fi
 [ ! -e "$tmp/x.model" ] && ok "no model written by failed runs" || ko "a failed run wrote a model"
 
 # a short calibration of a few routines
@@ -65,28 +77,118 @@ else
 fi
 
 # a loaded machine: another process spinning on the worker's core takes
-# about half of it; the calls it interrupts are timed in CPU time, so the
-# model stays this machine's (timed by the wall clock alone, the same
-# calibration measured dgemm at 0.46 of the idle rate)
+# about half of it; the calls it interrupts are timed in the thread's CPU
+# time, so the times the model is fitted to do not hold the time it took.
+# Two checks, chosen from measurements (2-core EPYC VM shared with other
+# builds, load average 7-8, 2026-11-25, another calibration looping on the
+# other core as a concurrent test):
+#  1. within the busy run, the dgemm shapes of 2 ms or more (each call
+#     interrupted: the spinner's time slices are a few ms), measured
+#     against the model fitted to the same run: whatever the rest of the
+#     machine does moves both, the stolen time, were it counted, only the
+#     measurements.  The median of measured/predicted: counted (times by
+#     the wall clock alone) 3.6-4.4 in four runs, in CPU time 0.92-1.05 in
+#     ten (13-25 shapes each).  The bound, 1.4, is far from both.  The spinner starts once the measuring does: a probe it
+#     slows sizes a design of short calls (dgemm probed at 4.1 instead of
+#     40 Gflop/s), which it rarely interrupts.
+#  2. the busy model against an idle run's, as the geometric mean of their
+#     ratios at six in-range shapes (the reference speed extrapolates to
+#     4096^3 and varies more): two runs seconds apart on a shared machine
+#     differ by 0.80-1.14 whatever is timed, so the bound is loose,
+#     0.7-1.43: a gross distortion either way.
+# The first version compared the reference speeds within 0.85-1.25 and
+# failed at 0.848 with another test alongside; counting the stolen time
+# moves a model that the fit's relative weights pull toward the fastest
+# times by only 16-35%, inside that noise: hence check 1.
 cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
 if command -v taskset > /dev/null && [ -n "$cpu" ]; then
-  short="--quick --budget 2 --cores 1 --routines dgemm,dtrsm,daxpy --no-report"
-  taskset -c "$cpu" "$cal" $short -o "$tmp/idle.model" 2> "$tmp/idle.err"
+  short="--quick --budget 2 --cores 1 --routines dgemm,dtrsm,daxpy"
+  taskset -c "$cpu" "$cal" $short --no-report -o "$tmp/idle.model" 2> "$tmp/idle.err"
+  : > "$tmp/busy.err"
+  taskset -c "$cpu" "$cal" $short -o "$tmp/busy.model" 2> "$tmp/busy.err" &
+  busy=$!
+  i=0; while ! grep -q 'repetitions on every core' "$tmp/busy.err" && [ $i -lt 300 ]; do sleep 0.02; i=$((i + 1)); done
   taskset -c "$cpu" sh -c 'while :; do :; done' &
   spin=$!
-  taskset -c "$cpu" "$cal" $short -o "$tmp/busy.model" 2> "$tmp/busy.err"
+  wait $busy
   kill $spin
   n=$(sed -n 's/^meta interrupted_calls //p' "$tmp/busy.model")
   if [ "${n:-0}" -gt 0 ] && grep -q "other processes interrupted $n of" "$tmp/busy.err"; then
     ok "busy core: $(grep -o 'interrupted.*wall time' "$tmp/busy.err")"
   else ko "busy core: interrupted calls not counted ($n): $(cat "$tmp/busy.err")"; fi
-  a=$(sed -n 's/^reference-speed //p' "$tmp/idle.model") b=$(sed -n 's/^reference-speed //p' "$tmp/busy.model")
-  if awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0.85 * a && b < 1.25 * a) }'; then
-    ok "busy core: dgemm reference speed $b against $a idle"
-  else ko "busy core: dgemm reference speed $b against $a idle (the stolen time was counted)"; fi
+  long=$(awk '!/^#/ && $3 >= 2e-3 { print $2 / $3 }' "$tmp/busy.model.report/dgemm.dat" 2> /dev/null | sort -g |
+         awk '{ a[NR] = $1 } END { if (NR >= 5) printf "%.2f of %d", (a[int((NR + 1) / 2)] + a[int(NR / 2) + 1]) / 2, NR }')
+  if [ -z "$long" ]; then
+    ko "busy core: fewer than 5 dgemm shapes of 2 ms or more to check: $(grep -o 'probe: [^)]*' "$tmp/busy.err")"
+  elif awk -v q="${long% of *}" 'BEGIN { exit !(q < 1.4) }'; then
+    ok "busy core: dgemm calls >= 2 ms measured/model, median $long (< 1.4; 3.6-4.4 with the stolen time counted)"
+  else ko "busy core: dgemm calls >= 2 ms measured/model, median $long, not below 1.4: the stolen time was counted"; fi
+  printf 'dgemm 256 256 256\ndgemm 512 512 512\ndgemm 1024 1024 128\ndgemm 1024 128 128\ndtrsm 128 1024 128\ndtrsm 384 384 384\n' > "$tmp/shapes"
+  for w in idle busy; do SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/$w.model "$pred" < "$tmp/shapes" > "$tmp/$w.pred"; done
+  g=$(paste "$tmp/idle.pred" "$tmp/busy.pred" | awk '$2 > 0 { s += log($1 / $2); n++ } END { if (n == 6) printf "%.3f", exp(s / n) }')
+  if [ -n "$g" ] && awk -v g="$g" 'BEGIN { exit !(g > 0.7 && g < 1.43) }'; then
+    ok "busy core: the model's dgemm and dtrsm speed $g of the idle one's (0.7-1.43)"
+  else ko "busy core: the model's speed '$g' of the idle one's, outside 0.7-1.43"; fi
 else
-  echo "skip: no taskset or no allowed-CPU list: the busy-core check needs one CPU to share"
+  need "taskset and an allowed-CPU list: the busy-core check needs one CPU to share"
 fi
+
+# installed data is world-readable: `make calibrate` under umask 077 (it
+# installed the models with mode 0600, so only root could read them)
+mk=${MAKE:-make}
+if command -v "$mk" > /dev/null && [ -f "$bld/Makefile" ]; then
+  (umask 077; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" calibrate DESTDIR="$tmp/inst" \
+     CALIBRATE_FLAGS="--quick --budget 1 --routines dgemm,daxpy") > "$tmp/make.out" 2>&1
+  rc=$?
+  modes=$(cd "$tmp/inst" 2>/dev/null && find . -path '*simblas/*' \( -name '*.model' -o -path '*.report*' \) -exec stat -c '%a %n' {} + | sort)
+  bad=$(echo "$modes" | awk '$1 != ($2 ~ /\.report$/ ? "755" : "644")')
+  if [ $rc -eq 0 ] && echo "$modes" | grep -q ' .*/default.model$' && echo "$modes" | grep -q 'calibrated.model.report/summary.txt' \
+     && [ -z "$bad" ]; then ok "make calibrate under umask 077: $(echo "$modes" | wc -l) files, models 644, report 755/644"
+  else ko "make calibrate under umask 077: rc=$rc, modes: $bad $(tail -3 "$tmp/make.out")"; fi
+  if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    # the directories make made under umask 077 are not the point here
+    chmod 755 "$tmp" && find "$tmp/inst" -type d -exec chmod 755 {} +
+    m=$(find "$tmp/inst" -name default.model | head -1)
+    if setpriv --reuid=65534 --regid=65534 --clear-groups "$cal" --summary "$m" > /dev/null 2>&1; then
+      ok "another user reads the installed model"
+    else ko "user 65534 cannot read $m: $(setpriv --reuid=65534 --regid=65534 --clear-groups "$cal" --summary "$m" 2>&1)"; fi
+    chmod 700 "$tmp"
+  fi
+else
+  need "make and the build tree, to run make calibrate"
+fi
+
+# a full disk is said before measuring, not after (it measured for the
+# whole budget, then failed): the model's room is reserved first, and the
+# report's is checked
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && unshare -m true 2> /dev/null; then
+  mkdir "$tmp/full"
+  full() { # what args...: a 256 kB file system
+    what=$1 pat=$2; shift 2
+    out=$(unshare -m sh -c 'mount -t tmpfs -o size=256k tmpfs "$0" && exec "$@"' "$tmp/full" \
+          "$cal" --quick --budget 30 "$@" -o "$tmp/full/m.model" 2>&1); rc=$?
+    if [ $rc -eq 2 ] && echo "$out" | grep -q -- "$pat" && ! echo "$out" | grep -q 'repetitions on every core'; then
+      ok "$what: said before measuring"
+    else ko "$what: rc=$rc: $out"; fi
+  }
+  full "full disk, the model" "no room for the model in $tmp/full: it needs up to"
+  full "full disk, the report" "no room for the report in $tmp/full: .* or add --no-report" --routines dgemm
+else
+  need "root and unshare -m, to mount a small file system"
+fi
+
+# a model that cannot be put in place at the end is kept elsewhere, not
+# lost: its directory removed during the measuring
+mkdir -p "$tmp/gone" "$tmp/keep"
+TMPDIR=$tmp/keep "$cal" --quick --budget 4 --routines dgemm --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
+pid=$!
+sleep 1
+rm -rf "$tmp/gone"
+wait $pid; rc=$?
+kept=$(ls "$tmp/keep"/simblas-calibrate.*.model 2> /dev/null | head -1)
+if [ $rc -eq 2 ] && [ -n "$kept" ] && grep -q "the model is kept in $kept" "$tmp/gone.err" && "$cal" --summary "$kept" > /dev/null; then
+  ok "a model that could not be put in place is kept: $(grep -o 'cannot write the model: [^;]*' "$tmp/gone.err")"
+else ko "directory removed during the run: rc=$rc: $(cat "$tmp/gone.err")"; fi
 
 # more --cores than the machine has: said, and every core measured
 hw=$(sed -n 's/^meta cores //p' "$tmp/m.model")
@@ -106,6 +208,18 @@ for sig in INT TERM KILL; do
   if cmp -s "$tmp/m.model" "$tmp/keep.model" && [ $rc -ne 0 ]; then ok "SIG$sig during measuring: exit $rc, previous model untouched"
   else ko "SIG$sig: exit $rc, model changed"; fi
 done
+# a writer killed between its write and its rename leaves its temporary:
+# the next one removes such stale ones, never one a live writer holds
+: > "$tmp/.keep.model.tmp.StAlE1"
+flock "$tmp/.keep.model.tmp.LiVe01" sleep 60 &
+holder=$!
+i=0; while flock -n "$tmp/.keep.model.tmp.LiVe01" true 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+"$cal" --quick --budget 0.5 --routines daxpy --no-report -o "$tmp/keep.model" 2> /dev/null
+left=$(ls -a "$tmp" | grep '^\.keep\.model\.tmp\.' | tr '\n' ' ')
+if [ "$left" = ".keep.model.tmp.LiVe01 " ]; then ok "stale temporaries removed by the next run, a live writer's kept"
+else ko "temporaries after the next run: '$left' (want only the live writer's)"; fi
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+rm -f "$tmp/.keep.model.tmp.LiVe01"
 ls -a "$tmp" | grep -q 'tmp\.' && ko "temporary files left: $(ls -a "$tmp" | grep 'tmp\.')" || ok "no temporary files left"
 
 echo "$pass passed, $fail failed"

@@ -1,9 +1,11 @@
 # hpl-env.sh -- sourced by test/hpl-run.sh and test/hpl-fidelity.sh: run
-# simblas-hpl (tools/simblas-hpl.in) from a SimBLAS source and build tree.
-# Environment: SB_SRCDIR, SB_BUILDDIR (make check sets both).  Defines src,
-# build, skip(), missing() (test/strict.sh) and cli(); exits 77 (skip), or
-# 1 under SIMBLAS_TEST_STRICT=1, when python3, smpicc/smpirun or the build
-# tree are missing.
+# simblas-hpl (tools/simblas-hpl.in, the launcher of tools/simblas_hpl/)
+# from a SimBLAS source and build tree.
+# Environment: SB_SRCDIR, SB_BUILDDIR (make check sets both), PYTHON
+# (configure's interpreter; default python3).  Defines src, build, py,
+# skip(), missing() (test/strict.sh) and cli(); exits 77 (skip), or 1 under
+# SIMBLAS_TEST_STRICT=1, when Python, smpicc/smpirun or the build tree are
+# missing.
 set -u
 src=${SB_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${SB_BUILDDIR:-.}
@@ -11,15 +13,17 @@ build=$(cd "$build" && pwd)
 
 skip() { echo "SKIP: $1"; exit 77; }
 . "$src/test/strict.sh"
-command -v python3 > /dev/null 2>&1 || missing "python3 not found"
+py=${PYTHON:-python3}
+command -v "$py" > /dev/null 2>&1 || missing "$py (Python) not found"
 command -v smpirun > /dev/null 2>&1 || missing "smpirun not found"
 command -v smpicc > /dev/null 2>&1 || missing "smpicc not found"
 [ -f "$build/.libs/libsimblas.so" ] || missing "no $build/.libs/libsimblas.so (build SimBLAS first)"
-[ -f "$src/tools/simblas-hpl.in" ] || missing "no $src/tools/simblas-hpl.in"
+[ -f "$src/tools/simblas_hpl/cli.py" ] || missing "no $src/tools/simblas_hpl/"
 
 SIMBLAS_LIBDIR=$build/.libs
 SIMBLAS_INCDIR=$src/include
 SIMBLAS_PATCHDIR=$src/hpl-patches
-export SIMBLAS_LIBDIR SIMBLAS_INCDIR SIMBLAS_PATCHDIR
+PYTHONDONTWRITEBYTECODE=1  # nothing written into the source tree
+export SIMBLAS_LIBDIR SIMBLAS_INCDIR SIMBLAS_PATCHDIR PYTHONDONTWRITEBYTECODE
 unset SIMBLAS_HPL_BUILD SMPIRUN SMPICC
-cli() { python3 "$src/tools/simblas-hpl.in" "$@"; }
+cli() { "$py" "$src/tools/simblas-hpl.in" "$@"; }

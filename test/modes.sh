@@ -1,7 +1,8 @@
 #!/bin/sh
 # The modes and the configuration errors of libsimblas, outside smpirun:
 # trace CSV, noise reproducibility and mean, and the one-line errors for a
-# bad SIMBLAS_MODE, a missing model, a missing backend, smpi without smpirun.
+# bad SIMBLAS_MODE, a missing model, a model the loader refuses, a missing
+# backend, a backend that is libsimblas itself, smpi without smpirun.
 set -u
 prog=${SB_BUILDDIR:-.}/test/modes_prog
 tmp=$(mktemp -d)
@@ -55,6 +56,27 @@ expect_error "missing model" "/nonexistent.model.*SIMBLAS_MODEL" SIMBLAS_MODE=nu
 expect_error "missing backend" "SIMBLAS_BACKEND" SIMBLAS_MODE=passthrough SIMBLAS_BACKEND=/nonexistent/libblas.so
 expect_error "trace without SIMBLAS_TRACE" "SIMBLAS_TRACE" SIMBLAS_MODE=trace SIMBLAS_TRACE=
 expect_error "smpi mode outside smpirun" "SIMBLAS_MODE" SIMBLAS_MODE=smpi
+# issue 21: a model the loader refuses gets a message naming the file,
+# never an uninitialised buffer (a second '|' on a line: the loader used
+# to fail there without a reason)
+printf 'simblas-model 1\nreference-speed 1e10\ndgemm mnk=1e-11 | 1=1 | 2=2\nend\n' > "$tmp/bad.model"
+expect_error "a model line with a second '|' names the file" "$tmp/bad.model" SIMBLAS_MODE=null SIMBLAS_MODEL="$tmp/bad.model"
+out=$(SIMBLAS_MODE=null SIMBLAS_MODEL="$tmp/bad.model" "$prog" 2>&1 >/dev/null)
+echo "$out" | LC_ALL=C grep -q '[^[:print:]]' && ko "bad model: the message has bytes that are not text: $out" \
+  || ok "bad model: the message is text"
+# issue 21: passthrough onto libsimblas itself (by its name, through a
+# libblas.so.3 that resolves to it, or a copy) is refused at load, where
+# it used to recurse through 40,000 dgemm_ frames and crash
+lib=$(cd "${SB_BUILDDIR:-.}/.libs" && pwd)/libsimblas.so
+ln -s "$lib" "$tmp/libblas.so.3"
+cp "$(readlink -f "$lib")" "$tmp/libcopy.so"
+for b in "$lib" "$tmp/libblas.so.3" "$tmp/libcopy.so"; do
+  # (a copy defines libsimblas's globals twice, which AddressSanitizer
+  # reports as an ODR violation at load, before libsimblas can)
+  expect_error "passthrough onto libsimblas ($(basename "$b")) refused" "'$b' is libsimblas itself" \
+    SIMBLAS_MODE=passthrough SIMBLAS_BACKEND="$b" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_odr_violation=0"
+done
+
 env -u SIMBLAS_MODE "$prog" > /dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && ok "default mode outside smpirun stops cleanly (rc 2)" || ko "default mode outside smpirun: rc $rc"
 

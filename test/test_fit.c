@@ -68,7 +68,7 @@ static void test_recovers_gemm_coefficients_and_sigma(void **state)
   size_t n = 3000;
   fit_point *p = synth(r, n, mu, sg, 5);
   fit_result res;
-  assert_int_equal(fit_op(SB_FAM_gemm, p, n, &res), 0);
+  assert_int_equal(fit_op(SB_OP_dgemm, p, n, &res), 0);
   assert_true(res.ok);
   close_to(res.mu[TMNK], mu[TMNK], 0.01, "mu.mnk");
   close_to(res.mu[TMN], mu[TMN], 0.25, "mu.mn");
@@ -98,7 +98,7 @@ static void test_level1_selects_latency_and_slope(void **state)
   }
   fit_holdout(p, n, 0.2, 3);
   fit_result res;
-  assert_int_equal(fit_op(SB_FAM_axpy, p, n, &res), 0);
+  assert_int_equal(fit_op(SB_OP_daxpy, p, n, &res), 0);
   close_to(res.mu[TN], 5e-10, 0.02, "mu.n");
   close_to(res.mu[T1], 2e-7, 0.10, "mu.1");
   assert_false(res.has_sigma); /* one repetition: no noise model */
@@ -126,8 +126,8 @@ static void test_pieces_follow_a_regime_change(void **state)
   }
   fit_holdout(p, n, 0.2, 42);
   fit_result one, res;
-  assert_int_equal(fit_op(SB_FAM_gemm, p, n, &one), 0);
-  assert_int_equal(fit_model(SB_FAM_gemm, p, n, &res), 0);
+  assert_int_equal(fit_op(SB_OP_dgemm, p, n, &one), 0);
+  assert_int_equal(fit_model(SB_OP_dgemm, p, n, &res), 0);
   assert_int_equal(res.split_dim, TMNK);
   assert_in_range(res.nsplit, 1, SB_MAX_PIECES - 1);
   int near = 0;
@@ -166,7 +166,7 @@ static void test_too_few_points_fail(void **state)
   (void)state;
   fit_point p[2] = {{.m = 10, .n = 10, .k = 10, .t = 1e-5, .reps = 3}, {.m = 20, .n = 20, .k = 20, .t = 8e-5, .reps = 3}};
   fit_result res;
-  assert_int_equal(fit_op(SB_FAM_gemm, p, 2, &res), -1);
+  assert_int_equal(fit_op(SB_OP_dgemm, p, 2, &res), -1);
   assert_false(res.ok);
 }
 

@@ -4,14 +4,20 @@
  * >= 0 for any sizes, sets and the flop-count fallback behave as
  * doc/model-format.md says.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -143,6 +149,255 @@ static void test_malformed(void **state)
   expect_error("simblas-model 1\nend\n", "no 'reference-speed' line");
 }
 
+/* issue 21: each of these was accepted silently, refused with a wrong
+ * reason, or refused with an empty message */
+static void test_refused_precisely(void **state)
+{
+  (void)state;
+#define HEAD "simblas-model 1\nreference-speed 1e9\n"
+  expect_error(HEAD "dgemm mnk=1e-11 | 1=1 | 2=2\nend\n", "test.model:3: a second '|' in the line of dgemm");
+  expect_error(HEAD "dgemm mnk=1e-11 |\nend\n", "test.model:3: nothing after '|' in the line of dgemm");
+  expect_error(HEAD "dgemm | 1=1\nend\n", "test.model:3: dgemm has no TERM=COEFFICIENT pairs before '|'");
+  expect_error(HEAD "dgemm mnk=1e-11 mnk=0\nend\n", "test.model:3: mean term mnk given twice in the line of dgemm");
+  expect_error(HEAD "dgemm mnk=1 | 1=1 1=2\nend\n",
+               "test.model:3: standard-deviation term 1 given twice in the line of dgemm");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=100] 1=2\ndgemm[m>=100] 1=3\nend\n",
+               "test.model:5: piece dgemm[m>=100] given twice in set 'node'");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=100] 1=2\ndgemm[n>=100] 1=3\nend\n",
+               "test.model:5: pieces dgemm[m>=100] and dgemm[n>=100] have the same bound");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=inf] 1=2\nend\n", "test.model:4: bad piece 'dgemm[m>=inf]': its bound 'inf' "
+                                                          "is not a finite number");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=1e999] 1=2\nend\n", "its bound '1e999' is beyond the largest number");
+  expect_error(HEAD "dgemm 1=1\ndgemm[m>=0.5] 1=2\nend\n", "its bound '0.5' is below 1");
+  expect_error(HEAD "dgemm 1=1\ndgemm[1>=8] 1=2\nend\n", "test.model:4: bad piece 'dgemm[1>=8]': '1' is not a term to cut");
+  expect_error("simblas-model 1\nreference-speed 1e10xyz\nend\n",
+               "test.model:2: reference-speed '1e10xyz' is not a number");
+  expect_error("simblas-model 1\nreference-speed 1e10\nreference-speed 2e10\nend\n",
+               "test.model:3: second reference-speed line (the first is line 2)");
+  expect_error("simblas-model 1abc\n", "test.model:1: '1abc' after simblas-model is not a format version");
+  expect_error("simblas-model 0\n", "test.model:1: model format 0 does not exist");
+  expect_error("simblas-model\n", "test.model:1: 'simblas-model' needs a format version number");
+  expect_error("simblas-model 99999999999999999999999\n", "model format 99999999999999999999999 is newer");
+  expect_error(HEAD "simblas-model 1\nend\n", "test.model:3: second 'simblas-model' line");
+  expect_error(HEAD "dgemm mnk=1e-400\nend\n", "test.model:3: coefficient '1e-400' of dgemm.mnk is below the smallest");
+  expect_error(HEAD "dgemm mnk=nan\nend\n", "test.model:3: coefficient 'nan' of dgemm.mnk is not a finite number");
+  expect_error(HEAD "dgemm mnk=-inf\nend\n", "coefficient '-inf' of dgemm.mnk is not a finite number");
+  expect_error(HEAD "set node core0\nend\n", "test.model:3: 'set' takes one name, not 'node core0 ...'");
+  expect_error(HEAD "end now\n", "test.model:3: 'end' takes nothing after it, not 'now'");
+  {
+    static const char nul[] = "simblas-model 1\nreference-speed 1e9\ndgemm mnk=1\0 | junk\nend\n";
+    char err[512] = "";
+    FILE *f = fmemopen((void *)nul, sizeof nul - 1, "r");
+    sb_model *m = sb_model_parse(f, "test.model", err, sizeof err);
+    fclose(f);
+    if (m || !strstr(err, "test.model:3: a NUL byte: binary data"))
+      fail_msg("a NUL byte in a line: %s", m ? "accepted" : err);
+  }
+#undef HEAD
+  /* a subnormal coefficient is a number: 1e-310 s per flop is nothing */
+  char err[512] = "";
+  sb_model *m = parse("simblas-model 1\nreference-speed 1e9\ndgemm mnk=1e-310 1=4.9e-324\nend\n", err, sizeof err);
+  if (!m)
+    fail_msg("a subnormal coefficient was refused: %s", err);
+  sb_call c = call("dgemm", 1000, 1000, 1000);
+  double t = sb_model_mean(m, sb_model_coefs(m, 0, c.op), &c);
+  assert_true(t > 0 && t < 1e-300);
+  sb_model_free(m);
+}
+
+/* more sets than a file may hold: refused before they fill the memory
+ * (a set line of 8 bytes once cost 450 kB) */
+static void test_too_many_sets(void **state)
+{
+  (void)state;
+  size_t cap = 64 + 16 * (SB_MAX_SETS + 2);
+  char *text = malloc(cap);
+  size_t n = (size_t)sprintf(text, "simblas-model 1\nreference-speed 1e9\n");
+  for (int i = 0; i <= SB_MAX_SETS; i++)
+    n += (size_t)sprintf(text + n, "set s%d\n", i);
+  strcpy(text + n, "end\n");
+  char err[512] = "";
+  sb_model *m = parse(text, err, sizeof err);
+  if (m || !strstr(err, "more than 4096 coefficient sets"))
+    fail_msg("%d sets: %s", SB_MAX_SETS + 2, m ? "accepted" : err);
+  free(text);
+}
+
+/* ---- the writer ----------------------------------------------------------- */
+static char *write_text(const sb_model *m)
+{
+  char *text = NULL, err[512] = "";
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (sb_model_write(f, m, "a comment\nof two lines", err, sizeof err) != 0)
+    fail_msg("write: %s", err);
+  fclose(f);
+  return text;
+}
+
+/* every prediction of a, at shapes on both sides of every piece bound and
+ * up to 2^31-1, equals b's to the last bit */
+static void same_predictions(const sb_model *a, const sb_model *b)
+{
+  static const int64_t sizes[] = {0, 1, 2, 7, 99, 100, 101, 383, 384, 1000, 4096, 1 << 20, 2147483647};
+  const int ns = sizeof sizes / sizeof *sizes;
+  assert_int_equal(a->nsets, b->nsets);
+  assert_true(a->reference_speed == b->reference_speed);
+  for (int s = 0; s < a->nsets; s++)
+    for (int op = 0; op < SB_OP_COUNT; op++)
+      for (int v = 0; v < sb_ops[op].variants; v++)
+        for (int i = 0; i < ns * ns * ns; i++) {
+          sb_call c = {.op = op, .m = sizes[i % ns], .n = sizes[i / ns % ns], .k = sizes[i / ns / ns], .variant = v};
+          const sb_coefs *ca = sb_model_coefs_v(a, s, op, v), *cb = sb_model_coefs_v(b, s, op, v);
+          double ma = sb_model_mean(a, ca, &c), mb = sb_model_mean(b, cb, &c);
+          double sa = sb_model_sigma(ca, &c), sb = sb_model_sigma(cb, &c);
+          if (memcmp(&ma, &mb, sizeof ma) || memcmp(&sa, &sb, sizeof sa))
+            fail_msg("%s%s in set %d at (%lld, %lld, %lld): %.17g | %.17g read back as %.17g | %.17g", sb_ops[op].name,
+                     v ? ".right" : "", s, (long long)c.m, (long long)c.n, (long long)c.k, ma, sa, mb, sb);
+        }
+}
+
+/* write, parse, same predictions; and writing that again gives the same
+ * text */
+static void test_round_trip(void **state)
+{
+  (void)state;
+  static const char *text = "simblas-model 1\n"
+                            "meta machine \"test box\"  \n"
+                            "reference-speed 3.66469e+10\n"
+                            "quality dgemm n=10 r2=0.99\n"
+                            "dgemm mnk=1.2345678901234567e-11 mn=-3e-9 1=2e-6 | mnk=1e-13 1=0\n"
+                            "dgemm[mnk>=1e8] mnk=1.1e-11 1=1e-4\n"
+                            "dgemm[m>=384] mnk=1.05e-11\n"
+                            "dtrsm mnk=2e-11\n"
+                            "dtrsm.right mnk=2.5e-11 | mnk=1e-310\n"
+                            "daxpy n=0.1 1=-0\n"
+                            "hpl_dlaswp04N mn=3e-10 nk=3e-10 1=1e-7\n"
+                            "set core1\n"
+                            "set core0\n"
+                            "dgemm mnk=2e-11\n"
+                            "end\n";
+  char err[512] = "";
+  sb_model *a = parse(text, err, sizeof err);
+  if (!a)
+    fail_msg("%s", err);
+  char *first = write_text(a);
+  FILE *f = fmemopen(first, strlen(first), "r");
+  sb_model *b = sb_model_parse(f, "rewritten.model", err, sizeof err);
+  fclose(f);
+  if (!b)
+    fail_msg("the written model does not parse: %s\n%s", err, first);
+  same_predictions(a, b);
+  char *second = write_text(b);
+  assert_string_equal(first, second);
+  assert_non_null(strstr(first, "meta machine \"test box\"\n"));
+  assert_non_null(strstr(first, "quality dgemm n=10 r2=0.99\n"));
+  assert_non_null(strstr(first, "reference-speed 3.66469e+10\n")); /* the fewest digits */
+  assert_non_null(strstr(first, "dgemm[m>=384] mnk=1.05e-11\n"));
+  assert_non_null(strstr(first, "# a comment\n# of two lines\n"));
+  free(first);
+  free(second);
+  sb_model_free(a);
+  sb_model_free(b);
+  /* a model built line by line, as simblas-calibrate and mkdefault build it */
+  sb_model *m = sb_model_new();
+  m->reference_speed = 1e10;
+  sb_coefs *co = sb_model_line(m, sb_model_add_set(m, "core0"), SB_OP_dgemm, 0);
+  co->mu[7] = 1.0 / 3e10;
+  co->terms = 1u << 7;
+  char *t = write_text(m);
+  f = fmemopen(t, strlen(t), "r");
+  b = sb_model_parse(f, "built.model", err, sizeof err);
+  fclose(f);
+  if (!b)
+    fail_msg("%s", err);
+  same_predictions(m, b);
+  free(t);
+  sb_model_free(b);
+  /* what the parser would refuse is not written */
+  char *out = NULL;
+  size_t len = 0;
+  f = open_memstream(&out, &len);
+  co->terms = 0;
+  assert_int_equal(sb_model_write(f, m, NULL, err, sizeof err), -1);
+  assert_non_null(strstr(err, "a line without terms in dgemm's line of set 'core0'"));
+  co->terms = 1u << 7;
+  m->reference_speed = 0;
+  assert_int_equal(sb_model_write(f, m, NULL, err, sizeof err), -1);
+  assert_non_null(strstr(err, "without a positive reference speed"));
+  fclose(f);
+  free(out);
+  sb_model_free(m);
+}
+
+/* model files: written atomically, world-readable whatever the umask,
+ * stale temporaries of killed writers removed, live ones kept, a full
+ * disk said before the work */
+static void test_model_files(void **state)
+{
+  (void)state;
+  char dir[] = "/tmp/sbmodel.XXXXXX", path[256], err[512] = "", live[300], stale[300];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/m.model", dir);
+  snprintf(stale, sizeof stale, "%s/.m.model.tmp.AbCdEf", dir);
+  snprintf(live, sizeof live, "%s/.m.model.tmp.LiVeOn", dir);
+  int sfd = open(stale, O_CREAT | O_WRONLY, 0600), lfd = open(live, O_CREAT | O_WRONLY, 0600);
+  assert_true(sfd >= 0 && lfd >= 0);
+  close(sfd);
+  assert_int_equal(flock(lfd, LOCK_EX), 0); /* a writer still at work: held by this fd */
+  sb_model *m = parse(good, err, sizeof err);
+  mode_t old = umask(077);
+  sb_model_out *o = sb_model_out_open(path, 1 << 20, err, sizeof err);
+  umask(old);
+  if (!o)
+    fail_msg("%s", err);
+  assert_int_equal(access(stale, F_OK), -1);
+  assert_int_equal(access(live, F_OK), 0);
+  assert_int_equal(sb_model_out_commit(o, m, NULL, err, sizeof err), 0);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0644);
+  sb_model *back = sb_model_load(path, err, sizeof err);
+  if (!back)
+    fail_msg("%s", err);
+  same_predictions(m, back);
+  sb_model_free(back);
+  /* a model the writer refuses leaves the old file as it was */
+  o = sb_model_out_open(path, 0, err, sizeof err);
+  assert_non_null(o);
+  double speed = m->reference_speed;
+  m->reference_speed = -1;
+  assert_int_equal(sb_model_out_commit(o, m, NULL, err, sizeof err), -1);
+  m->reference_speed = speed;
+  back = sb_model_load(path, err, sizeof err);
+  assert_non_null(back);
+  sb_model_free(back);
+  /* no room: 1 MB under 'ulimit -f' of 64 kB */
+  struct rlimit rl, small;
+  getrlimit(RLIMIT_FSIZE, &rl);
+  small = rl;
+  small.rlim_cur = 65536;
+  signal(SIGXFSZ, SIG_IGN);
+  setrlimit(RLIMIT_FSIZE, &small);
+  o = sb_model_out_open(path, 1 << 20, err, sizeof err);
+  setrlimit(RLIMIT_FSIZE, &rl);
+  if (o || !strstr(err, "no room for the model in"))
+    fail_msg("a 1 MB reservation under a 64 kB limit: %s", o ? "accepted" : err);
+  /* a directory, and a directory that does not exist */
+  o = sb_model_out_open(dir, 0, err, sizeof err);
+  assert_null(o);
+  assert_non_null(strstr(err, "a directory; give a file name"));
+  o = sb_model_out_open("/nonexistent/dir/m.model", 0, err, sizeof err);
+  assert_null(o);
+  assert_non_null(strstr(err, "cannot write the model into /nonexistent/dir"));
+  close(lfd);
+  unlink(live);
+  unlink(path);
+  /* nothing else left behind */
+  assert_int_equal(rmdir(dir), 0);
+  sb_model_free(m);
+}
+
 static void test_truncated(void **state)
 {
   (void)state;
@@ -218,6 +473,47 @@ static void test_missing_file(void **state)
   assert_non_null(strstr(err, "SIMBLAS_MODEL"));
 }
 
+/* the family table's columns, as doc/model-format.md states them, and
+ * consistent with each other: the calibrator, the fitter and the model
+ * read nothing else */
+static void test_table_columns(void **state)
+{
+  (void)state;
+  for (int op = 0; op < SB_OP_COUNT; op++) {
+    const sb_opinfo *o = &sb_ops[op];
+    int sh = o->shape, l3 = sh == SB_SHAPE_GEMM || sh == SB_SHAPE_SIDED || sh == SB_SHAPE_RANKK;
+    if ((o->level == SB_LEVEL_3) != l3 || (o->level == SB_LEVEL_M) != (sh == SB_SHAPE_MOVE || sh == SB_SHAPE_MOVE2) ||
+        (o->level == SB_LEVEL_1) != (sh == SB_SHAPE_SCALAR || sh == SB_SHAPE_VECTOR))
+      fail_msg("%s: level %d and shape %d disagree", o->name, o->level, sh);
+    if ((o->level == SB_LEVEL_3) != (o->flop_term == SB_TERM_MNK))
+      fail_msg("%s: level %d, flop term %d", o->name, o->level, o->flop_term);
+    /* a NAME.right key exactly for the routines with a Right-side form */
+    char key[64];
+    snprintf(key, sizeof key, "%s.right", o->name);
+    int v = -1;
+    assert_int_equal(sb_model_key(key, &v), o->variants == 2 ? op : -1);
+    if (o->focus != SB_FOCUS_NONE && !(o->dbl && !o->cplx))
+      fail_msg("%s: a focus on a routine HPL or LAPACK's double-precision code does not call", o->name);
+  }
+  struct { const char *name; int level, variants, focus; double flops; } want[] = {
+      {"dgemm", 3, 1, SB_FOCUS_HPL, 2.0 * 10 * 20 * 30}, {"sgemm", 3, 1, SB_FOCUS_NONE, 2.0 * 10 * 20 * 30},
+      {"ztrsm", 3, 2, SB_FOCUS_NONE, 4.0 * 10 * 20 * 30}, {"dsymm", 3, 2, SB_FOCUS_NONE, 2.0 * 10 * 20 * 30},
+      {"dsyrk", 3, 1, SB_FOCUS_LAPACK, 10.0 * 20 * 30}, {"dgemv", 2, 1, SB_FOCUS_HPL, 2.0 * 10 * 20},
+      {"dgbmv", 2, 1, SB_FOCUS_NONE, 2.0 * 20 * 30},     {"idamax", 1, 1, SB_FOCUS_HPL, 20},
+      {"daxpy", 1, 1, SB_FOCUS_HPL, 2.0 * 20},           {"drotg", 1, 1, SB_FOCUS_NONE, 10.0 * 20},
+      {"hpl_dlaswp01T", SB_LEVEL_M, 1, SB_FOCUS_NONE, 10.0 * 20},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    sb_call c = call(want[i].name, 10, 20, 30);
+    const sb_opinfo *o = &sb_ops[c.op];
+    if (o->level != want[i].level || o->variants != want[i].variants || o->focus != want[i].focus ||
+        sb_call_flops(&c) != want[i].flops)
+      fail_msg("%s: level %d variants %d focus %d flops %g", o->name, o->level, o->variants, o->focus,
+               sb_call_flops(&c));
+  }
+  assert_int_equal(sb_ops[sb_op_lookup("hpl_dlaswp04N")].shape, SB_SHAPE_MOVE2);
+}
+
 static void test_every_op_has_a_key(void **state)
 {
   (void)state;
@@ -263,7 +559,9 @@ int main(void)
       cmocka_unit_test(test_extreme_sizes), cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_truncated),     cmocka_unit_test(test_missing_file),
       cmocka_unit_test(test_pieces_and_sides),
-      cmocka_unit_test(test_every_op_has_a_key),
+      cmocka_unit_test(test_every_op_has_a_key), cmocka_unit_test(test_table_columns),
+      cmocka_unit_test(test_refused_precisely), cmocka_unit_test(test_too_many_sets),
+      cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_model_files),
       cmocka_unit_test(test_network_factors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

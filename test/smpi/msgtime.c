@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "simblas.h"
+#include "simblas_app.h"
 
 int main(int argc, char **argv)
 {

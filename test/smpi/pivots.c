@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "simblas.h"
+#include "simblas_app.h"
 
 void daxpy_(const int *, const double *, const double *, const int *, double *, const int *);
 void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *, const double *,
@@ -83,9 +83,9 @@ int main(int argc, char **argv)
     }
   }
   double t = MPI_Wtime() - t0;
-  simblas_stats s = simblas_get_stats();
-  printf("RANK %d %d %.12g %llu %llu %.12g\n", rank, col, t, (unsigned long long)s.pivot_real,
-         (unsigned long long)s.pivot_thinned, bound);
+  simblas_pivot_stats s = simblas_get_pivot_stats();
+  printf("RANK %d %d %.12g %llu %llu %.12g\n", rank, col, t, (unsigned long long)s.real,
+         (unsigned long long)s.thinned, bound);
   MPI_Comm_free(&colcomm);
   MPI_Finalize();
   return 0;

@@ -1,0 +1,46 @@
+/*
+ * design.h -- the calibration's measurement design: which calls to time,
+ * at which shapes, and how much of the time budget each routine gets.  It
+ * reads the op table's columns (level, shape, focus) and nothing else about
+ * a routine; the driver (calibrate.c) and the measuring (measure.c) do not
+ * choose shapes.
+ */
+#ifndef SB_CAL_DESIGN_H
+#define SB_CAL_DESIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* one point of the design: a call shape, timed on every core */
+typedef struct cal_point {
+  int op, variant;
+  int64_t m, n, k;
+  double est; /* estimated seconds for warm-up + repetitions */
+} cal_point;
+
+typedef struct cal_design {
+  double budget;   /* measuring seconds per core                       */
+  double max_call; /* the longest call to draw, seconds                */
+  int reps;        /* timed repetitions per point                      */
+  uint64_t seed;
+  double rate3, rate12; /* the probe's dgemm and daxpy flop/s on one core */
+  int64_t maxdim;  /* operands are at most maxdim x maxdim (the buffers) */
+} cal_design;
+
+/* the buffers' size for a design: the largest level-3 operand the time cap
+ * allows at the probe's dgemm rate */
+int64_t cal_design_maxdim(double max_call, double rate3);
+
+/* the points for ops[0..nops): each routine's share of the budget, its
+ * shapes drawn log-uniformly up to a call of about max_call seconds, half
+ * of HPL's level-3 calls HPL-shaped.  Returns malloc'ed points (NULL when
+ * out of memory); their estimated time sums to about budget per core. */
+cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size_t *npts);
+
+/* model keys: op, and op + SB_OP_COUNT for the Right-side form */
+#define CAL_NKEYS (SB_NVARIANTS * SB_OP_COUNT)
+const char *cal_key_name(int key, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * measure.c -- see measure.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "cpuclock.h"
+#include "fit.h"
+#include "measure.h"
+#include "sb_splitmix.h"
+
+volatile sig_atomic_t cal_stop;
+static void on_signal(int sig) { cal_stop = sig; }
+
+void cal_catch_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+_Noreturn void cal_die(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("simblas-calibrate: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(2);
+}
+
+double cal_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rnd(uint64_t *s) { return sb_splitmix64(s); }
+static double unif(uint64_t *s) { return (double)(rnd(s) >> 11) * 0x1p-53; }
+
+typedef struct worker {
+  int id;
+  const cal_design *d;
+  void *const *syms;
+  hwloc_topology_t topo;
+  hwloc_obj_t core;
+  const cal_point *pts;
+  size_t npts;
+  cal_result *res; /* per point */
+  cal_bufs bufs;
+  _Atomic double done_est;
+  int pinned;
+  /* calls another task interrupted (timed in CPU time), and the wall
+   * time that task took from them */
+  size_t interrupted, timed;
+  double stolen, timed_wall;
+  pthread_barrier_t *start; /* all start measuring together */
+} worker;
+
+static void fill(void *p, size_t bytes, uint64_t seed, int64_t maxdim)
+{
+  /* small positive values: no overflow, no denormals, unit-triangular
+   * solves stay bounded */
+  double *d = p;
+  size_t n = bytes / sizeof(double);
+  for (size_t i = 0; i < n; i++)
+    d[i] = (0.5 + unif(&seed)) / (double)maxdim;
+}
+
+/* one call of a point; time_one makes it and returns its wall time */
+typedef struct one_call {
+  cal_fn f;
+  void *sym;
+  const cal_point *p;
+  cal_bufs *bufs;
+} one_call;
+
+static double time_one(void *ctx)
+{
+  const one_call *c = ctx;
+  double t0 = cal_now();
+  c->f(c->sym, c->p->m, c->p->n, c->p->k, c->p->variant, c->bufs);
+  return cal_now() - t0;
+}
+
+static void *run_worker(void *arg)
+{
+  worker *w = arg;
+  if (w->core) {
+    hwloc_cpuset_t set = hwloc_bitmap_dup(w->core->cpuset);
+    hwloc_bitmap_singlify(set);
+    w->pinned = hwloc_set_cpubind(w->topo, set, HWLOC_CPUBIND_THREAD) == 0;
+    hwloc_bitmap_free(set);
+  }
+  size_t mat = ((size_t)w->d->maxdim * (size_t)w->d->maxdim * 16 + 63) / 64 * 64; /* aligned_alloc: a multiple of 64 */
+  void **bufs[] = {&w->bufs.a, &w->bufs.b, &w->bufs.c, &w->bufs.x, &w->bufs.y};
+  for (int i = 0; i < 5; i++) {
+    /* first touch by the pinned thread: pages on the worker's NUMA node */
+    if (!(*bufs[i] = aligned_alloc(64, mat)))
+      cal_die("out of memory for %zu MB of buffers per core; lower --max-call", 5 * mat >> 20);
+    fill(*bufs[i], mat, (uint64_t)w->id * 7919 + (uint64_t)i, w->d->maxdim);
+  }
+  /* this worker's own random order: what runs beside a call varies, as
+   * it does between HPL's ranks (a synchronised design, every core on the
+   * same shape at once, measured 7% core-to-core spread against 5% here) */
+  /* each pass runs the level-3 points first, then the others, each group
+   * in its random order (fit_first_group): a level-3 call follows level-3
+   * calls, as HPL's update follows its own dgemm and dtrsm calls, and the
+   * cores are in the level-3 phase at about the same time, as HPL's ranks
+   * are.  Mixed with the level-1/2 calls, dgemm came out 4-7% slower than
+   * in HPL (AMD EPYC VM, 2026-11-25: model -2.6% to -5.3% against
+   * passthrough in four runs; grouped, -0.0% to +2.6%) */
+  size_t *order = malloc(sizeof *order * w->npts), *tmp = malloc(sizeof *tmp * w->npts);
+  unsigned char *lvl3 = malloc(w->npts ? w->npts : 1);
+  if (!order || !tmp || !lvl3)
+    cal_die("out of memory for %zu points", w->npts);
+  for (size_t i = 0; i < w->npts; i++) {
+    order[i] = i;
+    lvl3[i] = sb_ops[w->pts[i].op].level == SB_LEVEL_3;
+  }
+  uint64_t s = w->d->seed ^ (0xA5A5ull * (uint64_t)(w->id + 1));
+  for (size_t i = w->npts; i > 1; i--) {
+    size_t j = rnd(&s) % i, t = order[i - 1];
+    order[i - 1] = order[j];
+    order[j] = t;
+  }
+  fit_first_group(order, w->npts, lvl3, tmp);
+  /* the repetitions are interleaved: pass 0 calls every point once,
+   * untimed (first touch, lazy initialisation), then each of the R timed
+   * passes calls every point once, in a fresh random order.  A call thus
+   * follows calls of other shapes, as in an application: R back-to-back
+   * calls of one shape ran 3-6% faster than the same calls among others
+   * (packing buffers, TLB and prefetchers trained on that shape), the bias
+   * the trace replay showed against a back-to-back calibration */
+  size_t nreps = (size_t)w->d->reps;
+  double *rep = malloc(sizeof *rep * w->npts * nreps), *warm = malloc(sizeof *warm * w->npts);
+  if (!rep || !order || !warm)
+    cal_die("out of memory for %zu points", w->npts);
+  /* the CPU-clock bracket's own cost: its reads' system calls count part
+   * of themselves into the CPU time between them (the least of 200) */
+  double bias = INFINITY;
+  for (int r = 0; r < 200; r++) {
+    double c0 = sb_cpu_clock_kernel(), t0 = cal_now(), t1 = cal_now(), c1 = sb_cpu_clock_kernel();
+    (void)t0, (void)t1;
+    bias = fmin(bias, c1 - c0);
+  }
+  pthread_barrier_wait(w->start); /* all cores start measuring together */
+  for (int pass = 0; pass <= w->d->reps && !cal_stop; pass++) {
+    if (pass > 1) {
+      for (size_t i = w->npts; i > 1; i--) {
+        size_t j = rnd(&s) % i, t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+      }
+      fit_first_group(order, w->npts, lvl3, tmp);
+    }
+    for (size_t oi = 0; oi < w->npts && !cal_stop; oi++) {
+      size_t i = order[oi];
+      const cal_point *p = &w->pts[i];
+      one_call c = {cal_ops[p->op].run, w->syms[p->op], p, &w->bufs};
+      atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est / (w->d->reps + 1));
+      if (pass == 0) { /* warm-up: its wall time sorts the point */
+        warm[i] = time_one(&c);
+        continue;
+      }
+      double wall, t;
+      if (warm[i] >= FIT_BRACKET_MIN) { /* the CPU clock around it */
+        double c0 = sb_cpu_clock_kernel();
+        wall = time_one(&c);
+        t = fit_call_time(wall, sb_cpu_clock_kernel() - c0, bias);
+      } else { /* a short call: an interrupted one is made again */
+        t = fit_short_time(time_one, &c, &wall);
+      }
+      if (t < wall) { /* interrupted */
+        w->interrupted++;
+        w->stolen += wall - t;
+      }
+      w->timed++;
+      w->timed_wall += wall;
+      rep[i * nreps + (size_t)(pass - 1)] = t;
+    }
+  }
+  for (size_t i = 0; i < w->npts && !cal_stop; i++) {
+    /* the mean, not the median: a simulated run adds durations up, so the
+     * model must predict what calls take on average, slow ones included */
+    const double *r = rep + i * nreps;
+    double mean = 0, var = 0;
+    for (size_t a = 0; a < nreps; a++)
+      mean += r[a] / (double)nreps;
+    for (size_t a = 0; a < nreps; a++)
+      var += (r[a] - mean) * (r[a] - mean) / (double)(nreps > 1 ? nreps - 1 : 1);
+    w->res[i].t = mean;
+    w->res[i].sd = sqrt(var);
+  }
+  free(rep);
+  free(warm);
+  free(order);
+  free(tmp);
+  free(lvl3);
+  for (int i = 0; i < 5; i++)
+    free(*bufs[i]);
+  return NULL;
+}
+
+/* ---- progress ------------------------------------------------------------------- */
+static void progress(worker *ws, int nw, double total, double t0, int tty, double *last_plain)
+{
+  double done = 0;
+  for (int i = 0; i < nw; i++)
+    done += atomic_load(&ws[i].done_est);
+  double frac = total > 0 ? done / (total * nw) : 1, el = cal_now() - t0;
+  if (frac > 1)
+    frac = 1;
+  double eta = frac > 0.01 ? el / frac - el : total;
+  if (tty) {
+    int bar = (int)(frac * 40);
+    fprintf(stderr, "\r[%.*s%*s] %3.0f%%  %4.0fs elapsed, ETA %4.0fs ", bar,
+            "########################################", 40 - bar, "", frac * 100, el, eta);
+  } else if (el - *last_plain >= 10 || frac >= 1) {
+    fprintf(stderr, "simblas-calibrate: %3.0f%% measured, %.0f s elapsed, about %.0f s left\n", frac * 100, el, eta);
+    *last_plain = el;
+  }
+}
+
+
+void cal_probe(void *dgemm, void *daxpy, double *rate3, double *rate12)
+{
+  int gop = sb_op_lookup("dgemm"), aop = sb_op_lookup("daxpy");
+  cal_bufs pb;
+  size_t bytes = (size_t)512 * 512 * 16;
+  void **bufs[] = {&pb.a, &pb.b, &pb.c, &pb.x, &pb.y};
+  for (int i = 0; i < 5; i++) {
+    if (!(*bufs[i] = malloc(bytes)))
+      cal_die("out of memory for the probe's buffers");
+    fill(*bufs[i], bytes, (uint64_t)i + 1, 512);
+  }
+  if (dgemm) {
+    cal_ops[gop].run(dgemm, 384, 384, 384, 0, &pb);
+    double best = INFINITY;
+    for (int r = 0; r < 3; r++) {
+      double s = cal_now();
+      cal_ops[gop].run(dgemm, 384, 384, 384, 0, &pb);
+      best = fmin(best, cal_now() - s);
+    }
+    *rate3 = 2.0 * 384 * 384 * 384 / best;
+  }
+  if (daxpy) {
+    double best = INFINITY;
+    for (int r = 0; r < 5; r++) {
+      double s = cal_now();
+      cal_ops[aop].run(daxpy, 0, 200000, 0, 0, &pb);
+      best = fmin(best, cal_now() - s);
+    }
+    *rate12 = 2.0 * 200000 / best;
+  }
+  for (int i = 0; i < 5; i++)
+    free(*bufs[i]);
+}
+
+int cal_measure(cal_run *r)
+{
+  const int ncores = r->ncores;
+  worker *ws = calloc((size_t)ncores, sizeof *ws);
+  pthread_t *th = calloc((size_t)ncores, sizeof *th);
+  char *joined = calloc((size_t)ncores, 1);
+  if (!(r->res = calloc((size_t)ncores, sizeof *r->res)) || !ws || !th || !joined)
+    cal_die("out of memory for %d workers", ncores);
+  double total_est = 0, t0 = cal_now(), last_plain = 0;
+  for (size_t i = 0; i < r->npts; i++)
+    total_est += r->pts[i].est;
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, (unsigned)ncores);
+  for (int w = 0; w < ncores; w++) {
+    ws[w].start = &start;
+    ws[w].id = w;
+    ws[w].d = r->design;
+    ws[w].syms = r->syms;
+    ws[w].topo = r->topo;
+    ws[w].core = hwloc_get_obj_by_type(r->topo, HWLOC_OBJ_CORE, (unsigned)w);
+    ws[w].pts = r->pts;
+    ws[w].npts = r->npts;
+    if (!(ws[w].res = r->res[w] = calloc(r->npts ? r->npts : 1, sizeof *ws[w].res)))
+      cal_die("out of memory for %zu points", r->npts);
+    if (pthread_create(&th[w], NULL, run_worker, &ws[w]) != 0)
+      cal_die("cannot start worker %d", w);
+  }
+  int tty = isatty(2), alive = ncores;
+  while (alive) {
+    for (int w = 0; w < ncores; w++)
+      if (!joined[w] && pthread_tryjoin_np(th[w], NULL) == 0) {
+        joined[w] = 1;
+        alive--;
+      }
+    progress(ws, ncores, total_est, t0, tty, &last_plain);
+    struct timespec ts = {0, 250000000};
+    if (alive)
+      nanosleep(&ts, NULL);
+  }
+  pthread_barrier_destroy(&start);
+  progress(ws, ncores, total_est, t0, tty, &last_plain);
+  if (tty)
+    fputc('\n', stderr);
+  for (int w = 0; w < ncores; w++) {
+    r->interrupted += ws[w].interrupted;
+    r->stolen += ws[w].stolen;
+    r->timed += ws[w].timed;
+    r->timed_wall += ws[w].timed_wall;
+  }
+  free(joined);
+  free(th);
+  free(ws);
+  return cal_stop;
+}
+
+void cal_run_free(cal_run *r)
+{
+  for (int w = 0; r->res && w < r->ncores; w++)
+    free(r->res[w]);
+  free(r->res);
+  r->res = NULL;
+}

@@ -1,0 +1,55 @@
+/*
+ * measure.h -- timing a design on the machine: one pinned worker per core,
+ * all at once, each point warmed up then timed in interleaved passes; the
+ * probe that sizes the design; the signals that stop it.  What to time is
+ * the design's (design.h); how to call a routine is calls.c's.
+ */
+#ifndef SB_CAL_MEASURE_H
+#define SB_CAL_MEASURE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwloc.h>
+
+#include "design.h"
+
+typedef struct cal_result {
+  double t, sd; /* the mean of the repetitions and their spread; t = 0: not timed */
+} cal_result;
+
+typedef struct cal_run {
+  /* what to measure, where */
+  const cal_point *pts;
+  size_t npts;
+  void *const *syms; /* per op: the real BLAS's symbol, or the kernel's own function */
+  const cal_design *design;
+  int ncores;
+  hwloc_topology_t topo;
+  /* the measurements */
+  cal_result **res; /* res[core][point] */
+  /* calls other tasks interrupted (timed in CPU time), of all timed, and
+   * the wall time those tasks took from them, of the timed calls' */
+  size_t interrupted, timed;
+  double stolen, timed_wall;
+} cal_run;
+
+/* Times the design on every core (the progress on stderr).  Returns 0, or
+ * the signal (SIGINT, SIGTERM, SIGHUP) that stopped it; res is then
+ * incomplete.  Out of memory: exits. */
+int cal_measure(cal_run *r);
+void cal_run_free(cal_run *r);
+
+/* the probe: dgemm 384^3 and daxpy 2e5 flop/s on one core (best of a few),
+ * each left at its default where the BLAS lacks it (NULL) */
+void cal_probe(void *dgemm, void *daxpy, double *rate3, double *rate12);
+
+/* SIGINT, SIGTERM and SIGHUP stop the measuring (cal_measure returns the
+ * signal) instead of the program */
+void cal_catch_signals(void);
+
+double cal_now(void); /* CLOCK_MONOTONIC seconds */
+_Noreturn void cal_die(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* one line, exit 2 */
+
+#endif

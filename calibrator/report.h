@@ -1,0 +1,40 @@
+/*
+ * report.h -- what a calibration says about itself: the report next to the
+ * model (summary.txt, gnuplot figures of measured against predicted), and
+ * --summary, which reads a model through libsimblas's parser and prints
+ * its quality figures.
+ */
+#ifndef SB_CAL_REPORT_H
+#define SB_CAL_REPORT_H
+
+#include "fit.h"
+#include "measure.h"
+
+/* a calibration's facts, for its model file and its report */
+typedef struct cal_info {
+  char machine[256], topology[512], backend[256];
+  int ncores, quick;
+  uint64_t seed;
+  double wall, reference_speed;
+  size_t interrupted; /* timed calls other tasks interrupted */
+  double stolen;      /* the wall time they took from them */
+  int nops;
+  const int *ops;
+  const fit_result *node;  /* per key (design.h) */
+  const fit_result *cores; /* ncores * CAL_NKEYS; NULL for one core */
+} cal_info;
+
+/* the routines drawn in the report's figures */
+extern const char *const cal_report_figures[];
+
+/* MODEL.report/: summary.txt, the figures' data, and the figures when
+ * gnuplot was found at configure time; files world-readable.  Failures are
+ * said, not fatal. */
+void cal_report(const char *model_path, const cal_info *c, const cal_run *run);
+
+/* --summary: one line per fitted routine and precision,
+ * "<routine> <prec> n=<k> r2=<x> median_rel_err=<x> p95_rel_err=<x>".
+ * A file libsimblas would refuse: its parser's message, exit status 2. */
+int cal_summary(const char *path);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * backend.c -- the sinks that compute: passthrough runs each call on a
+ * real BLAS (SIMBLAS_BACKEND, dlopen'ed once) and trace does too, writing
+ * a CSV row per call (SIMBLAS_TRACE).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sb_rt.h"
+#include "settings.h"
+#include "simblas.h"
+#include "sink.h"
+
+static struct {
+  void *handle;
+  const char *name;
+  void *syms[2 * SB_OP_COUNT];
+  FILE *trace;
+} be;
+
+static const char *mode_name(void) { return sb_mode_now == SB_MODE_TRACE ? "trace" : "passthrough"; }
+
+static void backend_open(const sb_model *m)
+{
+  (void)m;
+  be.name = sb_cfg.backend;
+  be.handle = dlopen(be.name, RTLD_NOW | RTLD_LOCAL);
+  if (!be.handle)
+    sb_fatal("SIMBLAS_MODE=%s needs a real BLAS, but '%s' does not load (%s); set SIMBLAS_BACKEND to the path of one, "
+             "e.g. /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+             mode_name(), be.name, dlerror());
+  /* a backend that is libsimblas (SIMBLAS_BACKEND naming it, a libblas.so.3
+   * alternative resolving to it, a copy of it) would call itself forever */
+  void *f = dlsym(be.handle, "dgemm_");
+  Dl_info bi, own;
+  if (dlsym(be.handle, "simblas_mode") ||
+      (f && dladdr(f, &bi) && dladdr((void *)simblas_mode, &own) && bi.dli_fbase == own.dli_fbase))
+    sb_fatal("SIMBLAS_MODE=%s computes with SIMBLAS_BACKEND, but '%s' is libsimblas itself (%s): every call would "
+             "call itself; set SIMBLAS_BACKEND to a real BLAS, e.g. "
+             "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+             mode_name(), be.name, f && dladdr(f, &bi) && bi.dli_fname ? bi.dli_fname : be.name);
+  /* the calibrator measures one thread per core: do the same */
+  void (*set_threads)(int) = (void (*)(int))dlsym(be.handle, "openblas_set_num_threads");
+  if (set_threads)
+    set_threads((int)sb_cfg.backend_threads);
+}
+
+void *sb_backend_sym(int slot, const char *name)
+{
+  void *f = be.syms[slot];
+  if (__builtin_expect(f == NULL, 0)) {
+    if (!(f = dlsym(be.handle, name)))
+      sb_fatal("the backend BLAS %s has no %s, so SIMBLAS_MODE=%s cannot run it; pick a backend that has it with "
+               "SIMBLAS_BACKEND, or use SIMBLAS_MODE=null",
+               be.name, name, mode_name());
+    be.syms[slot] = f;
+  }
+  return f;
+}
+
+const sb_sink sb_sink_passthrough = {"passthrough", backend_open, NULL, NULL};
+
+/* ---- trace: passthrough, and a row per call -------------------------------- */
+static void trace_open(const sb_model *m)
+{
+  backend_open(m);
+  if (!sb_cfg.trace)
+    sb_fatal("SIMBLAS_MODE=trace writes a CSV to SIMBLAS_TRACE, which is not set; set SIMBLAS_TRACE=calls.csv");
+  if (!(be.trace = fopen(sb_cfg.trace, "w")))
+    sb_fatal("cannot write the trace %s: %s; set SIMBLAS_TRACE to a writable path", sb_cfg.trace, strerror(errno));
+  fputs("routine,m,n,k,predicted_s,measured_s,rank,cblas\n", be.trace);
+}
+
+static void trace_record(sb_rank *r, const sb_call *c, double predicted, double measured)
+{
+  fprintf(be.trace, "%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d\n", sb_ops[c->op].name, (long long)c->m, (long long)c->n,
+          (long long)c->k, predicted, measured, sb_rank_public(r), c->iface);
+}
+
+const sb_sink sb_sink_trace = {"trace", trace_open, NULL, trace_record};

@@ -1,0 +1,217 @@
+/*
+ * settings.c -- every SIMBLAS_* variable libsimblas reads, parsed and
+ * checked once, in one place (settings.def, settings.h).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_rt.h"
+#include "settings.h"
+
+sb_settings sb_cfg;
+
+const sb_setting_row sb_setting_rows[] = {
+#define SB_SETTING(NAME, field, TYPE, LO, HI, DEFAULT, USERS, OPTION, VALUES, ACCEPTS, HELP)                      \
+  {NAME, #TYPE, LO, HI, DEFAULT, USERS, OPTION, VALUES, ACCEPTS, HELP},
+#include "settings.def"
+#undef SB_SETTING
+};
+const int sb_setting_count = (int)(sizeof sb_setting_rows / sizeof *sb_setting_rows);
+
+_Noreturn void sb_fatal(const char *fmt, ...)
+{
+  va_list ap;
+  fputs("simblas: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  exit(2);
+}
+
+/* the value a row takes: the variable when set and not empty, else its
+ * default; *given the variable (NULL: unset) */
+static const char *value_of(const sb_setting_row *row, const char **given)
+{
+  const char *v = getenv(row->name);
+  *given = v && *v ? v : NULL;
+  return *given ? *given : row->dflt;
+}
+
+static _Noreturn void refuse(const sb_setting_row *row, const char *v)
+{
+  sb_fatal("%s='%s' is not %s", row->name, v, row->accepts);
+}
+
+/* ---- one parser per type: 0, or -1 when V is not a value of it -------------- */
+static int parse_TEXT(const sb_setting_row *row, const char *v, const char **out)
+{
+  (void)row;
+  *out = *v ? v : NULL;
+  return 0;
+}
+
+static int parse_ENUM(const sb_setting_row *row, const char *v, int *out)
+{
+  size_t n = strlen(v);
+  int i = 0;
+  for (const char *p = row->values; *p; i++) {
+    const char *bar = strchr(p, '|');
+    size_t len = bar ? (size_t)(bar - p) : strlen(p);
+    if (len == n && !strncmp(p, v, n)) {
+      *out = i;
+      return 0;
+    }
+    p += len + (bar != NULL);
+  }
+  return -1;
+}
+
+static int parse_FLAG(const sb_setting_row *row, const char *v, int *out)
+{
+  (void)row;
+  if ((v[0] != '0' && v[0] != '1') || v[1])
+    return -1;
+  *out = v[0] == '1';
+  return 0;
+}
+
+static int parse_COUNT(const sb_setting_row *row, const char *v, long *out)
+{
+  if (!*v) { /* no default: 0 */
+    *out = 0;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (*end || end == v || errno || !((double)x >= row->lo && (double)x <= row->hi))
+    return -1;
+  *out = x;
+  return 0;
+}
+
+static int parse_UINT(const sb_setting_row *row, const char *v, uint64_t *out)
+{
+  (void)row;
+  char *end;
+  errno = 0;
+  while (*v == ' ')
+    v++;
+  if (*v == '-' || *v == '+')
+    return -1;
+  unsigned long long x = strtoull(v, &end, 0);
+  if (*end || end == v || errno)
+    return -1;
+  *out = x;
+  return 0;
+}
+
+static int parse_REAL(const sb_setting_row *row, const char *v, double *out)
+{
+  char *end;
+  double x = strtod(v, &end);
+  if (*end || end == v || !(x >= row->lo && x <= row->hi))
+    return -1;
+  *out = x;
+  return 0;
+}
+
+static int parse_BYTES(const sb_setting_row *row, const char *v, size_t *out)
+{
+  (void)row;
+  char *end;
+  double x = strtod(v, &end);
+  if (end == v)
+    return -1;
+  switch (*end) {
+  case 'k': case 'K': x *= 1024; end++; break;
+  case 'm': case 'M': x *= 1024 * 1024; end++; break;
+  case 'g': case 'G': x *= 1024.0 * 1024 * 1024; end++; break;
+  }
+  if (*end || !(x > 0 && x < 0x1p62))
+    return -1;
+  *out = (size_t)x;
+  return 0;
+}
+
+static int parse_FACTORS(const sb_setting_row *row, const char *v, sb_factors *out)
+{
+  (void)row;
+  return sb_factors_parse(v, out);
+}
+
+/* ---- what the values imply together ------------------------------------------- */
+static void derive(void)
+{
+  sb_settings *s = &sb_cfg;
+  int smpi = s->mode == SB_MODE_SMPI;
+  s->merge = smpi && s->merge;
+  if (s->poll_max < s->poll_cost)
+    s->poll_max = s->poll_cost;
+  if (s->pivot_every > 1 && !(smpi && s->merge))
+    sb_fatal("SIMBLAS_PIVOT_EVERY=%ld thins the pivot search of a simulated run, which needs SIMBLAS_MODE=smpi "
+             "(the pivots are SimBLAS's) and SIMBLAS_MERGE=1 (libsimblas_pmpi); unset it otherwise",
+             s->pivot_every);
+  /* A wait owed (a thinned pivot exchange, a merged roll: simblas_idle) is
+   * slept, then the BLAS time executed: two simulator events.  When every
+   * rank has a core of its own, executing the two as one ends at the same
+   * time (nothing else competes for the core) and is one event; only the
+   * energy tells idle from busy.  simblas-hpl sets it for one rank per
+   * core without --energy. */
+  s->pivot_defer = s->pivot_defer && s->idle_merge;
+  if (s->code_clock && !(smpi && s->merge))
+    sb_fatal("SIMBLAS_CODE_CLOCK=1 charges the program's code within the merged injections, which needs "
+             "SIMBLAS_MODE=smpi and SIMBLAS_MERGE=1 (libsimblas_pmpi); unset it otherwise");
+  if (s->given.iterations && s->iterations == 0)
+    s->iterations = -1; /* allocate only: every pass stops at once */
+  if (s->given.samples && s->iterations <= 0)
+    sb_fatal("SIMBLAS_SAMPLES=%ld samples the run in passes of SIMBLAS_ITERATIONS iterations, which is not set; "
+             "set it, or unset SIMBLAS_SAMPLES",
+             s->samples);
+  if (s->roll_merge == 0 || s->roll_merge > 1 << 20)
+    s->roll_merge = 1 << 20; /* a whole roll */
+}
+
+/* a SIMBLAS_* variable that is no row is a typo, most likely: say so */
+static void warn_unknown(void)
+{
+  extern char **environ;
+  for (char **e = environ; e && *e; e++) {
+    if (strncmp(*e, "SIMBLAS_", 8))
+      continue;
+    size_t n = strcspn(*e, "=");
+    int known = 0;
+    for (int i = 0; i < sb_setting_count && !known; i++)
+      known = strlen(sb_setting_rows[i].name) == n && !strncmp(sb_setting_rows[i].name, *e, n);
+    if (!known)
+      fprintf(stderr, "simblas: warning: %.*s is not a SimBLAS setting and is ignored (doc/settings.md lists them)\n",
+              (int)n, *e);
+  }
+}
+
+static void load(void)
+{
+  int i = 0;
+  const char *v;
+#define SB_SETTING(NAME, field, TYPE, LO, HI, DEFAULT, USERS, OPTION, VALUES, ACCEPTS, HELP)                      \
+  v = value_of(&sb_setting_rows[i], &sb_cfg.given.field);                                                          \
+  if (parse_##TYPE(&sb_setting_rows[i], v, &sb_cfg.field))                                                         \
+    refuse(&sb_setting_rows[i], v);                                                                                \
+  i++;
+#include "settings.def"
+#undef SB_SETTING
+  derive();
+  warn_unknown();
+}
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+void sb_settings_load(void) { pthread_once(&load_once, load); }

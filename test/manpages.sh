@@ -1,0 +1,36 @@
+#!/bin/sh
+# manpages.sh -- the man pages `make` generates from --help with help2man
+# (doc/man/*.1, installed by `make install`): one for simblas-hpl, one per
+# verb, one for simblas-calibrate when it is built; each with its name and
+# one-line summary, a synopsis, and the options its --help lists.
+# Environment: SB_BUILDDIR (make check sets it).
+set -u
+build=${SB_BUILDDIR:-.}
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+# page, NAME line (troff), then strings its text must hold
+page() {
+  f=$build/doc/man/$1.1 name=$2; shift 2
+  if [ ! -f "$f" ]; then ko "$1.1: not generated"; return; fi
+  missing=""
+  grep -qxF "$name" "$f" || missing="$missing [NAME: $name]"
+  grep -q '^\.SH SYNOPSIS' "$f" || missing="$missing [SYNOPSIS]"
+  for s in "$@"; do grep -qF -- "$s" "$f" || missing="$missing [$s]"; done
+  [ -z "$missing" ] && ok "$(basename "$f"): $name, synopsis, $# options" || ko "$(basename "$f") lacks$missing"
+}
+page simblas-hpl 'simblas-hpl \- build HPL against SimBLAS and simulate it with SimGrid/SMPI' \
+  '{build,run,info,study}' 'simblas-hpl-run(1)'
+page simblas-hpl-build 'simblas-hpl-build \- download, patch and build HPL (xhpl-model, xhpl-real)' \
+  '\-\-hpl\-tarball' '\-\-hpl\-dir' '\-\-no\-check' '\-\-build\-id' '\-\-make\-default'
+page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
+  'run --n N' '\-\-hpl\-opt' '\-\-iterations' '\-\-energy' '\-\-bw' '\-\-json'
+page simblas-hpl-info 'simblas-hpl-info \- show the HPL builds and the one runs use (JSON)' '\-\-build\-id'
+page simblas-hpl-study 'simblas-hpl-study \- run a study (a TOML file of runs) locally or on Slurm' \
+  'status|collect|plot' '\-\-engine' '\-\-slurm\-opt' '\-\-wait'
+if [ -x "$build/calibrator/simblas-calibrate" ]; then
+  page simblas-calibrate "simblas-calibrate \\- measure this machine's BLAS and write a SimBLAS model" \
+    '--summary MODEL' '\-\-quick' '\-\-output'
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,3 @@
+#!/bin/sh
+# written by simblas-hpl: the simulation, as run
+cd @ROOT@/work/passthrough && env SIMBLAS_MODE=passthrough SIMBLAS_MODEL=@ROOT@/measured.model SIMBLAS_MERGE=0 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 TMPDIR=@ROOT@/work/passthrough/tmp SIMBLAS_POLL_COST=1e-07 SIMBLAS_POLL_USAGE=1 SIMBLAS_POLL_GROWTH=16 SIMBLAS_POLL_MAX=1e-05 @ROOT@/smpirun -np 4 -platform platform.xml -hostfile hostfile --cfg=smpi/privatization:dlopen --cfg=contexts/guard-size:0 --cfg=smpi/shared-malloc-blocksize:2097152 --cfg=smpi/iprobe:0 --cfg=smpi/test:0 --cfg=smpi/iprobe-cpu-usage:0.8 --cfg=smpi/host-speed:6.123456789e+10f --cfg=smpi/display-timing:yes --log=root.thres:warning --log=smpi_utils.thres:info @ROOT@/xhpl

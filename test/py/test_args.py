@@ -1,0 +1,147 @@
+"""Bad input to simblas-hpl: each is refused with ONE line on stderr and
+status 2, before anything is written or run (the sandbox's smpirun records
+any call; the --keep directory must not appear).  Moved from section 1 of
+test/hpl-run.sh."""
+
+import os
+import re
+import resource
+import shutil
+import unittest
+from unittest import mock
+
+from support import DATA, Sandbox
+
+RUN4 = ("run", "--n", "8000", "--nb", "128")
+
+
+class Refused(Sandbox):
+    def refused(self, pattern, *args, env=None, unset=()):
+        keep = self.path("k")
+        status, out, err = self.cli(*args, "--keep", keep, env=env, unset=unset)
+        lines = err.rstrip("\n").split("\n")
+        with self.subTest(args=args):
+            self.assertEqual(status, 2, err)
+            self.assertEqual(len(lines), 1, err)
+            self.assertRegex(err, pattern)
+            self.assertFalse(os.path.exists(self.called), "smpirun was called")
+            self.assertFalse(os.path.exists(keep), "the run directory was made")
+        return err
+
+    def test_grid_and_platform(self):
+        self.refused(r"P\*Q = 12 ranks.*8 host.*too few", *RUN4, "--p", 3, "--q", 4, "--platform", "fattree:2;4,2;1,4;1,1")
+        self.refused("multiple", *RUN4, "--p", 2, "--q", 3, "--cores-per-node", 4)
+        self.refused(r"P\*Q = 4 ranks.*provides 3", *RUN4, "--p", 2, "--q", 2, "--platform", f"{DATA}/two.xml")
+        self.refused("N >= NB", "run", "--n", 100, "--nb", 128, "--p", 2, "--q", 2)
+        self.refused("must be > 0", "run", "--n", 100, "--nb", 0, "--p", 2, "--q", 2)
+        self.refused("fattree:LEVELS", *RUN4, "--p", 2, "--q", 2, "--platform", "fattree:2;4")
+        self.refused("fattree:LEVELS", *RUN4, "--p", 2, "--q", 2, "--platform", "fattree:2;4,1;1,0;1,1")
+        self.refused("expected fattree", *RUN4, "--p", 2, "--q", 2, "--platform", "torus:4,4")
+        self.refused("no such file", *RUN4, "--p", 2, "--q", 2, "--platform", self.path("none.xml"))
+        self.refused("set speeds", *RUN4, "--p", 1, "--q", 3, "--platform", f"{DATA}/two.xml", "--speedup", 2)
+
+    def test_run_directory(self):
+        keep, afile = self.path("a dir"), self.path("afile")
+        open(afile, "w").close()
+        for where, msg in ((keep, "contains white space, which smpirun cannot handle; use --keep DIR without spaces"),
+                           (afile, f"--keep {afile} is not a directory")):
+            status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--keep", where)
+            with self.subTest(keep=where):
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertIn(msg, err)
+                self.assertFalse(os.path.exists(self.called), "smpirun was called")
+        self.assertFalse(os.path.exists(keep))  # refused before it was made
+        self.assertTrue(os.path.isfile(afile))
+
+    def test_hugepages(self):
+        self.refused("is not a hugetlbfs mount; mount one with: mount -t hugetlbfs",
+                     *RUN4, "--p", 2, "--q", 2, "--hugepages", self.root)
+        self.refused("passthrough runs allocate the real matrix",
+                     *RUN4, "--p", 2, "--q", 2, "--mode", "passthrough", "--hugepages", self.root)
+
+    def test_opt_ins(self):
+        self.refused("pivot-every 0: must be >= 1", *RUN4, "--p", 2, "--q", 2, "--pivot-every", 0)
+        self.refused("progress -1: must be a number of seconds >= 0", *RUN4, "--p", 2, "--q", 2, "--progress", -1)
+        self.refused("pivot-every thins the pivot search of a modelled run",
+                     *RUN4, "--p", 2, "--q", 2, "--pivot-every", 8, "--mode", "passthrough")
+        self.refused("roll-merge -1: must be >= 0", *RUN4, "--p", 2, "--q", 2, "--roll-merge", -1)
+        self.refused("roll-merge merges the messages of a modelled run",
+                     *RUN4, "--p", 2, "--q", 2, "--roll-merge", 0, "--mode", "passthrough")
+
+    def test_address_space(self):
+        # issue 21: N=10^9 on 2x2 failed after the start, saying "check 'ulimit -v'"
+        self.refused(r"--n 1000000000 on 2x2: one rank's matrix needs 2,046,363 TiB of address space, more than the "
+                     r"128 TiB \(47-bit\) address space of a process: the largest N that fits on 2x2 with NB=128 is "
+                     r"7,908,728$", "run", "--n", 10**9, "--p", 2, "--q", 2)
+        status, _, err, _ = self.dry("--n", 7908728, "--p", 2, "--q", 2)
+        self.assertEqual(status, 0, err)
+        # under `ulimit -v`, the run would fail at its first allocation
+        with mock.patch("resource.getrlimit", return_value=(4 << 30, resource.RLIM_INFINITY)):
+            self.refused(r"--n 100000 on 2x2: one rank's matrix needs 21.0 GiB of address space, and 'ulimit -v' "
+                         r"allows 4.0 GiB; raise the limit with: ulimit -v unlimited$",
+                         "run", "--n", 100000, "--p", 2, "--q", 2)
+
+    def test_model_and_build(self):
+        self.refused("/nonexistent.model does not exist", *RUN4, "--p", 2, "--q", 2, "--model", "/nonexistent.model")
+        # a directory is said to be one (issue 21), and its default.model suggested
+        self.refused(f"model file {DATA} is a directory: give the model file itself .--model FILE",
+                     *RUN4, "--p", 2, "--q", 2, "--model", DATA)
+        os.mkdir(self.path("share"))
+        shutil.copy(os.path.join(DATA, "measured.model"), self.path("share", "default.model"))
+        self.refused(f"is a directory: give the model file itself, e.g. --model {self.path('share', 'default.model')}$",
+                     *RUN4, "--p", 2, "--q", 2, "--model", self.path("share"))
+        # a file that cannot be read says why (not "not a SimBLAS model file")
+        self.refused("cannot read the model file /proc/self/mem: Input/output error",
+                     *RUN4, "--p", 2, "--q", 2, "--model", "/proc/self/mem")
+        self.refused("run `simblas-hpl build` first", *RUN4, "--p", 2, "--q", 2)
+        self.refused("simblas-hpl build --mode passthrough", *RUN4, "--p", 2, "--q", 2, "--n", 1000,
+                     "--mode", "passthrough")
+
+    def test_values(self):
+        self.refused("unknown HPL option", *RUN4, "--p", 2, "--q", 2, "--hpl-opt", "nosuch=1")
+        self.refused("out of range", *RUN4, "--p", 2, "--q", 2, "--hpl-opt", "pfact=7")
+        self.refused("not a bandwidth", *RUN4, "--p", 2, "--q", 2, "--bw", "10Gbs")
+        self.refused("not a latency", *RUN4, "--p", 2, "--q", 2, "--lat", "fast")
+        self.refused("IDLE:EPSILON:ALLCORES", *RUN4, "--p", 2, "--q", 2, "--energy", "100:200")
+        self.refused(re.escape("ALLCORES (100 W) is below IDLE (200 W)"), *RUN4, "--p", 2, "--q", 2,
+                     "--energy", "200:150:100")
+        self.refused(re.escape("ALLCORES (150 W) is below EPSILON (200 W)"), *RUN4, "--p", 2, "--q", 2,
+                     "--energy", "100:200:150")
+        self.refused("positive", *RUN4, "--p", 2, "--q", 2, "--speedup", 0)
+        # issue 21: no unit, or values SimGrid aborts on after the run started
+        self.refused("'10': a bandwidth needs its unit, as in SimGrid: bps, kbps, Mbps, Gbps",
+                     *RUN4, "--p", 2, "--q", 2, "--bw", "10")
+        self.refused("'24': a latency needs its unit, as in SimGrid: s, ms, us",
+                     *RUN4, "--p", 2, "--q", 2, "--lat", "24")
+        self.refused("--speedup 1e[+]300: out of range; a host is from 1e-06 to 1e[+]06 times the model's reference",
+                     *RUN4, "--p", 2, "--q", 2, "--speedup", "1e300")
+        self.refused("out of range; a link's bandwidth is between 8bps and 8000Tbps",
+                     *RUN4, "--p", 2, "--q", 2, "--bw=1e400Gbps")
+        self.refused("out of range; a link's latency is between 0s and 1s", *RUN4, "--p", 2, "--q", 2, "--lat=1e400s")
+        for t in ("0", "-1", "nan", "inf"):
+            self.refused(f"--timeout {t}: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--timeout", t)
+        self.refused("--iprobe 0: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--iprobe", "0")
+
+    def test_malloc(self):
+        self.refused("no-such-libjemalloc.so.2 not found; install it with apt-get install libjemalloc2",
+                     *RUN4, "--p", 2, "--q", 2, "--malloc", "jemalloc",
+                     env={"SIMBLAS_JEMALLOC": self.path("no-such-libjemalloc.so.2")})
+        # a sanitizer runtime preloaded (the sanitizer build) and jemalloc's would clash
+        self.refused("LD_PRELOAD already loads libasan", *RUN4, "--p", 2, "--q", 2, "--malloc", "jemalloc",
+                     env={"LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libasan.so.8"})
+        self.refused("passthrough runs keep the system's malloc",
+                     *RUN4, "--p", 2, "--q", 2, "--mode", "passthrough", "--malloc", "jemalloc")
+
+    def test_build(self):
+        def one_line(status, out, err):
+            self.assertEqual((status, err.count("\n")), (2, 1), err)
+            return err
+        os.mkdir(self.path("nopatches"))
+        err = one_line(*self.cli("build", "--hpl-tarball", "/dev/null", env={"SIMBLAS_PATCHDIR": self.path("nopatches")}))
+        self.assertIn("patch series is missing", err)
+        err = one_line(*self.cli("build", "--hpl-tarball", "/etc/passwd"))
+        self.assertRegex(err, "not a readable tar archive.*hpl-2.3.tar.gz")
+
+
+if __name__ == "__main__":
+    unittest.main()

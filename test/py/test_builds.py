@@ -1,0 +1,124 @@
+"""The HPL builds (issue 21): `build --build-id`, `info` listing every build
+with its source and date, a run saying which build it used (stderr, JSON),
+an unknown ID listing the known ones, and a new build becoming the default
+only when there is none or when asked."""
+
+import json
+import os
+import re
+from unittest import mock
+
+from support import Sandbox, fake_build
+from simblas_hpl import hplbuild
+
+RESULT = "WR11C2R4        8000   128     2     2               1.91              1.786e+02"
+
+
+class Builds(Sandbox):
+    def setUp(self):
+        super().setUp()
+        self.data = os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl")
+
+    def make_build(self, bid, source, built, modes=("model", "passthrough")):
+        return fake_build(self.data, bid, source, built, modes)
+
+    def set_default(self, bid):
+        with open(os.path.join(self.data, "default"), "w") as f:
+            f.write(bid + "\n")
+
+    def two(self):
+        self.make_build("hpcc-1.5.0", "/src/hpcc_1.5.0.orig.tar.gz", "2026-11-25T10:00:00+00:00")
+        self.make_build("upstream", "/src/hpl-2.3.tar.gz", "2026-11-25T11:00:00+00:00", modes=("model",))
+        self.set_default("hpcc-1.5.0")
+
+    def test_info_lists_every_build(self):
+        self.two()
+        status, out, err = self.cli("info")
+        self.assertEqual(status, 0, err)
+        man = json.loads(out)
+        self.assertEqual((man["build_id"], man["chosen_by"]), ("hpcc-1.5.0", "default"))
+        self.assertEqual([(b["id"], b["source"], b["built"], b["default"]) for b in man["builds"]],
+                         [("hpcc-1.5.0", "/src/hpcc_1.5.0.orig.tar.gz", "2026-11-25T10:00:00+00:00", True),
+                          ("upstream", "/src/hpl-2.3.tar.gz", "2026-11-25T11:00:00+00:00", False)])
+        self.assertRegex(err, r"\* hpcc-1.5.0 \(from /src/hpcc_1.5.0.orig.tar.gz, built 2026-11-25T10:00:00\+00:00; "
+                              r"xhpl-model, xhpl-real\)")
+        self.assertRegex(err, r"\n\S+   upstream \(from /src/hpl-2.3.tar.gz, built 2026-11-25T11:00:00\+00:00; "
+                              r"xhpl-model\)")
+        status, out, err = self.cli("info", "--build-id", "upstream")
+        self.assertEqual((status, json.loads(out)["build_id"], json.loads(out)["chosen_by"]),
+                         (0, "upstream", "--build-id"))
+
+    def test_an_unknown_build_lists_the_known(self):
+        self.two()
+        for args, env, said in ((("--build-id", "nosuch"), None, "--build-id nosuch"),
+                                ((), {"SIMBLAS_HPL_BUILD": "nosuch"}, "SIMBLAS_HPL_BUILD=nosuch")):
+            status, out, err = self.cli("run", "--n", 8000, "--p", 2, "--q", 2, *args, env=env)
+            with self.subTest(said=said):
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertRegex(err, f"{re.escape(said)}: no such HPL build in .*; the builds: hpcc-1.5.0 \\(from "
+                                      r"/src/hpcc_1.5.0.orig.tar.gz, built .*\) \[the default\]; upstream \(from "
+                                      r"/src/hpl-2.3.tar.gz")
+                self.assertNotIn("run `simblas-hpl build", err)
+        self.set_default("gone")  # the default build was removed
+        status, out, err = self.cli("info")
+        self.assertEqual(status, 2)
+        self.assertIn("the default build, gone,: no such HPL build", err)
+        # a build without the mode's binary says how to build it
+        status, out, err = self.cli("run", "--n", 1000, "--p", 2, "--q", 2, "--mode", "passthrough",
+                                    "--build-id", "upstream")
+        self.assertEqual(status, 2)
+        self.assertIn("no xhpl-real in the HPL build upstream", err)
+        self.assertIn("run `simblas-hpl build --build-id upstream --mode passthrough` with the source it was built "
+                      "from (/src/hpl-2.3.tar.gz)", err)
+
+    def test_a_run_says_which_build(self):
+        self.two()
+        with open(self.env["SMPIRUN"], "w") as f:
+            f.write(f"#!/bin/sh\necho '{RESULT}'\n")
+        for args, env, by in (((), None, "default"), (("--build-id", "upstream"), None, "--build-id"),
+                              ((), {"SIMBLAS_HPL_BUILD": "upstream"}, "SIMBLAS_HPL_BUILD")):
+            j = self.path("r.json")
+            status, out, err = self.cli("run", "--n", 8000, "--p", 2, "--q", 2, "--json", j, *args, env=env)
+            with self.subTest(by=by):
+                self.assertEqual(status, 0, err)
+                bid = "hpcc-1.5.0" if by == "default" else "upstream"
+                with open(j) as f:
+                    got = json.load(f)
+                self.assertEqual(got["build"]["id"], bid)
+                self.assertEqual(got["build"]["chosen_by"], by)
+                self.assertEqual(got["xhpl"], os.path.join(self.data, bid, "xhpl-model"))
+                self.assertRegex(err, f"model mode, HPL build {bid} \\(.*built 2026-11-25T1[01]:00:00\\+00:00\\); "
+                                      "files in")
+
+    def test_the_default_changes_only_when_asked(self):
+        data = self.data
+        self.make_build("first", "/src/a", "t1")
+        self.make_build("second", "/src/b", "t2")
+        with mock.patch.dict(os.environ, self.env, clear=True):
+            hplbuild.settle_default("first", False)  # no default yet: the first build becomes it
+            with open(os.path.join(data, "default")) as f:
+                self.assertEqual(f.read(), "first\n")
+            with mock.patch.object(hplbuild, "note") as said:
+                hplbuild.settle_default("second", False)  # another build: the default stays, and is said
+            with open(os.path.join(data, "default")) as f:
+                self.assertEqual(f.read(), "first\n")
+            self.assertRegex(said.call_args[0][0], "the default HPL build stays first: runs without --build-id use "
+                                                   "it; run this one with --build-id second, or .*--make-default")
+            with mock.patch.object(hplbuild, "note") as said:
+                hplbuild.settle_default("second", True)  # asked
+            with open(os.path.join(data, "default")) as f:
+                self.assertEqual(f.read(), "second\n")
+            self.assertIn("the default HPL build is now second (was first)", said.call_args[0][0])
+
+    def test_build_takes_an_id(self):
+        status, out, err = self.cli("build", "--build-id", "../x")
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertIn("--build-id '../x': an ID is up to 100 letters", err)
+        # an HPL tree the patches do not apply to: the build fails, in the directory of its ID
+        tree = self.path("hpl")
+        os.makedirs(os.path.join(tree, "src"))
+        open(os.path.join(tree, "Make.top"), "w").close()
+        status, out, err = self.cli("build", "--hpl-dir", tree, "--build-id", "mine", "--mode", "model")
+        self.assertEqual(status, 1, err)
+        self.assertIn("does not apply", err)
+        self.assertTrue(os.path.isdir(os.path.join(self.data, "mine", "src")))

@@ -1,0 +1,107 @@
+"""The simulated machine: fat-tree specs, the generated platform XML (read
+back as XML), platform files and hostfiles, --energy."""
+
+import os
+import shutil
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+from support import DATA
+from simblas_hpl import platforms, units
+from simblas_hpl.errors import CliError
+
+BW, LAT = units.parse_bandwidth("10Gbps"), units.parse_latency("24us")
+
+
+class FatTree(unittest.TestCase):
+    def test_default(self):
+        # leaves of the largest divisor <= 16 of the hosts, as many top switches
+        self.assertEqual(platforms.default_fattree(16), (2, [16, 1], [1, 16], [1, 1]))
+        self.assertEqual(platforms.default_fattree(512), (2, [16, 32], [1, 16], [1, 1]))
+        self.assertEqual(platforms.default_fattree(6006), (2, [14, 429], [1, 14], [1, 1]))
+        self.assertEqual(platforms.default_fattree(7), (2, [7, 1], [1, 7], [1, 1]))
+        self.assertEqual(platforms.fattree_string(*platforms.default_fattree(64)), "2;16,4;1,16;1,1")
+
+    def test_spec(self):
+        self.assertEqual(platforms.parse_fattree("3;40,25,41;1,40,25;1,1,1"),
+                         (3, [40, 25, 41], [1, 40, 25], [1, 1, 1]))
+        for bad in ("2;4", "2;4,1;1,0;1,1", "x;1;1;1", "2;4,4;1,2;1", "0;;;"):
+            with self.subTest(spec=bad), self.assertRaisesRegex(CliError, "fattree:LEVELS"):
+                platforms.parse_fattree(bad)
+
+    def test_resolve_generated(self):
+        p = platforms.resolve("fattree:2;4,4;1,2;1,1", 12, BW, LAT, cores_per_node=2)
+        self.assertEqual((p.kind, p.spec, p.hosts, p.topo, p.cores_per_node), ("generated", "fattree:2;4,4;1,2;1,1",
+                                                                               16, "2;4,4;1,2;1,1", 2))
+        # a machine larger than the run: the ranks fill the first hosts
+        self.assertEqual(p.hostlist, [f"node-{i}" for i in range(6) for _ in range(2)])
+        p = platforms.resolve(None, 16, BW, LAT)
+        self.assertEqual((p.spec, p.bw, p.lat, p.bw_Bps, p.lat_s), ("fattree:2;16,1;1,16;1,1", "10Gbps", "24us",
+                                                                    1.25e9, 24e-6))
+        with self.assertRaisesRegex(CliError, "--hostfile goes with --platform FILE.xml"):
+            platforms.resolve(None, 16, BW, LAT, hostfile="h")
+        with self.assertRaisesRegex(CliError, "--energy platform needs --platform FILE.xml"):
+            platforms.resolve(None, 16, BW, LAT, energy="platform")
+
+
+class Xml(unittest.TestCase):
+    def test_generated(self):
+        text = platforms.platform_xml(4, 2, "2e+10f", "10Gbps", "24us", "2;4,1;1,4;1,1", [95, 120, 200])
+        root = ET.fromstring(text.split("\n", 2)[2])  # past the XML declaration and DOCTYPE
+        self.assertEqual((root.tag, root.get("version")), ("platform", "4.1"))
+        c = root.find("cluster")
+        self.assertEqual({k: c.get(k) for k in ("radical", "speed", "core", "bw", "lat", "topology", "topo_parameters",
+                                                "loopback_bw", "loopback_lat")},
+                         {"radical": "0-3", "speed": "2e+10f", "core": "2", "bw": "10Gbps", "lat": "24us",
+                          "topology": "FAT_TREE", "topo_parameters": "2;4,1;1,4;1,1", "loopback_bw": "40Gbps",
+                          "loopback_lat": "1us"})
+        self.assertEqual({p.get("id"): p.get("value") for p in c.findall("prop")},
+                         {"wattage_per_state": "95:120:200", "wattage_off": "0"})
+        one = ET.fromstring(platforms.platform_xml(4, 1, "1f", "1Bps", "1s", "2;4,1;1,4;1,1", None).split("\n", 2)[2])
+        self.assertIsNone(one.find("cluster").get("loopback_bw"))  # one core: no intra-node link
+        self.assertEqual(one.find("cluster").findall("prop"), [])
+
+    def test_alloc_only(self):
+        # well-formed: '--' is not allowed inside an XML comment (it held '--alloc-only')
+        root = ET.fromstring(platforms.alloc_only_xml(3, 2, "1e+10f").split("\n", 2)[2])
+        self.assertEqual([(h.get("id"), h.get("core")) for h in root.iter("host")],
+                         [("node-0", "2"), ("node-1", "2"), ("node-2", "2")])
+        self.assertEqual(root.find("zone").get("routing"), "None")
+
+    def test_hosts_of_files(self):
+        self.assertEqual(platforms.platform_hosts(os.path.join(DATA, "two.xml")), [("a", 2), ("b", 1)])
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        p = os.path.join(d, "c.xml")
+        with open(p, "w") as f:
+            f.write('<platform version="4.1"><cluster id="c" prefix="n" suffix=".x" radical="0-2,5" core="4" '
+                    'speed="1f" bw="1Bps" lat="1s"/></platform>')
+        self.assertEqual(platforms.platform_hosts(p), [("n0.x", 4), ("n1.x", 4), ("n2.x", 4), ("n5.x", 4)])
+        with open(p, "w") as f:
+            f.write("<zone/>")
+        with self.assertRaisesRegex(CliError, "not a SimGrid platform"):
+            platforms.platform_hosts(p)
+        h = os.path.join(d, "hosts")
+        with open(h, "w") as f:
+            f.write("# ranks\na:2\n\nb\n")
+        self.assertEqual(platforms.read_hostfile(h), ["a", "a", "b"])
+        p = platforms.resolve(os.path.join(DATA, "two.xml"), 3, BW, LAT, hostfile=h)
+        self.assertEqual((p.kind, p.hosts, p.own_core, p.cores_per_node), ("file", 2, True, None))
+        with open(h, "w") as f:
+            f.write("b:3\n")
+        self.assertFalse(platforms.resolve(os.path.join(DATA, "two.xml"), 3, BW, LAT, hostfile=h).own_core)
+
+
+class Energy(unittest.TestCase):
+    def test_parse(self):
+        self.assertEqual(platforms.parse_energy("95:120:200"), [95.0, 120.0, 200.0])
+        self.assertEqual(platforms.parse_energy("120:100:200"), [120.0, 100.0, 200.0])  # EPSILON < IDLE allowed
+        self.assertEqual(platforms.parse_energy("platform"), "platform")
+        for bad in ("100:200", "a:b:c", "-1:2:3", "1:2:inf"):
+            with self.subTest(text=bad), self.assertRaisesRegex(CliError, "IDLE:EPSILON:ALLCORES"):
+                platforms.parse_energy(bad)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,145 @@
+"""The results of a run: HPL's output parsed, the extrapolation of a sampled
+run, the JSON and CSV writers.  The synthetic extrapolation moved from
+section 2 of test/hpl-run.sh."""
+
+import csv
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+import support  # noqa: F401  (the package on sys.path)
+from simblas_hpl import results
+
+OUT = """\
+================================================================================
+T/V                N    NB     P     Q               Time                 Gflops
+--------------------------------------------------------------------------------
+WR11C2R4        8000   128     4     4               1.91              1.786e+02
+HPL_pdgesv() start time Tue Nov 25 10:00:00 2026
+--------------------------------------------------------------------------------
+||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N)=   3.95024519e-03 ...... PASSED
+================================================================================
+"""
+ERR = """\
+[0.000000] [smpi_utils/INFO] Simulated time: 2.05436 seconds.
+[2.054360] [host_energy/INFO] Energy consumption of host node-0: 300.5 Joules
+[2.054360] [host_energy/INFO] Energy consumption of host node-1: 290.25 Joules
+[2.054360] [host_energy/INFO] Total energy consumption: 590.75 Joules (used hosts: 590.75 Joules; unused/idle hosts: 0)
+"""
+
+
+class ParseOutput(unittest.TestCase):
+    def test_result_residual_time_energy(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        r = results.parse_output(OUT, ERR, d)
+        self.assertEqual((r["tv"], r["hpl_n"], r["hpl_nb"], r["hpl_p"], r["hpl_q"]), ("WR11C2R4", 8000, 128, 4, 4))
+        self.assertEqual((r["hpl_time_s"], r["gflops"]), (1.91, 178.6))
+        self.assertTrue(r["result_line"].startswith("WR11C2R4") and r["result_line"].endswith("1.786e+02"))
+        self.assertEqual((r["residual"], r["residual_passed"]), (3.95024519e-03, True))
+        self.assertEqual(r["simulated_time_s"], 2.05436)
+        self.assertEqual((r["energy_j"], r["energy_used_hosts_j"], r["energy_idle_hosts_j"]), (590.75, 590.75, 0.0))
+        self.assertEqual(r["energy_per_host_j"], {"node-0": 300.5, "node-1": 290.25})
+
+    def test_hpcc_output_file_and_skips(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(d, "hpccoutf.txt"), "w") as f:  # HPCC's HPL writes its result there
+            f.write(OUT.replace("PASSED", "FAILED") + "1 tests skipped because of illegal input values\n")
+        r = results.parse_output("", "", d)
+        self.assertEqual((r["gflops"], r["residual_passed"], r["skipped"]), (178.6, False, 1))
+        self.assertNotIn("simulated_time_s", r)
+
+
+class Extrapolation(unittest.TestCase):
+    """The estimator behind --iterations (doc/scale.md), on iteration logs
+    made up from a known cost curve t_i = r + b x_i^2 (b: rank 0's BLAS
+    time): at depth 0 the passes' cold first iterations are dropped and the
+    sum model integrates the curve exactly; at depth 1 the priming iteration
+    is dropped and a pass's mean stands for its stratum (exact on a flat
+    curve); the first K iterations alone use the sum model at any depth."""
+    n, nb, total, outside = 128 * 40, 128, 40, 0.5
+
+    def x(self, i):
+        return (self.n - i * self.nb) / self.n
+
+    def case(self, depth, passes, r, b, first_factor):
+        cost = lambda i: r + b * self.x(i) ** 2  # noqa: E731
+        segs, sim, wall, blas = [], 0.0, 100.0, 0.0
+        for start, k in passes:
+            marks = [(start, sim, wall, blas)]
+            for j, i in enumerate(range(start, start + k)):
+                f = first_factor if j == 0 else 1.0
+                sim += f * cost(i)
+                wall += 2.0
+                blas += f * b * self.x(i) ** 2
+                marks.append((i + 1, sim, wall, blas))
+            segs.append({"start": start, "total": self.total, "marks": marks})
+        ex = results.extrapolate(segs, (sim, wall, blas), self.n, self.nb, depth, sim + self.outside,
+                                 wall - 100.0 + 3.0)
+        want = self.outside + sum(cost(i) for i in range(self.total))
+        self.assertAlmostEqual(ex["extrapolated_hpl_time_s"] / want, 1, delta=1e-9)
+        self.assertAlmostEqual(ex["extrapolated_wall_s"], 3.0 + 2.0 * self.total, delta=1e-6)
+        return ex
+
+    def test_exact_on_synthetic_logs(self):
+        strata = [(2, 6), (12, 6), (22, 6), (32, 6)]
+        ex = self.case(0, strata, 0.01, 0.05, 1.3)   # cold starts, curved cost
+        self.assertEqual([s["stands_for"] for s in ex["strata"]], [[0, 10], [10, 20], [20, 30], [30, 40]])
+        self.assertEqual(ex["iterations_done"], 24)
+        self.case(1, strata, 0.01, 0.0, 3.0)          # priming iteration, flat cost
+        self.case(1, [(0, 5)], 0.01, 0.05, 1.0)       # the first K alone
+        self.case(0, [(0, 5)], 0.01, 0.05, 1.0)
+
+    def test_no_log_no_estimate(self):
+        self.assertIsNone(results.extrapolate([], None, self.n, self.nb, 0, 1.0, 1.0))
+
+    def test_read_iter_log(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        p = os.path.join(d, "iterations.log")
+        with open(p, "w") as f:
+            f.write("seg 0 10 40\niter 10 1.5 100.25 0.5\niter 11 2.5 101 0.75\nend 0 9 120 4.5\n")
+        segs, end = results.read_iter_log(p)
+        self.assertEqual(segs, [{"start": 10, "total": 40, "marks": [(10, 1.5, 100.25, 0.5), (11, 2.5, 101.0, 0.75)]}])
+        self.assertEqual(end, (9.0, 120.0, 4.5))
+
+
+class Writers(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.d)
+
+    def test_json(self):
+        p = os.path.join(self.d, "r.json")
+        results.write_json(p, {"n": 8000, "gflops": 178.6, "hpl": {"depth": 1}})
+        with open(p) as f:
+            text = f.read()
+        self.assertEqual(json.loads(text), {"n": 8000, "gflops": 178.6, "hpl": {"depth": 1}})
+        self.assertTrue(text.endswith("}\n"))
+        self.assertEqual(os.listdir(self.d), ["r.json"])  # written through r.json.new, renamed
+
+    def test_csv_header_once_and_columns_kept(self):
+        p = os.path.join(self.d, "runs.csv")
+        results.append_csv(p, {"n": 8000, "gflops": 178.6, "iterations_done": None, "extra": 1})
+        results.append_csv(p, {"n": 9000, "gflops": 190.0})
+        with open(p, newline="") as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[0], results.CSV_FIELDS)
+        self.assertEqual(len(rows), 3)
+        row = dict(zip(rows[0], rows[1]))
+        self.assertEqual((row["n"], row["gflops"], row["iterations_done"]), ("8000", "178.6", ""))
+        self.assertRegex(row["date"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
+        # an existing file keeps its own columns
+        q = os.path.join(self.d, "mine.csv")
+        with open(q, "w") as f:
+            f.write("gflops,n\n")
+        results.append_csv(q, {"n": 8000, "gflops": 178.6, "p": 4})
+        with open(q) as f:
+            self.assertEqual(f.read().splitlines(), ["gflops,n", "178.6,8000"])
+
+
+if __name__ == "__main__":
+    unittest.main()

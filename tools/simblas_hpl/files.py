@@ -1,0 +1,44 @@
+"""Reading and writing files."""
+
+import hashlib
+import os
+
+
+def read_text(path):
+    """The file's text ('' when it cannot be read)."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def tail_lines(text, n=25):
+    lines = text.rstrip("\n").splitlines()
+    return "\n".join(lines[-n:])
+
+
+def sha256_file(path, h=None):
+    """The file's SHA-256 (hex); with h, update h with it and return h."""
+    own = h is None
+    h = h or hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest() if own else h
+
+
+def write_atomic(path, text):
+    """Write text to path through path.new and a rename: a reader sees the
+    old file or the whole new one."""
+    tmp = path + ".new"
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,406 @@
+"""Building HPL against SimBLAS: the source (Debian's hpcc, a tarball, a
+tree), the patch series, make, the check run of each new binary, and its
+manifest (builds.py keeps the builds)."""
+
+import datetime
+import fcntl
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+
+from . import VERSION
+from . import builds
+from .builds import BINARIES
+from .errors import CliError, note
+from .files import read_text, sha256_file, tail_lines
+from .launch import simulate
+from .locations import (cache_root, data_root, default_model, installed, patch_dir, simblas_incdir,
+                        simblas_libdir, tool)
+from .plan import RunOptions, make_plan
+
+SERIES = "series"
+SERIES_HPCC = "series.hpcc"
+MAKE_TEMPLATE = "Make.simblas.in"
+ARCHS = {"model": "simblas_model", "passthrough": "simblas_real"}
+
+
+def read_series(path):
+    names = []
+    for line in read_text(path).splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            names.append(line.split()[0])
+    return names
+
+
+def check_patch_dir(pdir, hpcc):
+    """The series files, every patch they name and the Make template, or one error."""
+    need = [SERIES] + ([SERIES_HPCC] if hpcc else [])
+    missing = [n for n in need + [MAKE_TEMPLATE] if not os.path.isfile(os.path.join(pdir, n))]
+    if missing:
+        raise CliError(f"the HPL patch series is missing: {', '.join(missing)} not found in {pdir} "
+                       "(reinstall SimBLAS, or point SIMBLAS_PATCHDIR at the source tree's hpl-patches/)")
+    patches = []
+    for s in need:
+        for name in read_series(os.path.join(pdir, s)):
+            p = os.path.join(pdir, name)
+            if not os.path.isfile(p):
+                raise CliError(f"the HPL patch series is incomplete: {s} names {name}, which is not in {pdir}")
+            patches.append((s, name, p))
+    if not patches:
+        raise CliError(f"the HPL patch series in {pdir} is empty ({SERIES} names no patch)")
+    return patches
+
+
+def safe_members(tf, prefix=None):
+    for m in tf.getmembers():
+        name = m.name
+        if name.startswith("/") or ".." in name.split("/"):
+            raise CliError(f"refusing to extract {tf.name}: member {name!r} escapes the directory", 1)
+        if m.islnk() or m.issym():
+            if m.linkname.startswith("/") or ".." in m.linkname.split("/"):
+                continue
+        if m.isdev():
+            continue
+        if prefix is None or name == prefix.rstrip("/") or name.startswith(prefix):
+            yield m
+
+
+def extract(tarball, dest, prefix=None):
+    try:
+        with tarfile.open(tarball) as tf:
+            members = list(safe_members(tf, prefix))
+            if hasattr(tarfile, "data_filter"):
+                tf.extractall(dest, members=members, filter="data")
+            else:
+                tf.extractall(dest, members=members)
+    except (tarfile.TarError, OSError) as e:
+        raise CliError(f"cannot unpack {tarball}: {e}", 1)
+
+
+def top_dir(tarball):
+    try:
+        with tarfile.open(tarball) as tf:
+            tops = {m.name.split("/", 1)[0] for m in tf.getmembers() if m.name.strip("/")}
+    except (tarfile.TarError, OSError) as e:
+        why = str(e).splitlines()[0].rstrip(":") if str(e) else type(e).__name__
+        raise CliError(f"{tarball} is not a readable tar archive ({why}: not gzip, bzip2, xz or plain tar); "
+                       "give HPL's source tarball, e.g. netlib's hpl-2.3.tar.gz")
+    if len(tops) != 1:
+        raise CliError(f"{tarball} does not unpack to one directory (found {', '.join(sorted(tops)[:5])}); "
+                       "expected HPL's hpl-X.Y/")
+    return tops.pop()
+
+
+def dsc_sha256(dsc, fname):
+    """The Checksums-Sha256 entry of fname in a Debian .dsc, or None."""
+    in_sec = False
+    for line in read_text(dsc).splitlines():
+        if line.startswith("Checksums-Sha256:"):
+            in_sec = True
+            continue
+        if in_sec:
+            if not line.startswith(" "):
+                break
+            parts = line.split()
+            if len(parts) == 3 and parts[2] == fname:
+                return parts[0]
+    return None
+
+
+def debian_hpcc_source():
+    """Debian's hpcc orig tarball (HPL 2.0 in hpl/), downloaded once into the cache."""
+    cache = os.path.join(cache_root(), "src")
+    os.makedirs(cache, exist_ok=True)
+
+    def origs():
+        return sorted(glob.glob(os.path.join(cache, "hpcc_*.orig.tar.gz")))
+
+    if not origs():
+        note(f"downloading Debian's hpcc source into {cache} (apt-get source --download-only hpcc)")
+        try:
+            r = subprocess.run(["apt-get", "source", "--download-only", "hpcc"], cwd=cache,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+            out = r.stdout
+        except (OSError, subprocess.TimeoutExpired) as e:
+            out = str(e)
+        # the Debian packaging tarball may be missing (404): only the orig tarball matters
+        if not origs():
+            raise CliError("could not get Debian's hpcc source with `apt-get source --download-only hpcc` "
+                           "(is there a deb-src line in /etc/apt/sources.list, and did `apt-get update` run?); "
+                           "or build from upstream HPL with --hpl-tarball hpl-2.3.tar.gz.\n" + tail_lines(out, 8), 1)
+    orig = origs()[-1]
+    base = os.path.basename(orig)
+    version = base[len("hpcc_"):-len(".orig.tar.gz")]
+    digest = sha256_file(orig)
+    for dsc in glob.glob(os.path.join(cache, f"hpcc_{version}-*.dsc")):
+        want = dsc_sha256(dsc, base)
+        if want and want != digest:
+            os.unlink(orig)
+            raise CliError(f"{base} does not match the checksum in {os.path.basename(dsc)}: "
+                           "removed it; run `simblas-hpl build` again to download it afresh", 1)
+    return orig, version, digest
+
+
+def tree_digest(path):
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(path):
+        rel = os.path.relpath(root, path)
+        if rel == ".":
+            dirs[:] = [d for d in dirs if d not in ("bin", "lib")]
+        dirs.sort()
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            if os.path.islink(p) or not os.path.isfile(p):
+                continue
+            h.update(os.path.relpath(p, path).encode() + b"\0")
+            sha256_file(p, h)
+    return h.hexdigest()
+
+
+def resolve_source(hpl_tarball=None, hpl_dir=None):
+    """(kind, source-id, description, fingerprint, unpack(dest) -> tree path)."""
+    if hpl_tarball and hpl_dir:
+        raise CliError("give --hpl-tarball or --hpl-dir, not both")
+    if hpl_tarball:
+        tb = os.path.abspath(hpl_tarball)
+        if not os.path.isfile(tb):
+            raise CliError(f"--hpl-tarball {hpl_tarball}: no such file")
+        top = top_dir(tb)
+        digest = sha256_file(tb)
+        sid = re.sub(r"[^A-Za-z0-9._+-]", "_", top) + "-" + digest[:8]
+
+        def unpack(dest):
+            extract(tb, dest)
+            return os.path.join(dest, top)
+        return "tarball", sid, tb, digest, unpack
+    if hpl_dir:
+        d = os.path.abspath(hpl_dir)
+        if not os.path.isfile(os.path.join(d, "Make.top")) or not os.path.isdir(os.path.join(d, "src")):
+            raise CliError(f"--hpl-dir {hpl_dir} is not an HPL source tree (no Make.top or src/)")
+        digest = tree_digest(d)
+        sid = "dir-" + re.sub(r"[^A-Za-z0-9._+-]", "_", os.path.basename(d)) + "-" + \
+            hashlib.sha256(d.encode()).hexdigest()[:8]
+
+        def unpack(dest):
+            tree = os.path.join(dest, os.path.basename(d))
+            shutil.copytree(d, tree, symlinks=True,
+                            ignore=lambda r, names: [n for n in names if r == d and n in ("bin", "lib")])
+            return tree
+        return "dir", sid, d, digest, unpack
+    orig, version, digest = debian_hpcc_source()
+    top = top_dir(orig)
+
+    def unpack(dest):
+        extract(orig, dest, prefix=top + "/hpl/")
+        tree = os.path.join(dest, top, "hpl")
+        if not os.path.isdir(tree):
+            raise CliError(f"{orig} has no {top}/hpl/ directory", 1)
+        return tree
+    return "debian-hpcc", f"hpcc-{version}", orig, digest, unpack
+
+
+def apply_patches(tree, patches, desc):
+    for series, name, path in patches:
+        r = subprocess.run(["patch", "-p1", "--fuzz=0", "--batch", "--forward",
+                            "--no-backup-if-mismatch", "-i", path],
+                           cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            raise CliError(f"patch {name} (from {series}) does not apply to {desc} with `patch -p1 --fuzz=0`:\n"
+                           f"{tail_lines(r.stdout, 12)}\n"
+                           "The patch series does not match this HPL source: use the source it was made for "
+                           "(default: Debian's hpcc; or --hpl-tarball hpl-2.3.tar.gz), and an unpatched tree.", 1)
+
+
+def fill_template(template, values):
+    text = template
+    for k, v in values.items():
+        text = text.replace("@" + k + "@", v)
+    left = sorted(set(re.findall(r"@[A-Z0-9_]+@", text)))
+    if left:
+        raise CliError(f"{MAKE_TEMPLATE} has placeholders simblas-hpl does not know: {', '.join(left)}", 1)
+    return text
+
+
+def make_arch(tree, mode, template, libdir, incdir, smpicc, logpath):
+    arch = ARCHS[mode]
+    values = {
+        "TOPDIR": tree, "ARCH": arch, "SIMBLAS_LIBDIR": libdir, "SIMBLAS_INCDIR": incdir,
+        # libsimblas_pmpi first, kept although HPL's MPI references are weak:
+        # its MPI wrappers flush merged injections (SIMBLAS_MERGE=1) and
+        # charge polls per rank (SIMBLAS_POLL_COST), in both modes
+        "LALIB": f"-L{libdir} -Wl,-rpath,{libdir} -Wl,--no-as-needed -lsimblas_pmpi -Wl,--as-needed -lsimblas",
+        # HPL_NO_MPI_DATATYPE: HPL packs panels itself (HPL_dlacpy, modelled)
+        # and sends contiguous, partially folded buffers that SMPI does not
+        # copy; with MPI datatypes SMPI serialises L2 out of the matrix (a
+        # quarter of the wall time at N=20000 on 64 ranks).  Both builds use
+        # it, so that model and passthrough runs communicate alike.
+        "HPL_DEFS_EXTRA": "-DSIMBLAS_HPL -DHPL_NO_MPI_DATATYPE" if mode == "model" else "-DHPL_NO_MPI_DATATYPE",
+    }
+    with open(os.path.join(tree, f"Make.{arch}"), "w") as f:
+        f.write(fill_template(template, values))
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(smpicc) + os.pathsep + env.get("PATH", "")
+    env.pop("MAKEFLAGS", None)  # HPL's makefiles are not parallel-safe
+    note(f"building {BINARIES[mode]} (make arch={arch}; log: {logpath})")
+    with open(logpath, "w") as log:
+        r = subprocess.run(["make", f"arch={arch}"], cwd=tree, stdout=log, stderr=subprocess.STDOUT, env=env)
+    xhpl = os.path.join(tree, "bin", arch, "xhpl")
+    if r.returncode != 0 or not os.path.isfile(xhpl):
+        text = read_text(logpath)
+        hint = ""
+        m = re.search(r"undefined reference to `(simblas_\w+)'", text)
+        if m:
+            hint = (f"\nlibsimblas in {libdir} lacks {m.group(1)}: rebuild/reinstall SimBLAS "
+                    "(this HPL patch series needs a newer libsimblas).")
+        elif r.returncode == 0:
+            hint = f"\nmake succeeded but made no bin/{arch}/xhpl: the patch series does not build an xhpl here."
+        raise CliError(f"building {BINARIES[mode]} failed (make arch={arch}, log {logpath}):\n"
+                       f"{tail_lines(text, 15)}{hint}", 1)
+    return xhpl
+
+
+def smoke_test(d, mode, binary, model):
+    """A tiny run of the new binary: passthrough must pass HPL's residual check."""
+    n, nb = (400, 32) if mode == "passthrough" else (1000, 64)
+    tmp = tempfile.mkdtemp(prefix="check-", dir=d)
+    try:
+        plan = make_plan(RunOptions(n=n, nb=nb, p=2, q=2, mode=mode, model=model, timeout=600, xhpl=binary))
+        res = simulate(plan, tmp, quiet=True).summary
+    except CliError as e:
+        hint = ""
+        ob = installed("OPENBLAS_LIBDIR")
+        if mode == "passthrough" and ob and not os.environ.get("SIMBLAS_BACKEND"):
+            hint = f"\n(passthrough computes with the BLAS in SIMBLAS_BACKEND; try SIMBLAS_BACKEND={ob}/libopenblas.so)"
+        raise CliError(f"the new {BINARIES[mode]} does not work ({mode} mode, N={n} on 2x2): {e}\n"
+                       f"(run files kept in {tmp}){hint}", 1)
+    if mode == "passthrough" and res.get("residual_passed") is not True:
+        raise CliError(f"the new {BINARIES[mode]} computed a wrong answer in passthrough mode "
+                       f"(HPL residual check: {res.get('residual')}); files in {tmp}", 1)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return res
+
+
+def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=False, build_id=None,
+          make_default=False):
+    """`simblas-hpl build`: the binaries of mode (model, passthrough, both)
+    from the source given (default: Debian's hpcc), patched, checked, in the
+    build build_id (default: the source's ID)."""
+    modes = ["model", "passthrough"] if mode == "both" else [mode]
+    if build_id:
+        builds.check_id(build_id)
+    libdir, incdir = simblas_libdir(), simblas_incdir()
+    smpicc = tool("smpicc", "SMPICC", "SMPICC")
+    for prog in ("make", "patch"):
+        tool(prog)
+    pdir = patch_dir()
+    hpcc = not (hpl_tarball or hpl_dir)
+    patches = check_patch_dir(pdir, hpcc)
+    template = read_text(os.path.join(pdir, MAKE_TEMPLATE))
+    kind, sid, desc, src_digest, unpack = resolve_source(hpl_tarball, hpl_dir)
+
+    h = hashlib.sha256()
+    for _, name, p in patches:
+        h.update(name.encode() + b"\0")
+        sha256_file(p, h)
+    h.update(template.encode())
+    patch_digest = h.hexdigest()
+    fingerprint = hashlib.sha256("\0".join([
+        src_digest, patch_digest, libdir, incdir,
+        # the headers HPL compiles against (hpl_simblas.h includes the other two)
+        *(sha256_file(os.path.join(incdir, h)) for h in ("simblas.h", "simblas_app.h", "hpl_simblas.h")
+          if os.path.exists(os.path.join(incdir, h))),
+        os.path.realpath(smpicc)]).encode()).hexdigest()
+
+    bid = build_id or sid
+    d = os.path.join(data_root(), bid)
+    os.makedirs(d, exist_ok=True)
+    lock = open(os.path.join(d, ".lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise CliError(f"another `simblas-hpl build` is building in {d}", 1)
+    mpath = os.path.join(d, "manifest.json")
+    old = {}
+    if os.path.isfile(mpath):
+        try:
+            with open(mpath) as f:
+                old = json.load(f)
+        except (OSError, ValueError):
+            old = {}
+    same = old.get("fingerprint") == fingerprint
+    binaries = dict(old.get("binaries", {})) if same else {}
+    if not same:
+        for b in BINARIES.values():
+            if os.path.exists(os.path.join(d, b)):
+                os.unlink(os.path.join(d, b))
+    todo = [m for m in modes if force or m not in binaries
+            or not os.path.isfile(os.path.join(d, binaries[m]))]
+    if not todo:
+        note(f"{', '.join(BINARIES[m] for m in modes)} up to date in {d} (--force rebuilds)")
+        settle_default(bid, make_default)
+        return 0
+
+    srcdir = os.path.join(d, "src")
+    shutil.rmtree(srcdir, ignore_errors=True)
+    os.makedirs(srcdir)
+    note(f"unpacking {desc}")
+    tree = unpack(srcdir)
+    note(f"applying {len(patches)} patch(es) from {pdir}")
+    apply_patches(tree, patches, desc)
+
+    model = default_model()
+    checks = dict(old.get("checks", {})) if same else {}
+    for m in todo:
+        xhpl = make_arch(tree, m, template, libdir, incdir, smpicc,
+                         os.path.join(d, f"build-{ARCHS[m]}.log"))
+        dest = os.path.join(d, BINARIES[m])
+        shutil.copy2(xhpl, dest + ".new")
+        os.replace(dest + ".new", dest)
+        binaries[m] = BINARIES[m]
+        if no_check:
+            checks[m] = "skipped"
+        elif model and os.path.isfile(model):
+            res = smoke_test(d, m, dest, model)
+            checks[m] = {"n": res["n"], "gflops": res["gflops"], "residual": res.get("residual"),
+                         "wall_s": res["wall_s"]}
+            note(f"{BINARIES[m]} checked: N={res['n']} 2x2 {m}: {res['gflops']:g} Gflops"
+                 + (f", residual {res['residual']} PASSED" if m == "passthrough" else ""))
+        else:
+            checks[m] = "skipped: no model file"
+    manifest = {
+        "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind, "source": desc,
+        "source_sha256": src_digest, "patch_dir": pdir, "patches": [n for _, n, _ in patches],
+        "patches_sha256": patch_digest, "simblas_libdir": libdir, "simblas_incdir": incdir,
+        "smpicc": smpicc, "fingerprint": fingerprint, "tree": tree,
+        "binaries": binaries, "checks": checks,
+        "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    with open(mpath + ".new", "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    os.replace(mpath + ".new", mpath)
+    for m in todo:
+        print(os.path.join(d, BINARIES[m]))
+    note(f"built {', '.join(BINARIES[m] for m in todo)} from {desc} in {d}")
+    settle_default(bid, make_default)
+    return 0
+
+
+def settle_default(bid, make_default):
+    """A build becomes the default when asked (--make-default) or when there
+    is no (valid) default; otherwise the default stays, and is said."""
+    current = builds.file_default()
+    if make_default or not current or not builds.load(current):
+        builds.set_default_build(bid)
+        if current and current != bid:
+            note(f"the default HPL build is now {bid} (was {current}): runs without --build-id use it")
+    elif current != bid:
+        note(f"the default HPL build stays {current}: runs without --build-id use it; run this one with "
+             f"--build-id {bid}, or make it the default with the same options and --make-default")

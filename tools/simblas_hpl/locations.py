@@ -1,0 +1,90 @@
+"""Where SimBLAS is installed, where builds and caches go, external tools.
+
+The configured locations come from configured.py, which `make` generates
+(absent in the source tree); SIMBLAS_LIBDIR, SIMBLAS_INCDIR,
+SIMBLAS_DATADIR and SIMBLAS_PATCHDIR override them.
+"""
+
+import os
+import shutil
+
+from .errors import CliError
+
+try:
+    from . import configured
+except ImportError:  # the source tree: the environment must say
+    configured = None
+
+
+def installed(key):
+    """A configured location (LIBDIR, INCDIR, DATADIR, SMPIRUN, SMPICC,
+    OPENBLAS_LIBDIR), or None when running from the source tree."""
+    v = getattr(configured, key, None)
+    if not v or (len(v) > 2 and v[0] == "@" and v[-1] == "@"):
+        return None
+    return v
+
+
+def simblas_libdir():
+    d = os.environ.get("SIMBLAS_LIBDIR") or installed("LIBDIR")
+    if not d:
+        raise CliError("cannot locate libsimblas: set SIMBLAS_LIBDIR to the directory holding libsimblas.so")
+    if not os.path.exists(os.path.join(d, "libsimblas.so")):
+        raise CliError(f"{d}/libsimblas.so does not exist: install SimBLAS (make install) "
+                       "or set SIMBLAS_LIBDIR to a build tree's .libs")
+    return os.path.abspath(d)
+
+
+def simblas_incdir():
+    d = os.environ.get("SIMBLAS_INCDIR") or installed("INCDIR")
+    if not d or not os.path.exists(os.path.join(d, "simblas.h")):
+        raise CliError(f"simblas.h not found in {d or '(unset)'}: set SIMBLAS_INCDIR to SimBLAS's include directory")
+    return os.path.abspath(d)
+
+
+def simblas_datadir():
+    return os.environ.get("SIMBLAS_DATADIR") or installed("DATADIR")
+
+
+def patch_dir():
+    d = os.environ.get("SIMBLAS_PATCHDIR")
+    if not d:
+        dd = simblas_datadir()
+        d = os.path.join(dd, "hpl-patches") if dd else None
+    if not d:
+        raise CliError("cannot locate the HPL patch series: set SIMBLAS_PATCHDIR (the source tree's hpl-patches/)")
+    return os.path.abspath(d)
+
+
+def default_model():
+    m = os.environ.get("SIMBLAS_MODEL")
+    if m:
+        return m
+    dd = simblas_datadir()
+    return os.path.join(dd, "default.model") if dd else None
+
+
+def tool(name, key=None, env=None):
+    """Path of an external program: $env, the configured path, then PATH."""
+    for c in (os.environ.get(env) if env else None, installed(key) if key else None):
+        if c and os.access(c, os.X_OK):
+            return c
+    found = shutil.which(name)
+    if not found:
+        raise CliError(f"`{name}` not found: install it (SimGrid's smpicc/smpirun come with libsimgrid-dev)")
+    return found
+
+
+def user_dir(xdg, fallback):
+    base = os.environ.get(xdg) or os.path.join(os.path.expanduser("~"), fallback)
+    return os.path.join(base, "simblas", "hpl")
+
+
+def data_root():
+    """Where builds go: $XDG_DATA_HOME/simblas/hpl (~/.local/share/...)."""
+    return user_dir("XDG_DATA_HOME", os.path.join(".local", "share"))
+
+
+def cache_root():
+    """Where downloaded sources go: $XDG_CACHE_HOME/simblas/hpl (~/.cache/...)."""
+    return user_dir("XDG_CACHE_HOME", ".cache")

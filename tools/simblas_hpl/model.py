@@ -1,0 +1,66 @@
+"""What simblas-hpl reads of a SimBLAS model file (doc/model-format.md):
+its reference speed and whether it is the nominal, uncalibrated one.
+libsimblas parses the whole file when the run starts."""
+
+import math
+import os
+
+from .errors import CliError
+from .files import read_text
+
+
+def reference_speed(path):
+    """The model's reference-speed (flop/s of one reference core)."""
+    if not path:
+        raise CliError("no model file: give --model FILE or set SIMBLAS_MODEL "
+                       "(`make calibrate` writes one; SimBLAS installs share/simblas/default.model)")
+    if os.path.isdir(path):
+        inside = os.path.join(path, "default.model")
+        raise CliError(f"model file {path} is a directory: give the model file itself"
+                       + (f", e.g. --model {inside}" if os.path.isfile(inside) else
+                          " (--model FILE or SIMBLAS_MODEL; `make calibrate` writes one)"))
+    if not os.path.isfile(path):
+        raise CliError(f"model file {path} does not exist: give --model FILE or SIMBLAS_MODEL, "
+                       "or run `make calibrate` (simblas-calibrate) to write one")
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        raise CliError(f"cannot read the model file {path}: {e.strerror}")
+    lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines or not lines[0].startswith("simblas-model"):
+        raise CliError(f"{path} is not a SimBLAS model file (first line is not 'simblas-model V')")
+    for ln in lines:
+        f = ln.split()
+        if f[0] == "reference-speed" and len(f) >= 2:
+            try:
+                s = float(f[1])
+            except ValueError:
+                break
+            if s > 0 and math.isfinite(s):
+                return s
+            break
+    raise CliError(f"{path}: no valid 'reference-speed' line")
+
+
+def is_nominal(path):
+    """True for the model SimBLAS installs before any calibration
+    (`meta source nominal`): made-up rates, not this machine's."""
+    for ln in read_text(path).splitlines():
+        f = ln.split("#", 1)[0].split()
+        if len(f) >= 3 and f[0] == "meta" and f[1] == "source":
+            return f[2].strip('"') == "nominal"
+        if f and f[0] == "set":
+            break
+    return False
+
+
+def has_noise(path):
+    """True when the model's dgemm line has a noise part ('| ...'): what
+    SIMBLAS_NOISE draws from."""
+    for ln in read_text(path).splitlines():
+        f = ln.split("#", 1)[0].split()
+        if f and f[0].split("[")[0] in ("dgemm", "dgemm.right") and "|" in f:
+            return True
+    return False

@@ -1,0 +1,358 @@
+"""One simulated HPL run: what is asked (RunOptions) and what will be run
+(RunPlan, every option checked and every decision taken, here and nowhere
+else).  A RunPlan holds no open resource and pickles: a study can make
+thousands and hand each to launch.simulate in another process or job."""
+
+import dataclasses
+import math
+import os
+import sys
+from typing import Dict, List, Optional, Sequence, Union
+
+from . import memory, model, platforms, units, variability
+from . import builds
+from .errors import CliError, note
+from .hpldat import parse_hpl_opts
+from .locations import data_root, default_model, simblas_libdir, tool
+
+DEFAULT_NB = 128
+DEFAULT_HPL_CODE = "timed"    # --hpl-code: HPL's own code costs its measured CPU time
+SOLVE_MESSAGES_MAX = 2e6     # --iterations: skip HPL's solve beyond that many messages
+SPEEDUP_RANGE = (1e-6, 1e6)  # --speedup: beyond, host speeds overflow in SimGrid (1e300: "The Impossible Did Happen")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """The options of one run, as `simblas-hpl run` takes them (None: the
+    default).  Field names are the command line's (--cores-per-node is
+    cores_per_node)."""
+    n: Optional[int] = None
+    nb: int = DEFAULT_NB
+    p: Optional[int] = None
+    q: Optional[int] = None
+    platform: Optional[str] = None
+    hostfile: Optional[str] = None
+    cores_per_node: Optional[int] = None
+    speedup: Optional[float] = None
+    host_speed: Optional[str] = None
+    bw: Optional[str] = None
+    lat: Optional[str] = None
+    energy: Optional[str] = None
+    iprobe: Optional[float] = None
+    waits: Optional[str] = None
+    pivot_every: Optional[int] = None
+    roll_merge: Optional[int] = None
+    no_merge: bool = False
+    hpl_code: Optional[str] = None
+    hugepages: Optional[str] = None
+    malloc: Optional[str] = None
+    mode: str = "model"
+    hpl_opt: Sequence[str] = ()
+    iterations: Optional[int] = None
+    samples: Optional[int] = None
+    alloc_only: bool = False
+    model: Optional[str] = None
+    timeout: Optional[float] = None
+    progress: Optional[float] = None
+    build_id: Optional[str] = None
+    seed: Optional[int] = None
+    noise: bool = False
+    node_spread: Optional[float] = None
+    slow_nodes: Optional[str] = None
+    node_speeds: Optional[str] = None
+    xhpl: Optional[str] = None
+    dry_run: bool = False       # a missing xhpl is only a warning
+
+    @classmethod
+    def from_namespace(cls, ns):
+        """The fields of an argparse namespace that are RunOptions fields."""
+        given = vars(ns)
+        return cls(**{f.name: given[f.name] for f in dataclasses.fields(cls) if f.name in given})
+
+
+@dataclasses.dataclass
+class RunPlan:
+    """A run, checked: everything launch.simulate needs, nothing to look up."""
+    n: int
+    nb: int
+    p: int
+    q: int
+    mode: str                               # model | passthrough
+    hpl: Dict[str, Union[int, float]]       # every HPL.dat setting
+    platform: platforms.Platform
+    energy: Union[None, str, List[float]]   # None, 'platform' or [idle, epsilon, allcores] W
+    speedup: float
+    model: str                              # the model file (absolute)
+    reference_speed: float                  # its reference-speed, flop/s
+    model_nominal: bool
+    xhpl: str
+    build: Optional[dict]                   # the HPL build (builds.Build.ref), None with --xhpl
+    smpirun: str
+    blocksize: int                          # smpi/shared-malloc-blocksize
+    hpl_code: str                           # timed | free
+    waits: str                              # block | poll
+    progress_every: float                   # s between progress lines (0: none)
+    per_rank_polls: bool                    # xhpl links libsimblas_pmpi
+    libdir: Optional[str] = None            # libsimblas's (model mode: preloaded)
+    no_merge: bool = False
+    iprobe: Optional[float] = None
+    pivot_every: Optional[int] = None
+    roll_merge: Optional[int] = None
+    iterations: Optional[int] = None
+    samples: Optional[int] = None
+    alloc_only: bool = False
+    malloc: Optional[str] = None            # model mode: jemalloc | system
+    malloc_lib: Optional[str] = None
+    hugepages: Optional[str] = None
+    timeout: Optional[float] = None
+    code_clock: bool = False                # SimBLAS times HPL's code (SIMBLAS_CODE_CLOCK=1)
+    freeclock: Optional[str] = None         # libsimblas_freeclock.so to preload
+    preload: str = ""                       # the environment's LD_PRELOAD, kept last
+    seed: Optional[int] = None              # SIMBLAS_SEED (noise, modelled results), the node speeds' draw
+    noise: bool = False                     # SIMBLAS_NOISE: each kernel drawn from the model's noise
+    node_speeds: Optional[variability.NodeSpeeds] = None  # per-host speed factors (SIMBLAS_HOST_FACTORS)
+
+    @property
+    def ranks(self):
+        return self.p * self.q
+
+    @property
+    def host_speed(self):
+        return self.reference_speed * self.speedup
+
+    @property
+    def panel_iterations(self):
+        """HPL's panel iterations, ceil(N / NB)."""
+        return -(-self.n // self.nb)
+
+    @property
+    def skips_solve(self):
+        """--iterations: HPL's solve runs and its time is measured, unless it
+        would send more than SOLVE_MESSAGES_MAX messages (ceil(N/NB) steps of
+        about 2P each): at 41,000 ranks, 31 million messages, about 25 min of
+        wall for a few seconds of a run of weeks."""
+        return self.panel_iterations * 2 * self.p > SOLVE_MESSAGES_MAX
+
+    @property
+    def depth(self):
+        """The look-ahead depth HPL runs with (none on one process column)."""
+        return 0 if self.q == 1 else int(self.hpl.get("depth", 1))
+
+
+def has_pmpi_wrappers(xhpl):
+    """True when xhpl links libsimblas_pmpi (builds before the per-rank poll
+    cost linked it in model mode only)."""
+    try:
+        with open(xhpl, "rb") as f:
+            return b"libsimblas_pmpi.so" in f.read()
+    except OSError:
+        return True  # dry run without a build: describe a current build
+
+
+def find_xhpl(o):
+    """(the xhpl to run, what the JSON says of its build): --xhpl, or the
+    binary of o.mode in the build chosen (builds.choose).  What is missing
+    is an error, or a warning in a dry run (whose command names it anyway)."""
+    if o.xhpl:
+        xhpl = os.path.abspath(o.xhpl)
+        if not os.path.isfile(xhpl):
+            if not o.dry_run:
+                raise CliError(f"{xhpl}: no such file")
+            note(f"warning: {xhpl}: no such file (dry run: the command names it anyway)")
+        return xhpl, None
+    what, how = builds.BINARIES[o.mode], "" if o.mode == "model" else " --mode passthrough"
+    try:
+        build, by = builds.choose(o.build_id)
+    except CliError as e:
+        if not o.dry_run:
+            raise
+        note(f"warning: {e} (dry run: the command names {what} anyway)")
+        return os.path.join(data_root(), o.build_id or "<build-id>", what), None
+    xhpl = build.binary(o.mode) if build else None
+    if xhpl:
+        return xhpl, build.ref(by)
+    msg = (f"no {what} in the HPL build {build.id} ({build.dir}): run `simblas-hpl build --build-id {build.id}"
+           f"{how}` with the source it was built from ({build.manifest.get('source', '?')})" if build else
+           f"no {what} built (looked in {data_root()}): run `simblas-hpl build{how}` first")
+    if not o.dry_run:
+        raise CliError(msg)
+    note(f"warning: {msg} (dry run: the command names it anyway)")
+    return os.path.join(build.dir if build else os.path.join(data_root(), "<source-id>"), what), \
+        (build.ref(by) if build else None)
+
+
+def make_plan(o):
+    """RunOptions -> RunPlan; CliError (status 2) for anything wrong, before
+    any file is written or anything runs."""
+    for k in ("n", "nb", "p", "q"):
+        if getattr(o, k) is None:
+            raise CliError(f"--{k} is required")
+    n, nb, p, q = o.n, o.nb, o.p, o.q
+    if p <= 0 or q <= 0:
+        raise CliError(f"--p {p} --q {q}: the process grid must be positive")
+    if nb <= 0:
+        raise CliError(f"--nb {nb}: must be > 0")
+    if n < nb:
+        raise CliError(f"--n {n} is smaller than --nb {nb}: HPL needs N >= NB > 0")
+    ranks = p * q
+    opts = parse_hpl_opts(o.hpl_opt)
+    energy = platforms.parse_energy(o.energy) if o.energy else None
+    if o.speedup is not None and not (o.speedup > 0 and math.isfinite(o.speedup)):
+        raise CliError(f"--speedup {o.speedup}: must be a positive number")
+    if o.speedup is not None and not SPEEDUP_RANGE[0] <= o.speedup <= SPEEDUP_RANGE[1]:
+        raise CliError(f"--speedup {o.speedup:g}: out of range; a host is from {SPEEDUP_RANGE[0]:g} to "
+                       f"{SPEEDUP_RANGE[1]:g} times the model's reference speed")
+    for opt, v in (("--timeout", o.timeout), ("--iprobe", o.iprobe)):
+        if v is not None and not (v > 0 and math.isfinite(v)):
+            raise CliError(f"{opt} {v:g}: must be a number of seconds > 0")
+    bw = units.parse_bandwidth(o.bw or platforms.DEFAULT_BW)
+    lat = units.parse_latency(o.lat or platforms.DEFAULT_LAT)
+    if o.cores_per_node is not None and o.cores_per_node < 1:
+        raise CliError(f"--cores-per-node {o.cores_per_node}: must be >= 1")
+
+    hpl_code = o.hpl_code or DEFAULT_HPL_CODE
+    waits = o.waits or ("poll" if energy else "block")
+    malloc = malloc_lib = None
+    if o.mode == "model":
+        malloc, malloc_lib = memory.resolve_malloc(o.malloc or "auto")
+    elif o.malloc == "jemalloc":
+        raise CliError("--malloc jemalloc speeds up the simulator in model mode; passthrough runs keep "
+                       "the system's malloc (drop --malloc)")
+    if o.progress is not None and not (o.progress >= 0 and math.isfinite(o.progress)):
+        raise CliError(f"--progress {o.progress:g}: must be a number of seconds >= 0 (0: no progress lines)")
+    progress_every = o.progress if o.progress is not None else (60 if sys.stderr.isatty() else 0)
+    if o.pivot_every is not None:
+        if o.pivot_every < 1:
+            raise CliError(f"--pivot-every {o.pivot_every}: must be >= 1 (1: every column exchanges)")
+        if o.mode != "model" or o.no_merge:
+            raise CliError("--pivot-every thins the pivot search of a modelled run (SimBLAS decides the pivots); "
+                           "drop it, or use --mode model without --no-merge")
+    if o.roll_merge is not None:
+        check_roll_merge(o.roll_merge, o.mode, opts, nb)
+    spec = o.platform
+    shaping = [name for name, v in (("--speedup", o.speedup), ("--host-speed", o.host_speed), ("--bw", o.bw),
+                                    ("--lat", o.lat), ("--cores-per-node", o.cores_per_node)) if v is not None]
+    platform = platforms.resolve(spec, ranks, bw, lat, hostfile=o.hostfile, cores_per_node=o.cores_per_node,
+                                 energy=energy, shaping=shaping)
+
+    model_path = o.model or default_model()
+    ref = model.reference_speed(model_path)
+    speedup = o.speedup if o.speedup is not None else 1.0
+    if o.host_speed is not None:
+        if o.speedup is not None:
+            raise CliError("--host-speed and --speedup both set the hosts' speed: give one")
+        speedup = units.parse_speed(o.host_speed) / ref
+        if not SPEEDUP_RANGE[0] <= speedup <= SPEEDUP_RANGE[1]:
+            raise CliError(f"--host-speed {o.host_speed}: {speedup:g} times the model's reference speed ({ref:g} "
+                           f"flop/s), out of range; a host is from {SPEEDUP_RANGE[0]:g} to {SPEEDUP_RANGE[1]:g} "
+                           "times it")
+    if o.seed is not None and o.seed < 0:
+        raise CliError(f"--seed {o.seed}: must be a whole number >= 0")
+    if o.noise:
+        if o.mode != "model":
+            raise CliError("--noise draws the modelled kernels' times; passthrough computes them: use --mode model")
+        if not model.has_noise(model_path):
+            note(f"warning: --noise: {model_path} has no noise terms for dgemm (no '|' part): the run is the same "
+                 "as without it; calibrate a model (simblas-calibrate writes them)")
+    node_speeds = variability.resolve(o.node_spread, o.slow_nodes, o.node_speeds, o.seed, platform,
+                                      os.path.abspath(model_path), o.mode)
+
+    iters, samples = o.iterations, o.samples
+    if o.alloc_only:
+        if iters is not None or samples is not None:
+            raise CliError("--alloc-only runs no iteration: drop --iterations/--samples")
+        if o.mode != "model":
+            raise CliError("--alloc-only needs --mode model")
+        if spec is not None and not spec.startswith("fattree:"):
+            raise CliError("--alloc-only makes its own platform (hosts without links): drop --platform FILE.xml")
+        if energy:
+            raise CliError("--alloc-only simulates no time: drop --energy")
+    if iters is not None:
+        if iters < 1:
+            raise CliError(f"--iterations {iters}: must be >= 1")
+        if o.mode != "model":
+            raise CliError("--iterations needs --mode model (xhpl-real is plain HPL: it runs every iteration)")
+        total = -(-n // nb)
+        depth = 0 if q == 1 else int(opts.get("depth", 1))
+        if iters <= depth:
+            raise CliError(f"--iterations {iters}: a pass's first {depth} iteration(s) prime HPL's look-ahead "
+                           f"(depth {depth}) and are not counted: give at least {depth + 1}")
+        if iters * (samples or 1) > total:
+            raise CliError(f"--iterations {iters}" + (f" x --samples {samples}" if samples else "") +
+                           f" exceeds the run's {total} panel iterations (N/NB): run it in full "
+                           "(drop --iterations) or sample fewer")
+    if samples is not None:
+        if iters is None:
+            raise CliError("--samples S samples the run in S passes of --iterations K iterations: give --iterations")
+        if samples < 1:
+            raise CliError(f"--samples {samples}: must be >= 1")
+    if o.mode == "model":
+        memory.check_address_space(n, nb, p, q, opts["align"])
+    blocksize = memory.shared_malloc_blocksize(n, nb, p, q)
+    hugepages = None
+    if o.hugepages:
+        if o.mode != "model":
+            raise CliError("--hugepages puts a modelled run's folded memory on huge pages; passthrough runs "
+                           "allocate the real matrix: drop it")
+        memory.check_hugepages(o.hugepages, blocksize)
+        hugepages = os.path.abspath(o.hugepages)
+    if o.mode == "passthrough":
+        need = 8 * n * (n + 1) * 1.1
+        avail = memory.meminfo_available()
+        if avail and need > 0.9 * avail:
+            raise CliError(f"passthrough mode computes for real: N={n} needs {need / 2**30:.1f} GiB "
+                           f"and {avail / 2**30:.1f} GiB are available; use --mode model or a smaller N")
+
+    xhpl, build = find_xhpl(o)
+    per_rank_polls = has_pmpi_wrappers(xhpl)
+    if not per_rank_polls:
+        note(f"warning: {xhpl} predates libsimblas_pmpi in {o.mode} builds: SMPI charges its polls with one count "
+             "shared by all ranks (slower, and HPL's time grows with the ranks); rebuild it with "
+             "`simblas-hpl build --force" + ("" if o.mode == "model" else " --mode passthrough") + "`")
+
+    smpirun = tool("smpirun", "SMPIRUN", "SMPIRUN")
+    # SimBLAS times HPL's own code within its merged injections
+    # (SIMBLAS_CODE_CLOCK=1) instead of SMPI's computation timing (an
+    # activity of its own per MPI call, and a thread-CPU-clock system call
+    # at both ends); SIMBLAS_CODE_CLOCK=0 in the environment keeps SMPI's
+    code_clock = (o.mode == "model" and hpl_code == "timed" and not o.no_merge
+                  and os.environ.get("SIMBLAS_CODE_CLOCK") != "0")
+    libdir = freeclock = None
+    if o.mode == "model":
+        libdir = simblas_libdir()
+        # SMPI's benchmark timer is never read when SMPI does not time the
+        # computation, yet its thread CPU clock is a system call around every
+        # MPI call (7-12% of the wall)
+        fc = os.path.join(libdir, "libsimblas_freeclock.so")
+        if ((hpl_code == "free" or code_clock) and os.path.exists(fc)
+                and os.environ.get("SIMBLAS_FREECLOCK") != "0"):
+            freeclock = fc
+    return RunPlan(
+        n=n, nb=nb, p=p, q=q, mode=o.mode, hpl=opts, platform=platform, energy=energy, speedup=speedup,
+        model=os.path.abspath(model_path), reference_speed=ref, model_nominal=model.is_nominal(model_path),
+        xhpl=xhpl, build=build, smpirun=smpirun, blocksize=blocksize, hpl_code=hpl_code, waits=waits,
+        progress_every=progress_every, per_rank_polls=per_rank_polls, libdir=libdir, no_merge=o.no_merge,
+        iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
+        alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,
+        code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""), seed=o.seed,
+        noise=o.noise, node_speeds=node_speeds)
+
+
+def check_roll_merge(g, mode, opts, nb):
+    """--roll-merge G: refused out of range or outside model mode; a note when
+    this run has no roll it merges."""
+    if g < 0:
+        raise CliError(f"--roll-merge {g}: must be >= 0 (1: HPL's rolls, one message per "
+                       "step; G: two exchanges per 2G steps; 0: a whole roll in two)")
+    if mode != "model":
+        raise CliError("--roll-merge merges the messages of a modelled run's rolls (whose data is folded "
+                       "garbage); drop it, or use --mode model")
+    long_bcast = opts["bcast"] in (4, 5)
+    # the row swap's roll is merged without look-ahead only (patch 14)
+    long_swap = opts["depth"] == 0 and (opts["swap"] == 1 or (opts["swap"] == 2 and nb > opts["swap_threshold"]))
+    if g != 1 and not (long_bcast or long_swap):
+        print(f"simblas-hpl: note: --roll-merge {g} changes (almost) nothing here: it merges "
+              f"the rolls of the 'long' broadcasts (bcast=4, 5; this run: {opts['bcast']}) and, without "
+              f"look-ahead (depth=0; this run: {opts['depth']}), of the long row swap (swap=1, or 2 with NB "
+              f"above swap_threshold; this run: swap={opts['swap']}, NB={nb}, threshold "
+              f"{opts['swap_threshold']})", file=sys.stderr)

@@ -1,0 +1,244 @@
+"""The simulated machine: fat-tree specs, platform XML, hostfiles, wattage."""
+
+import collections
+import dataclasses
+import math
+import os
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from typing import List, Optional
+
+from . import units
+from .errors import CliError
+from .files import read_text
+
+DEFAULT_BW = "10Gbps"
+DEFAULT_LAT = "24us"
+LOOPBACK_BW = "40Gbps"      # intra-node link when a host has several cores (seed 000, V-B)
+LOOPBACK_LAT = "1us"
+FATTREE_LEAF_MAX = 16       # leaf switch down-ports of the default fat tree
+
+
+@dataclasses.dataclass
+class Platform:
+    """Where the ranks run.  kind 'generated': a SimGrid cluster of `hosts`
+    hosts of `cores_per_node` cores on the fat tree `topo`, with links of
+    `bw`/`lat` (as written in the file; bw_Bps and lat_s in base units);
+    'file': the user's platform file at `spec`."""
+    kind: str
+    spec: str                   # the JSON's "platform": the fat-tree spec or the file's path
+    hosts: int
+    hostlist: List[str]         # one host per rank, in rank order (the hostfile)
+    own_core: bool              # every rank has a core of its own
+    cores_per_node: Optional[int] = None
+    topo: Optional[str] = None
+    bw: Optional[str] = None
+    lat: Optional[str] = None
+    bw_Bps: Optional[float] = None
+    lat_s: Optional[float] = None
+
+
+def parse_energy(text):
+    """--energy: 'platform', or [IDLE, EPSILON, ALLCORES] watts."""
+    if text == "platform":
+        return "platform"
+    parts = text.split(":")
+    try:
+        vals = [float(x) for x in parts]
+    except ValueError:
+        vals = []
+    if len(vals) != 3 or any(v < 0 or not math.isfinite(v) for v in vals):
+        raise CliError(f"--energy {text!r}: expected IDLE:EPSILON:ALLCORES in watts, e.g. 100:120:200 "
+                       "(or 'platform' to use the wattage properties of --platform FILE.xml)")
+    if vals[2] < max(vals[0], vals[1]):  # SimGrid takes it: a busy host would draw less than an idle one
+        low = "IDLE" if vals[0] > vals[1] else "EPSILON"
+        raise CliError(f"--energy {text!r}: ALLCORES ({vals[2]:g} W) is below {low} ({max(vals[:2]):g} W); the "
+                       "order is IDLE:EPSILON:ALLCORES, e.g. 100:120:200")
+    return vals
+
+
+def parse_fattree(spec):
+    """'h;d1,..;u1,..;p1,..' -> (levels, down, up, par); SimGrid's topo_parameters."""
+    parts = spec.split(";")
+    err = CliError(f"--platform fattree:{spec}: expected fattree:LEVELS;DOWN,...;UP,...;PARALLEL,... "
+                   "with LEVELS numbers in each list, e.g. fattree:2;16,32;1,16;1,1 (quote the ';' in a shell)")
+    if len(parts) != 4:
+        raise err
+    try:
+        h = int(parts[0])
+        lists = [[int(x) for x in p.split(",")] for p in parts[1:]]
+    except ValueError:
+        raise err
+    if h < 1 or any(len(lst) != h or min(lst) < 1 for lst in lists):
+        raise err
+    return h, lists[0], lists[1], lists[2]
+
+
+def default_fattree(hosts):
+    """A 2-level fat tree for `hosts` nodes: leaves of the largest divisor <= 16 of
+    `hosts` nodes, as many top switches as a leaf has nodes (full bisection)."""
+    leaf = max(d for d in range(1, min(hosts, FATTREE_LEAF_MAX) + 1) if hosts % d == 0)
+    return 2, [leaf, hosts // leaf], [1, leaf], [1, 1]
+
+
+def fattree_string(h, down, up, par):
+    return f"{h};{','.join(map(str, down))};{','.join(map(str, up))};{','.join(map(str, par))}"
+
+
+def expand_radical(radical):
+    out = []
+    for part in radical.split(","):
+        part = part.strip()
+        if "-" in part:
+            a, b = part.split("-", 1)
+            out.extend(range(int(a), int(b) + 1))
+        elif part:
+            out.append(int(part))
+    return out
+
+
+def platform_hosts(path):
+    """[(host id, cores)] in document order, from <host> and <cluster>/<cabinet>."""
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as e:
+        raise CliError(f"--platform {path}: cannot read it as XML: {e}")
+    if root.tag != "platform":
+        raise CliError(f"--platform {path}: not a SimGrid platform (root element <{root.tag}>)")
+    hosts = []
+    for el in root.iter():
+        try:
+            cores = int(el.get("core", "1"))
+            if el.tag == "host":
+                hosts.append((el.get("id"), cores))
+            elif el.tag in ("cluster", "cabinet"):
+                for i in expand_radical(el.get("radical", "")):
+                    hosts.append((f"{el.get('prefix', '')}{i}{el.get('suffix', '')}", cores))
+        except ValueError:
+            raise CliError(f"--platform {path}: cannot understand <{el.tag} id={el.get('id')!r}> "
+                           "(core/radical); give --hostfile")
+    return hosts
+
+
+def read_hostfile(path):
+    """The hosts of a hostfile, one per rank (host, or host:N for N ranks)."""
+    hosts = []
+    for line in read_text(path).splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = re.fullmatch(r"(.*):(\d+)", line)
+        hosts.extend([m.group(1)] * int(m.group(2)) if m else [line])
+    return hosts
+
+
+def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=None, shaping=()):
+    """--platform SPEC (None: the default fat tree) -> a Platform; CliError
+    when it does not fit.  bw, lat: (value, text) of the links (units.parse_*);
+    shaping: the options given that shape a generated platform (--speedup,
+    --bw, --lat, --cores-per-node), which a platform file refuses."""
+    if spec is None or spec.startswith("fattree:"):
+        if energy == "platform":
+            raise CliError("--energy platform needs --platform FILE.xml (whose hosts carry wattage_per_state)")
+        cores = cores_per_node or 1
+        if spec is None:
+            if ranks % cores:
+                raise CliError(f"P*Q = {ranks} ranks do not fill hosts of --cores-per-node {cores}: "
+                               "choose P, Q with P*Q a multiple of it")
+            hosts = ranks // cores
+            topo = default_fattree(hosts)
+        else:
+            topo = parse_fattree(spec[len("fattree:"):])
+            hosts = math.prod(topo[1])
+            if hosts * cores < ranks:
+                raise CliError(f"P*Q = {ranks} ranks, but --platform {spec} has {hosts} host(s) x {cores} "
+                               f"core(s) = {hosts * cores} slots: too few "
+                               "(the product of the down-link counts is the number of hosts)")
+        if hostfile:
+            raise CliError("--hostfile goes with --platform FILE.xml; the generated platform has its own")
+        topo = fattree_string(*topo)
+        # a machine larger than the run (Stampede: 6,006 ranks on 6,400 nodes):
+        # the ranks fill the first hosts, the rest idle
+        return Platform(kind="generated", spec=spec or "fattree:" + topo, hosts=hosts, cores_per_node=cores,
+                        own_core=True, topo=topo, bw=bw[1], lat=lat[1], bw_Bps=bw[0], lat_s=lat[0],
+                        hostlist=[f"node-{i}" for i in range(hosts) for _ in range(cores)][:ranks])
+    path = os.path.abspath(spec)
+    if not spec.endswith(".xml") and not os.path.isfile(path):
+        raise CliError(f"--platform {spec!r}: expected fattree:LEVELS;DOWN...;UP...;PARALLEL... "
+                       "or a SimGrid platform FILE.xml")
+    if not os.path.isfile(path):
+        raise CliError(f"--platform {spec}: no such file")
+    bad = list(shaping)
+    if isinstance(energy, list):
+        bad.append("--energy IDLE:EPS:ALLCORES")
+    if bad:
+        raise CliError(f"{', '.join(bad)}: these shape the generated platform; with --platform FILE.xml "
+                       "set speeds, links, cores and wattage_per_state in the file "
+                       "(--energy platform enables the energy plugin)")
+    phosts = platform_hosts(path)
+    if hostfile:
+        if not os.path.isfile(hostfile):
+            raise CliError(f"--hostfile {hostfile}: no such file")
+        hostlist = read_hostfile(hostfile)
+        known = {h for h, _ in phosts}
+        unknown = sorted({h for h in hostlist if h not in known})
+        if phosts and unknown:
+            raise CliError(f"--hostfile {hostfile} names hosts that {spec} lacks: {', '.join(unknown[:5])}")
+    else:
+        hostlist = [h for h, c in phosts for _ in range(c)]
+        if not hostlist:
+            raise CliError(f"--platform {spec}: found no <host> or <cluster> in it; give --hostfile")
+    if len(hostlist) != ranks:
+        src = f"--hostfile {hostfile}" if hostfile else f"{spec} (hosts x their core count)"
+        raise CliError(f"P*Q = {ranks} ranks, but {src} provides {len(hostlist)}: they must be equal")
+    # every rank a core of its own: no host gets more ranks than cores
+    cores_of = dict(phosts)
+    per_host = collections.Counter(hostlist)
+    return Platform(kind="file", spec=path, hosts=len(set(hostlist)), hostlist=hostlist,
+                    own_core=all(n <= cores_of.get(h, 1) for h, n in per_host.items()))
+
+
+def platform_xml(hosts, cores, speed, bw, lat, topo, energy):
+    """A generated platform: one SimGrid cluster on a fat tree."""
+    attrs = ['id="cluster"', 'prefix="node-"', 'suffix=""', f'radical="0-{hosts - 1}"',
+             f'speed="{speed}"', f'core="{cores}"', f'bw="{bw}"', f'lat="{lat}"']
+    if cores > 1:
+        attrs += [f'loopback_bw="{LOOPBACK_BW}"', f'loopback_lat="{LOOPBACK_LAT}"']
+    attrs += ['topology="FAT_TREE"', f'topo_parameters="{topo}"']
+    props = ""
+    if isinstance(energy, list):
+        props = ("\n    <prop id=\"wattage_per_state\" value=\"{:g}:{:g}:{:g}\"/>"
+                 "\n    <prop id=\"wattage_off\" value=\"0\"/>\n  ").format(*energy)
+    return ("<?xml version='1.0'?>\n"
+            "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+            f"<!-- generated by simblas-hpl: fat tree {topo} of {hosts} host(s) x {cores} core(s) -->\n"
+            "<platform version=\"4.1\">\n"
+            f"  <cluster {' '.join(attrs)}>{props}</cluster>\n"
+            "</platform>\n")
+
+
+def alloc_only_xml(hosts, cores, speed):
+    """--alloc-only's platform: hosts without links (a constant network model)."""
+    lines = "\n".join(f'    <host id="node-{i}" speed="{speed}" core="{cores}"/>' for i in range(hosts))
+    return ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+            "<platform version=\"4.1\">\n  <!-- simblas-hpl run, alloc-only: no links (constant network "
+            "model) -->\n  <zone id=\"world\" routing=\"None\">\n" + lines + "\n  </zone>\n</platform>\n")
+
+
+def write_files(platform, workdir, host_speed, energy, alloc_only):
+    """platform.xml and hostfile in workdir."""
+    with open(os.path.join(workdir, "hostfile"), "w") as f:
+        f.write("\n".join(platform.hostlist) + "\n")
+    dst = os.path.join(workdir, "platform.xml")
+    if alloc_only:
+        text = alloc_only_xml(platform.hosts, platform.cores_per_node, units.fmt_speed(host_speed))
+    elif platform.kind == "generated":
+        text = platform_xml(platform.hosts, platform.cores_per_node, units.fmt_speed(host_speed),
+                            platform.bw, platform.lat, platform.topo, energy)
+    else:
+        if os.path.abspath(platform.spec) != os.path.abspath(dst):
+            shutil.copyfile(platform.spec, dst)
+        return
+    with open(dst, "w") as f:
+        f.write(text)

@@ -1,0 +1,1 @@
+"""The verbs of simblas-hpl, one module each (see cli.py)."""

@@ -1,0 +1,34 @@
+"""simblas-hpl build: download, patch and build HPL."""
+
+from .. import hplbuild
+
+NAME = "build"
+ORDER = 1
+HELP = "download, patch and build HPL (xhpl-model, xhpl-real)"
+USAGE = ("%(prog)s [--hpl-tarball FILE | --hpl-dir DIR] [--build-id ID] [--make-default] "
+         "[--mode model|passthrough|both] [--force] [--no-check]")
+DESCRIPTION = ("Download (or take) HPL's source, apply SimBLAS's patch series and build xhpl-model "
+               "(BLAS predicted) and xhpl-real (BLAS computed, for passthrough runs) against libsimblas; "
+               "each new binary is checked by a small run.")
+
+
+def add_arguments(b):
+    src = b.add_mutually_exclusive_group()
+    src.add_argument("--hpl-tarball", metavar="FILE", help="upstream HPL tarball (hpl-2.3.tar.gz)")
+    src.add_argument("--hpl-dir", metavar="DIR", help="an unpacked, unpatched HPL tree (copied, not modified)")
+    b.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    b.add_argument("--mode", choices=["model", "passthrough", "both"], default="both",
+                   help="model: xhpl-model (-DSIMBLAS_HPL); passthrough: xhpl-real; default both")
+    b.add_argument("--no-check", action="store_true", help="skip the small test run of each new binary")
+    b.add_argument("--build-id", metavar="ID",
+                   help="the build's name, which `run --build-id` and SIMBLAS_HPL_BUILD give (default: the "
+                        "source's, e.g. hpcc-1.5.0 or hpl-2.3-<sha256 prefix>)")
+    b.add_argument("--make-default", action="store_true",
+                   help="make this build the default, which runs without --build-id use (a new build becomes "
+                        "the default only when there is none: a study's runs do not change underneath it)")
+
+
+def main(args):
+    return hplbuild.build(mode=args.mode, hpl_tarball=args.hpl_tarball, hpl_dir=args.hpl_dir,
+                          force=args.force, no_check=args.no_check, build_id=args.build_id,
+                          make_default=args.make_default)
