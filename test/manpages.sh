@@ -28,7 +28,7 @@ page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
 page simblas-hpl-info 'simblas-hpl-info \- show the HPL builds and the one runs use (JSON)' '\-\-build\-id'
 page simblas-hpl-study 'simblas-hpl-study \- run a study (a TOML file of runs) locally or on Slurm' \
   'status|collect|plot' '\-\-engine' '\-\-slurm\-opt' '\-\-wait'
-page simblas-hpl-tune "simblas-hpl-tune \\- search HPL's parameters (NB, grid, broadcast, factorization...) for the best Gflops" \
+page simblas-hpl-tune "simblas-hpl-tune \\- search HPL's parameters for the best Gflops" \
   '\-\-memory\-fraction' '\-\-search' '\-\-sampler' '\-\-plot'
 if [ -x "$build/calibrator/simblas-calibrate" ]; then
   page simblas-calibrate "simblas-calibrate \\- measure this machine's BLAS and write a SimBLAS model" \

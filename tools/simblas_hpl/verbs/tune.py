@@ -14,10 +14,8 @@ from . import run as run_verb
 
 NAME = "tune"
 ORDER = 5
-HELP = "search HPL's parameters (NB, grid, broadcast, factorization...) for the best Gflops"
-USAGE = ("%(prog)s --nodes K [--cores-per-node C] (--n N | --memory-fraction F --node-memory SIZE)\n"
-         "       [--search NAME=LEVELS]... [--sampler tpe|cmaes|random|grid] [--budget B] [--dir DIR]\n"
-         "       [--engine local|slurm] [-j J] [--plot] [run's machine options]")
+HELP = "search HPL's parameters for the best Gflops"
+USAGE = "%(prog)s --nodes K (--n N | --memory-fraction F --node-memory SIZE) [--search NAME=LEVELS]... [options]"
 DESCRIPTION = ("Simulate HPL at many points of its parameter space on one machine (the run's platform options, "
                "--nodes and --cores-per-node) and search for the best Gflops with Optuna (TPE, CMA-ES, random, or "
                "the exhaustive grid of the same space). Every point is one `simblas-hpl run` on the study engine "
