@@ -10,11 +10,13 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "call.h"
 #include "inject.h"
+#include "node.h"
 #include "sb_splitmix.h"
 #include "settings.h"
 #include "simblas.h"
@@ -27,6 +29,7 @@ static const sb_sink *const sinks[] = {&sb_sink_smpi, &sb_sink_null, &sb_sink_pa
 
 static struct {
   sb_model *model;
+  sb_node *node; /* SIMBLAS_NODE: the model composed for another node */
   const sb_sink *sink;
   simblas_hook_fn hook;
   void *hook_ctx;
@@ -55,6 +58,9 @@ static sb_slice call_slice = SB_SLICE(call_rank, "the call counters", call_rank_
 #define CR(r) ((call_rank *)sb_rank_slice(r, &call_slice))
 
 /* ---- initialisation ------------------------------------------------------ */
+/* at exit: what the node's accelerators did (simblas-hpl reads the line) */
+static void node_report(void) { sb_node_report(call.node, stderr); }
+
 static void init(void)
 {
   sb_settings_load();
@@ -79,6 +85,15 @@ static void init(void)
     sb_fatal("%s", err);
   }
 
+  if (sb_cfg.node) {
+    if (mode == SB_MODE_PASSTHROUGH || mode == SB_MODE_TRACE)
+      sb_fatal("SIMBLAS_NODE composes the model's predictions for another node, and SIMBLAS_MODE=%s computes on this "
+               "one; unset SIMBLAS_NODE, or set SIMBLAS_MODE=smpi or null",
+               mode == SB_MODE_TRACE ? "trace" : "passthrough");
+    if (!(call.node = sb_node_load(sb_cfg.node, err, sizeof err)))
+      sb_fatal("%s", err);
+    atexit(node_report);
+  }
   sb_inject_open(call.model);
   sb_hooks_run(&sb_init_hooks, NULL);
   sb_mode_now = mode;
@@ -158,9 +173,16 @@ void sb_model_call(sb_call *c)
   call_rank *cr = CR(r);
   sb_inject_enter(r);
   const sb_coefs *co = coefs_for(r, cr, c->op, c->variant);
-  double t = sb_model_mean(call.model, co, c);
+  double t = sb_model_mean(call.model, co, c), t_model = t;
+  if (call.node) { /* on the node of SIMBLAS_NODE; the noise keeps its relative size */
+    sb_node_cost cost = sb_node_time(call.node, call.model, co, c);
+    sb_node_account(call.node, &cost);
+    t = cost.t;
+  }
   if (sb_cfg.noise && t > 0) {
     double s = sb_model_sigma(co, c);
+    if (call.node)
+      s = t_model > 0 ? s * (t / t_model) : 0;
     if (s > 0) {
       /* lognormal with mean t and standard deviation s */
       double v = log1p((s / t) * (s / t));
@@ -214,7 +236,8 @@ double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k)
   if (op < 0)
     return -1;
   sb_call c = {op, 0, m, n, k, variant};
-  return sb_model_mean(call.model, sb_model_coefs_v(call.model, 0, op, variant), &c);
+  const sb_coefs *co = sb_model_coefs_v(call.model, 0, op, variant);
+  return call.node ? sb_node_time(call.node, call.model, co, &c).t : sb_model_mean(call.model, co, &c);
 }
 
 double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k)

@@ -29,6 +29,7 @@ IPROBE_CPU_USAGE = 0.8      # smpi/iprobe-cpu-usage: polling load (188 W vs 214 
 SPIN_GROWTH = 16            # --waits poll: the k-th failed poll of a spin-wait costs (1 + 16 k) x IPROBE_COST_S,
 SPIN_MAX_S = 1e-5           # and at most 10 us
 STALE = ("hpccoutf.txt", "HPL.out", "stdout.txt", "stderr.txt", "iterations.log")
+NODE_FILE = "simblas.node"  # --node: the node file libsimblas reads (SIMBLAS_NODE)
 
 
 def spin_polls(plan):
@@ -121,6 +122,8 @@ def run_env(plan, workdir):
         env["SIMBLAS_ROLL_MERGE"] = str(plan.roll_merge)  # patch 14: merged rolls
     if plan.hugepages:
         env["SIMBLAS_HUGEPAGE_DIR"] = plan.hugepages  # the matrix's fold block
+    if plan.node:
+        env["SIMBLAS_NODE"] = os.path.join(workdir, NODE_FILE)  # --node, composed (write_run_files)
     if fold_block(plan.blocksize) != FOLD_BLOCK:  # the fold block must be a multiple of SMPI's
         env["SIMBLAS_FOLD_BLOCK"] = str(plan.blocksize)
     if plan.mode == "model":
@@ -168,6 +171,9 @@ def write_run_files(plan, workdir, cmd, env):
         except FileNotFoundError:
             pass
     platforms.write_files(plan.platform, workdir, plan.host_speed, plan.energy, plan.alloc_only)
+    if plan.node:
+        with open(os.path.join(workdir, NODE_FILE), "w") as f:
+            f.write(plan.node.text)
     line = shell_line(cmd, env, workdir)
     with open(os.path.join(workdir, "run.sh"), "w") as f:
         f.write("#!/bin/sh\n# written by simblas-hpl: the simulation, as run\n" + line + "\n")

@@ -23,6 +23,7 @@ SIMTIME_RE = re.compile(r"Simulated time: (\S+) seconds")
 ENERGY_RE = re.compile(r"Total energy consumption: (\S+) Joules \(used hosts: (\S+) Joules; unused/idle hosts: (\S+)\)")
 HOST_ENERGY_RE = re.compile(r"Energy consumption of host (\S+): (\S+) Joules")
 SKIPPED_RE = re.compile(r"(\d+) tests? skipped because of illegal input values")
+NODE_RE = re.compile(r"^simblas: node .*: (\S+) of (\S+) modelled calls offloaded, accelerators busy (\S+) s", re.M)
 
 
 def parse_output(out, err, workdir):
@@ -50,6 +51,10 @@ def parse_output(out, err, workdir):
     t = SIMTIME_RE.search(both)
     if t:
         res["simulated_time_s"] = float(t.group(1))
+    nd = NODE_RE.search(both)
+    if nd:  # --node: libsimblas's account of the accelerators, at exit
+        res["offload"] = {"calls_offloaded": int(float(nd.group(1))), "calls": int(float(nd.group(2))),
+                          "busy_s": float(nd.group(3))}
     e = ENERGY_RE.search(both)
     if e:
         res["energy_j"] = float(e.group(1))
@@ -334,8 +339,47 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
             if summary.get("avg_power_w"):
                 summary["energy_j"] = summary["extrapolated_energy_j"] = round(
                     summary["avg_power_w"] * (ex["extrapolated_hpl_time_s"] + setup), 3)
+    if plan.node:
+        node_summary(plan, res, summary, workdir)
     if plan.alloc_only:
         summary["alloc_only"] = True
         for k in ("gflops", "hpl_time_s"):  # nothing was factored
             summary.pop(k, None)
     return summary
+
+
+def node_summary(plan, res, summary, workdir):
+    """--node: the composition, what the accelerators did and, with
+    --energy, their energy.  SimGrid's energy plugin knows hosts only: a
+    device draws its idle power the whole run and its busy power while it
+    runs a call (libsimblas counts the device-seconds); a sampled run's busy
+    time is scaled to the extrapolated HPL time."""
+    comp = plan.node
+    summary["node"] = comp.summary
+    if comp.accelerators_per_node == 0:
+        return
+    off = res.get("offload")
+    if off is None:
+        raise CliError(f"--node: libsimblas printed no account of the accelerators (stderr in {workdir}/stderr.txt);"
+                       " rebuild SimBLAS, or check that xhpl runs this libsimblas", 1, kept=workdir)
+    off = dict(off)
+    devices = comp.summary["accelerators"]["per_rank"] * plan.ranks
+    scale = 1.0
+    if plan.iterations and summary.get("partial_hpl_time_s"):
+        scale = summary["extrapolated_hpl_time_s"] / summary["partial_hpl_time_s"]
+        off["partial_busy_s"] = off["busy_s"]
+        off["busy_s"] = off["busy_s"] * scale
+    off["devices"] = devices
+    t = summary.get("hpl_time_s") or 0
+    if t and devices:
+        off["busy_fraction"] = round(off["busy_s"] / (devices * t), 4)
+    summary["offload"] = off
+    if comp.accel_watts and plan.energy and "energy_j" in summary:
+        idle, busy = comp.accel_watts
+        setup = max(0.0, (summary.get("simulated_time_s") or 0) - (summary.get("partial_hpl_time_s") or t))
+        span = t + setup if plan.iterations else (summary.get("simulated_time_s") or t)
+        e_acc = devices * idle * span + (busy - idle) * off["busy_s"]
+        summary["energy_hosts_j"] = summary["energy_j"]
+        summary["energy_accelerators_j"] = round(e_acc, 3)
+        summary["energy_j"] = round(summary["energy_j"] + e_acc, 3)
+        summary["accelerator_wattage"] = [idle, busy]
