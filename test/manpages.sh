@@ -20,7 +20,7 @@ page() {
   [ -z "$missing" ] && ok "$(basename "$f"): $name, synopsis, $# options" || ko "$(basename "$f") lacks$missing"
 }
 page simblas-hpl 'simblas-hpl \- build HPL against SimBLAS and simulate it with SimGrid/SMPI' \
-  '{build,run,info}' 'simblas-hpl-run(1)'
+  '{build,run,info,study}' 'simblas-hpl-run(1)'
 page simblas-hpl-build 'simblas-hpl-build \- download, patch and build HPL (xhpl-model, xhpl-real)' \
   '\-\-hpl\-tarball' '\-\-hpl\-dir' '\-\-no\-check' '\-\-build\-id' '\-\-make\-default'
 page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
@@ -28,6 +28,8 @@ page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
 page simblas-hpl-info 'simblas-hpl-info \- show the HPL builds and the one runs use (JSON)' '\-\-build\-id'
 page simblas-probe "simblas-probe \\- measure this node's peak flop rate and memory bandwidth (the figures node files are compared with)" \
   '\-\-hog' '\-\-seconds'
+page simblas-hpl-study 'simblas-hpl-study \- run a study (a TOML file of runs) locally or on Slurm' \
+  'status|collect|plot' '\-\-engine' '\-\-slurm\-opt' '\-\-wait'
 if [ -x "$build/calibrator/simblas-calibrate" ]; then
   page simblas-calibrate "simblas-calibrate \\- measure this machine's BLAS and write a SimBLAS model" \
     '--summary MODEL' '\-\-quick' '\-\-output'

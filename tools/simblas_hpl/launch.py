@@ -30,6 +30,7 @@ SPIN_GROWTH = 16            # --waits poll: the k-th failed poll of a spin-wait 
 SPIN_MAX_S = 1e-5           # and at most 10 us
 STALE = ("hpccoutf.txt", "HPL.out", "stdout.txt", "stderr.txt", "iterations.log")
 NODE_FILE = "simblas.node"  # --node: the node file libsimblas reads (SIMBLAS_NODE)
+HOST_FACTORS = "host-factors.txt"  # --node-spread, --slow-nodes, --node-speeds: SIMBLAS_HOST_FACTORS
 
 
 def spin_polls(plan):
@@ -124,6 +125,12 @@ def run_env(plan, workdir):
         env["SIMBLAS_HUGEPAGE_DIR"] = plan.hugepages  # the matrix's fold block
     if plan.node:
         env["SIMBLAS_NODE"] = os.path.join(workdir, NODE_FILE)  # --node, composed (write_run_files)
+    if plan.seed is not None:
+        env["SIMBLAS_SEED"] = str(plan.seed)  # the ranks' random streams (--noise)
+    if plan.noise:
+        env["SIMBLAS_NOISE"] = "1"  # each kernel drawn from the model's noise
+    if plan.node_speeds:
+        env["SIMBLAS_HOST_FACTORS"] = os.path.join(workdir, HOST_FACTORS)  # every kernel of a host / its factor
     if fold_block(plan.blocksize) != FOLD_BLOCK:  # the fold block must be a multiple of SMPI's
         env["SIMBLAS_FOLD_BLOCK"] = str(plan.blocksize)
     if plan.mode == "model":
@@ -174,6 +181,9 @@ def write_run_files(plan, workdir, cmd, env):
     if plan.node:
         with open(os.path.join(workdir, NODE_FILE), "w") as f:
             f.write(plan.node.text)
+    if plan.node_speeds:
+        with open(os.path.join(workdir, HOST_FACTORS), "w") as f:
+            f.write(plan.node_speeds.file_text())
     line = shell_line(cmd, env, workdir)
     with open(os.path.join(workdir, "run.sh"), "w") as f:
         f.write("#!/bin/sh\n# written by simblas-hpl: the simulation, as run\n" + line + "\n")
