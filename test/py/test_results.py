@@ -4,6 +4,7 @@ section 2 of test/hpl-run.sh."""
 
 import csv
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -92,6 +93,34 @@ class Extrapolation(unittest.TestCase):
         self.case(1, strata, 0.01, 0.0, 3.0)          # priming iteration, flat cost
         self.case(1, [(0, 5)], 0.01, 0.05, 1.0)       # the first K alone
         self.case(0, [(0, 5)], 0.01, 0.05, 1.0)
+
+    def test_uncertainty(self):
+        """On a cost curve the estimator assumes, no sampling error; the
+        straight-line reading of a curved cost differs (interpolation > 0).
+        With noise (+-e on alternate iterations) the sampling part is
+        positive and the estimate is within three of it of the truth."""
+        strata = [(2, 6), (12, 6), (22, 6), (32, 6)]
+        u = self.case(0, strata, 0.01, 0.05, 1.3)["extrapolation_uncertainty"]
+        self.assertLess(u["sampling_s"], 1e-9)
+        self.assertGreater(u["interpolation_s"], 0)
+        self.assertAlmostEqual(u["s"], math.hypot(u["sampling_s"], u["interpolation_s"]), delta=2e-3)
+        self.assertEqual(self.case(0, [(0, 5)], 0.01, 0.05, 1.0)["extrapolation_uncertainty"]["interpolation_s"], 0)
+        e = 0.004
+        cost = lambda i: 0.01 + 0.05 * self.x(i) ** 2 + (e if i % 2 else -e)  # noqa: E731
+        segs, sim, wall, blas = [], 0.0, 100.0, 0.0
+        for start, k in strata:
+            marks = [(start, sim, wall, blas)]
+            for i in range(start, start + k):
+                sim += cost(i)
+                wall += 2.0
+                blas += 0.05 * self.x(i) ** 2
+                marks.append((i + 1, sim, wall, blas))
+            segs.append({"start": start, "total": self.total, "marks": marks})
+        ex = results.extrapolate(segs, (sim, wall, blas), self.n, self.nb, 0, sim, wall - 100.0)
+        u = ex["extrapolation_uncertainty"]
+        self.assertGreater(u["sampling_s"], 0)
+        want = sum(cost(i) for i in range(self.total))
+        self.assertLessEqual(abs(ex["extrapolated_hpl_time_s"] - want), 3 * u["s"])
 
     def test_no_log_no_estimate(self):
         self.assertIsNone(results.extrapolate([], None, self.n, self.nb, 0, 1.0, 1.0))

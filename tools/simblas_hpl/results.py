@@ -149,9 +149,23 @@ def extrapolate(segs, end, n, nb, depth, hpl_time, wall, period=1):
             t = sum(rest + bbar * ((n - i * nb) / n) ** 2 / xbar2 for i in range(lo, hi))
         return t, (hi - lo) * wbar, tbar, wbar
 
+    def residual_sd(mine):
+        """Spread of a pass's per-iteration costs about what stand_for
+        assumes of them (0 with fewer than 2 points)."""
+        if len(mine) < 2:
+            return 0.0
+        xbar2 = sum(p[1] * p[1] for p in mine) / len(mine)
+        bbar = sum(p[4] for p in mine) / len(mine)
+        tbar = sum(p[2] for p in mine) / len(mine)
+        flat = depth > 0 and len(segs) > 1
+        res = [p[2] - (tbar if flat else max(0.0, tbar - bbar) + bbar * p[1] * p[1] / xbar2) for p in mine]
+        mean = sum(res) / len(res)
+        return math.sqrt(sum((r - mean) ** 2 for r in res) / (len(res) - 1))
+
     S = len(segs)
     loop_t_model = loop_w_model = 0.0
     strata = []  # what each pass measured and the part of the loop it stands for
+    sampling2, mids = 0.0, []  # the uncertainty's parts (below)
     for k in range(S):
         mine = [p for p in pts if p[0] == k]
         if not mine:
@@ -160,6 +174,8 @@ def extrapolate(segs, end, n, nb, depth, hpl_time, wall, period=1):
         t, w, tbar, wbar = stand_for(mine, lo, hi)
         loop_t_model += t
         loop_w_model += w
+        sampling2 += ((hi - lo) * residual_sd(mine) / math.sqrt(len(mine))) ** 2
+        mids.append(((lo + hi - 1) / 2, tbar))
         strata.append({"first_iteration": segs[k]["start"], "counted": len(mine),
                        "per_iteration_s": round(tbar, 6), "per_iteration_wall_s": round(wbar, 6),
                        "stands_for": [lo, hi], "stands_for_s": round(t, 4)})
@@ -169,6 +185,22 @@ def extrapolate(segs, end, n, nb, depth, hpl_time, wall, period=1):
     t = hpl_time - loop_t + loop_t_model
     w = wall - loop_w + loop_w_model
     flops = (2.0 / 3.0 * n + 1.5) * n * n
+    # The estimate's uncertainty, two parts added in quadrature: sampling,
+    # each stratum's standard error (the spread of its iterations about what
+    # the estimator assumes of them, over the square root of their number,
+    # times the iterations it stands for); interpolation, how far another
+    # reading of the same passes lands (each pass's mean cost at its
+    # midpoint, joined by straight lines, flat beyond the first and last):
+    # what the strata cannot tell apart.  An indication, not a bound.
+    interp = 0.0
+    if S > 1:
+        alt = 0.0
+        for i in range(total):
+            j = next((j for j in range(1, S) if i < mids[j][0]), S - 1)
+            (i0, t0), (i1, t1) = mids[j - 1], mids[j]
+            alt += t0 if i <= i0 else t1 if i >= i1 else t0 + (t1 - t0) * (i - i0) / (i1 - i0)
+        interp = abs(alt - loop_t_model)
+    unc = math.hypot(math.sqrt(sampling2), interp)
     return {
         "iterations_done": sum(sg["marks"][-1][0] - sg["marks"][0][0] for sg in segs if sg["marks"]),
         "iterations_total": total,
@@ -178,6 +210,9 @@ def extrapolate(segs, end, n, nb, depth, hpl_time, wall, period=1):
         "extrapolated_wall_s": round(w, 3),
         "extrapolated_hpl_time_s": t,
         "extrapolated_gflops": flops / t / 1e9,
+        "extrapolation_uncertainty": {"s": round(unc, 3), "relative": round(unc / t, 5) if t > 0 else None,
+                                      "sampling_s": round(math.sqrt(sampling2), 3),
+                                      "interpolation_s": round(interp, 3)},
         "strata": strata,
     }
 
