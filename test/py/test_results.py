@@ -172,3 +172,38 @@ class Writers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NodeEnergy(unittest.TestCase):
+    """--node with accelerators: their energy from libsimblas's count of
+    busy device-seconds (SimGrid's energy plugin knows hosts only)."""
+
+    def plan(self, iterations=None):
+        from types import SimpleNamespace
+        from simblas_hpl import nodefile
+        comp = nodefile.Composition(text="", summary={"accelerators": {"per_rank": 2}}, energy=[100, 120, 200],
+                                    accel_watts=[20.0, 200.0], accelerators_per_node=2)
+        return SimpleNamespace(node=comp, ranks=4, iterations=iterations, energy=[100, 120, 200])
+
+    def test_idle_all_run_busy_while_offloaded(self):
+        res = results.parse_output("", "simblas: node X: 30 of 1000 modelled calls offloaded, accelerators busy "
+                                   "50 s (device-seconds, all ranks)\n", tempfile.gettempdir())
+        self.assertEqual(res["offload"], {"calls_offloaded": 30, "calls": 1000, "busy_s": 50.0})
+        summary = {"hpl_time_s": 90.0, "simulated_time_s": 100.0, "energy_j": 5000.0}
+        results.node_summary(self.plan(), res, summary, "/nonexistent")
+        # 8 devices idle at 20 W for the 100 s simulated, 180 W more for 50 device-seconds
+        self.assertAlmostEqual(summary["energy_accelerators_j"], 8 * 20 * 100 + 180 * 50)
+        self.assertEqual(summary["energy_hosts_j"], 5000.0)
+        self.assertAlmostEqual(summary["energy_j"], 5000 + 8 * 20 * 100 + 180 * 50)
+        self.assertAlmostEqual(summary["offload"]["busy_fraction"], 50 / (8 * 90.0), places=4)
+
+    def test_sampled_busy_time_scaled_and_missing_account_refused(self):
+        res = {"offload": {"calls_offloaded": 3, "calls": 10, "busy_s": 5.0}}
+        summary = {"hpl_time_s": 1000.0, "partial_hpl_time_s": 10.0, "extrapolated_hpl_time_s": 1000.0,
+                   "simulated_time_s": 12.0, "energy_j": 3000.0}
+        results.node_summary(self.plan(iterations=3), res, summary, "/nonexistent")
+        self.assertEqual((summary["offload"]["partial_busy_s"], summary["offload"]["busy_s"]), (5.0, 500.0))
+        # idle over the extrapolated HPL time plus the set-up outside the loop (12 - 10 s)
+        self.assertAlmostEqual(summary["energy_accelerators_j"], 8 * 20 * 1002 + 180 * 500)
+        with self.assertRaisesRegex(results.CliError, "printed no account of the accelerators"):
+            results.node_summary(self.plan(), {}, {"hpl_time_s": 1.0}, "/nonexistent")
