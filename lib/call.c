@@ -17,6 +17,7 @@
 
 #include "call.h"
 #include "inject.h"
+#include "node.h"
 #include "sb_splitmix.h"
 #include "settings.h"
 #include "simblas.h"
@@ -29,6 +30,7 @@ static const sb_sink *const sinks[] = {&sb_sink_smpi, &sb_sink_null, &sb_sink_pa
 
 static struct {
   sb_model *model;
+  sb_node *node; /* SIMBLAS_NODE: the model composed for another node */
   const sb_sink *sink;
   simblas_hook_fn hook;
   void *hook_ctx;
@@ -110,6 +112,9 @@ static void load_host_factors(const char *path)
 }
 
 /* ---- initialisation ------------------------------------------------------ */
+/* at exit: what the node's accelerators did (simblas-hpl reads the line) */
+static void node_report(void) { sb_node_report(call.node, stderr); }
+
 static void init(void)
 {
   sb_settings_load();
@@ -134,6 +139,15 @@ static void init(void)
     sb_fatal("%s", err);
   }
 
+  if (sb_cfg.node) {
+    if (mode == SB_MODE_PASSTHROUGH || mode == SB_MODE_TRACE)
+      sb_fatal("SIMBLAS_NODE composes the model's predictions for another node, and SIMBLAS_MODE=%s computes on this "
+               "one; unset SIMBLAS_NODE, or set SIMBLAS_MODE=smpi or null",
+               mode == SB_MODE_TRACE ? "trace" : "passthrough");
+    if (!(call.node = sb_node_load(sb_cfg.node, err, sizeof err)))
+      sb_fatal("%s", err);
+    atexit(node_report);
+  }
   if (sb_cfg.host_factors && *sb_cfg.host_factors)
     load_host_factors(sb_cfg.host_factors);
   sb_inject_open(call.model);
@@ -235,9 +249,16 @@ void sb_model_call(sb_call *c)
   call_rank *cr = CR(r);
   sb_inject_enter(r);
   const sb_coefs *co = coefs_for(r, cr, c->op, c->variant);
-  double t = sb_model_mean(call.model, co, c);
+  double t = sb_model_mean(call.model, co, c), t_model = t;
+  if (call.node) { /* on the node of SIMBLAS_NODE; the noise keeps its relative size */
+    sb_node_cost cost = sb_node_time(call.node, call.model, co, c);
+    sb_node_account(call.node, &cost);
+    t = cost.t;
+  }
   if (sb_cfg.noise && t > 0) {
     double s = sb_model_sigma(co, c);
+    if (call.node)
+      s = t_model > 0 ? s * (t / t_model) : 0;
     if (s > 0) {
       /* lognormal with mean t and standard deviation s */
       double v = log1p((s / t) * (s / t));
@@ -293,7 +314,8 @@ double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k)
   if (op < 0)
     return -1;
   sb_call c = {op, 0, m, n, k, variant};
-  return sb_model_mean(call.model, sb_model_coefs_v(call.model, 0, op, variant), &c);
+  const sb_coefs *co = sb_model_coefs_v(call.model, 0, op, variant);
+  return call.node ? sb_node_time(call.node, call.model, co, &c).t : sb_model_mean(call.model, co, &c);
 }
 
 double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k)

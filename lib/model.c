@@ -553,18 +553,22 @@ static const sb_piece *piece_for(const sb_coefs *co, const sb_call *c)
   return best;
 }
 
-double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c)
+double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb_call *c, const double w[SB_NTERMS])
 {
-  if (!co)
-    return clamp(sb_call_flops(c) / m->reference_speed);
+  if (!co) {
+    double coef;
+    return clamp(sb_call_flops(c) / m->reference_speed * (w ? w[sb_op_flop_term(c->op, &coef)] : 1));
+  }
   const sb_piece *p = co->npieces ? piece_for(co, c) : NULL;
   const double *mu = p ? p->mu : co->mu;
   double v[SB_NTERMS], t = 0;
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
-    t += mu[i] * v[i];
+    t += mu[i] * v[i] * (w ? w[i] : 1);
   return clamp(t);
 }
+
+double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c) { return sb_model_mean_w(m, co, c, NULL); }
 
 double sb_model_sigma(const sb_coefs *co, const sb_call *c)
 {

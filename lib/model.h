@@ -87,6 +87,10 @@ SB_HIDDEN int sb_model_key(const char *key, int *variant);
 /* the mean prediction, finite, >= 0 and at most SB_MODEL_MAX_SECONDS for
  * any sizes in [0, 2^31) */
 SB_HIDDEN double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c);
+/* the same with each term's part multiplied by w[term] (> 0; node.c: the
+ * target node's scales); the flop-count fallback takes w of the op's flop
+ * term */
+SB_HIDDEN double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb_call *c, const double w[SB_NTERMS]);
 /* standard deviation of the residual (0 without a sigma part), bounded
  * the same way */
 SB_HIDDEN double sb_model_sigma(const sb_coefs *co, const sb_call *c);

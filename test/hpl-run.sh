@@ -45,8 +45,8 @@ for f in /usr/lib/*-linux-gnu/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 /usr/lo
 done
 
 # ---- 2. the generated platforms, under SimGrid --------------------------------
-# four of them (dry runs): one rank per host; 4 cores per host with energy;
-# a fat-tree spec; the default fat tree of 512 ranks
+# six of them (dry runs): one rank per host; 4 cores per host with energy;
+# a fat-tree spec; the default fat tree of 512 ranks; a dragonfly and a torus
 d=$tmp/dry d2=$tmp/dry2
 XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --p 4 --q 4 --dry-run --keep "$d" > /dev/null 2>&1
 XDG_DATA_HOME=$tmp/nodata cli run --n 20000 --nb 256 --p 4 --q 4 --cores-per-node 4 --speedup 2 \
@@ -54,6 +54,10 @@ XDG_DATA_HOME=$tmp/nodata cli run --n 20000 --nb 256 --p 4 --q 4 --cores-per-nod
 XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 4 --platform "fattree:2;4,4;1,2;1,1" --dry-run \
   --keep "$tmp/dryft" > /dev/null 2>&1
 XDG_DATA_HOME=$tmp/nodata cli run --n 100000 --nb 256 --p 16 --q 32 --dry-run --keep "$tmp/dry512" > /dev/null 2>&1
+XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 6 --platform "dragonfly:2,1;2,2;3,1;2" --dry-run \
+  --keep "$tmp/drydf" > /dev/null 2>&1
+XDG_DATA_HOME=$tmp/nodata cli run --n 8000 --nb 128 --p 4 --q 6 --cores-per-node 2 --platform "torus:2,3,2" \
+  --dry-run --keep "$tmp/drytorus" > /dev/null 2>&1
 # a hello-world runs on them
 cat > "$tmp/hello.c" <<'EOF'
 #include <mpi.h>
@@ -78,7 +82,7 @@ EOF
 asan=no nopriv=""
 case "${LD_PRELOAD:-}" in *libasan*) asan=yes nopriv="--cfg=smpi/privatization:no" ;; esac
 if smpicc -O1 "$tmp/hello.c" -o "$tmp/hello" > "$tmp/cc.log" 2>&1; then
-  for dir in "$d" "$d2" "$tmp/dryft" "$tmp/dry512"; do
+  for dir in "$d" "$d2" "$tmp/dryft" "$tmp/dry512" "$tmp/drydf" "$tmp/drytorus"; do
     np=$(wc -l < "$dir/hostfile")
     shift_args=""
     [ "$dir" = "$d2" ] && shift_args="--cfg=plugin:host_energy --log=host_energy.thres:info"

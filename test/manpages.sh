@@ -1,7 +1,7 @@
 #!/bin/sh
 # manpages.sh -- the man pages `make` generates from --help with help2man
 # (doc/man/*.1, installed by `make install`): one for simblas-hpl, one per
-# verb, one for simblas-calibrate when it is built; each with its name and
+# verb, one for simblas-probe, one for simblas-calibrate when it is built; each with its name and
 # one-line summary, a synopsis, and the options its --help lists.
 # Environment: SB_BUILDDIR (make check sets it).
 set -u
@@ -26,6 +26,8 @@ page simblas-hpl-build 'simblas-hpl-build \- download, patch and build HPL (xhpl
 page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
   'run --n N' '\-\-hpl\-opt' '\-\-iterations' '\-\-energy' '\-\-bw' '\-\-json'
 page simblas-hpl-info 'simblas-hpl-info \- show the HPL builds and the one runs use (JSON)' '\-\-build\-id'
+page simblas-probe "simblas-probe \\- measure this node's peak flop rate and memory bandwidth (the figures node files are compared with)" \
+  '\-\-hog' '\-\-seconds'
 page simblas-hpl-study 'simblas-hpl-study \- run a study (a TOML file of runs) locally or on Slurm' \
   'status|collect|plot' '\-\-engine' '\-\-slurm\-opt' '\-\-wait'
 page simblas-hpl-tune "simblas-hpl-tune \\- search HPL's parameters for the best Gflops" \

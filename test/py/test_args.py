@@ -36,7 +36,11 @@ class Refused(Sandbox):
         self.refused("must be > 0", "run", "--n", 100, "--nb", 0, "--p", 2, "--q", 2)
         self.refused("fattree:LEVELS", *RUN4, "--p", 2, "--q", 2, "--platform", "fattree:2;4")
         self.refused("fattree:LEVELS", *RUN4, "--p", 2, "--q", 2, "--platform", "fattree:2;4,1;1,0;1,1")
-        self.refused("expected fattree", *RUN4, "--p", 2, "--q", 2, "--platform", "torus:4,4")
+        self.refused("expected fattree", *RUN4, "--p", 2, "--q", 2, "--platform", "ring:4,4")
+        self.refused(r"P\*Q = 20 ranks.*torus:4,4 has 16 host.*sizes that fit: torus:5,4", *RUN4, "--p", 4, "--q", 5,
+                     "--platform", "torus:4,4")
+        self.refused(r"12 groups but 4 routers per chassis", *RUN4, "--p", 2, "--q", 2,
+                     "--platform", "dragonfly:12,1;2,1;4,1;1")
         self.refused("no such file", *RUN4, "--p", 2, "--q", 2, "--platform", self.path("none.xml"))
         self.refused("set speeds", *RUN4, "--p", 1, "--q", 3, "--platform", f"{DATA}/two.xml", "--speedup", 2)
 

@@ -45,6 +45,61 @@ class FatTree(unittest.TestCase):
             platforms.resolve(None, 16, BW, LAT, energy="platform")
 
 
+class DragonflyTorus(unittest.TestCase):
+    """SimGrid 3.32's two other cluster topologies, sized and checked like
+    the fat tree, with the sizes that would fit when a spec is too small."""
+
+    def test_dragonfly(self):
+        self.assertEqual(platforms.parse_dragonfly("10,106;6,3;16,1;4"), ((10, 106), (6, 3), (16, 1), 4))
+        p = platforms.resolve("dragonfly:10,106;6,3;16,1;4", 3232, BW, LAT)
+        self.assertEqual((p.kind, p.hosts, p.topology, p.topo), ("generated", 3840, "DRAGONFLY", "10,106;6,3;16,1;4"))
+        self.assertEqual(p.hostlist[-1], "node-3231")  # the ranks fill the first hosts
+        for bad in ("10,106;6,3;16,1", "10;6,3;16,1;4", "10,0;6,3;16,1;4", "a,1;1,1;1,1;1", "1,1;1,1;1,1;0"):
+            with self.subTest(spec=bad), self.assertRaisesRegex(CliError, "dragonfly:GROUPS,BLUE"):
+                platforms.parse_dragonfly(bad)
+        # 3.32 does not check it: blue links hang on router j of chassis 0
+        with self.assertRaisesRegex(CliError, "17 groups but 16 routers per chassis.*dragonfly:17,1;6,3;17,1;4"):
+            platforms.resolve("dragonfly:17,1;6,3;16,1;4", 16, BW, LAT)
+        # too small: each way of growing it, and the count of hosts
+        with self.assertRaisesRegex(CliError, r"P\*Q = 4000 ranks, but --platform dragonfly:10,106;6,3;16,1;4 has "
+                                              r"3840 host\(s\) x 1 core\(s\) = 3840 slots: too few; sizes that fit: "
+                                              r"dragonfly:11,106;6,3;16,1;4 \(more groups\), "
+                                              r"dragonfly:10,106;7,3;16,1;4 \(more chassis per group\), "
+                                              r"dragonfly:10,106;6,3;16,1;5 \(more nodes per router\)"):
+            platforms.resolve("dragonfly:10,106;6,3;16,1;4", 4000, BW, LAT)
+        # more groups would exceed the routers: not proposed
+        with self.assertRaises(CliError) as e:
+            platforms.resolve("dragonfly:2,1;1,1;2,1;1", 5, BW, LAT)
+        self.assertNotIn("more groups", str(e.exception))
+        self.assertIn("dragonfly:2,1;2,1;2,1;1 (more chassis per group)", str(e.exception))
+        # cores per node count
+        self.assertEqual(platforms.resolve("dragonfly:2,1;1,1;2,1;1", 8, BW, LAT, cores_per_node=2).hosts, 4)
+
+    def test_torus(self):
+        self.assertEqual(platforms.parse_torus("4,4,2"), [4, 4, 2])
+        p = platforms.resolve("torus:4,4,2", 30, BW, LAT)
+        self.assertEqual((p.hosts, p.topology, p.topo), (32, "TORUS", "4,4,2"))
+        for bad in ("", "4,,4", "4,0", "x"):
+            with self.subTest(spec=bad), self.assertRaisesRegex(CliError, "torus:D1,D2"):
+                platforms.parse_torus(bad)
+        with self.assertRaisesRegex(CliError, r"P\*Q = 100 ranks.*32 slots: too few; sizes that fit: torus:13,4,2 "
+                                              r"\(a longer first dimension\), torus:5,5,5 \(as many dimensions, "
+                                              r"equal\)"):
+            platforms.resolve("torus:4,4,2", 100, BW, LAT)
+
+    def test_fattree_suggests(self):
+        with self.assertRaisesRegex(CliError, r"sizes that fit: fattree:2;4,3;1,4;1,1"):
+            platforms.resolve("fattree:2;4,2;1,4;1,1", 12, BW, LAT)
+
+    def test_xml(self):
+        for spec, kind in (("dragonfly:2,1;1,1;2,1;2", "DRAGONFLY"), ("torus:2,3", "TORUS")):
+            p = platforms.resolve(spec, 6, BW, LAT)
+            text = platforms.platform_xml(p.hosts, 1, "1f", "10Gbps", "1us", p.topo, None, p.topology)
+            c = ET.fromstring(text.split("\n", 2)[2]).find("cluster")
+            self.assertEqual((c.get("topology"), c.get("topo_parameters"), c.get("radical")),
+                             (kind, spec.split(":")[1], f"0-{p.hosts - 1}"))
+
+
 class Xml(unittest.TestCase):
     def test_generated(self):
         text = platforms.platform_xml(4, 2, "2e+10f", "10Gbps", "24us", "2;4,1;1,4;1,1", [95, 120, 200])

@@ -4,6 +4,7 @@ section 2 of test/hpl-run.sh."""
 
 import csv
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -158,6 +159,34 @@ class Extrapolation(unittest.TestCase):
         self.assertAlmostEqual(ex["extrapolated_hpl_time_s"] / want, 1, delta=1e-12)
         self.assertEqual(ex["iterations_estimated"], 3)
 
+    def test_uncertainty(self):
+        """On a cost curve the estimator assumes, no sampling error; the
+        straight-line reading of a curved cost differs (interpolation > 0).
+        With noise (+-e on alternate iterations) the sampling part is
+        positive and the estimate is within three of it of the truth."""
+        strata = [(2, 6), (12, 6), (22, 6), (32, 6)]
+        u = self.case(0, strata, 0.01, 0.05, 1.3)["extrapolation_uncertainty"]
+        self.assertLess(u["sampling_s"], 1e-9)
+        self.assertGreater(u["interpolation_s"], 0)
+        self.assertAlmostEqual(u["s"], math.hypot(u["sampling_s"], u["interpolation_s"]), delta=2e-3)
+        self.assertEqual(self.case(0, [(0, 5)], 0.01, 0.05, 1.0)["extrapolation_uncertainty"]["interpolation_s"], 0)
+        e = 0.004
+        cost = lambda i: 0.01 + 0.05 * self.x(i) ** 2 + (e if i % 2 else -e)  # noqa: E731
+        segs, sim, wall, blas = [], 0.0, 100.0, 0.0
+        for start, k in strata:
+            marks = [(start, sim, wall, blas)]
+            for i in range(start, start + k):
+                sim += cost(i)
+                wall += 2.0
+                blas += 0.05 * self.x(i) ** 2
+                marks.append((i + 1, sim, wall, blas))
+            segs.append({"start": start, "total": self.total, "marks": marks})
+        ex = results.extrapolate(segs, (sim, wall, blas), self.n, self.nb, 0, sim, wall - 100.0)
+        u = ex["extrapolation_uncertainty"]
+        self.assertGreater(u["sampling_s"], 0)
+        want = sum(cost(i) for i in range(self.total))
+        self.assertLessEqual(abs(ex["extrapolated_hpl_time_s"] - want), 3 * u["s"])
+
     def test_no_log_no_estimate(self):
         self.assertIsNone(results.extrapolate([], None, self.n, self.nb, 0, 1.0, 1.0))
 
@@ -209,3 +238,38 @@ class Writers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NodeEnergy(unittest.TestCase):
+    """--node with accelerators: their energy from libsimblas's count of
+    busy device-seconds (SimGrid's energy plugin knows hosts only)."""
+
+    def plan(self, iterations=None):
+        from types import SimpleNamespace
+        from simblas_hpl import nodefile
+        comp = nodefile.Composition(text="", summary={"accelerators": {"per_rank": 2}}, energy=[100, 120, 200],
+                                    accel_watts=[20.0, 200.0], accelerators_per_node=2)
+        return SimpleNamespace(node=comp, ranks=4, iterations=iterations, energy=[100, 120, 200])
+
+    def test_idle_all_run_busy_while_offloaded(self):
+        res = results.parse_output("", "simblas: node X: 30 of 1000 modelled calls offloaded, accelerators busy "
+                                   "50 s (device-seconds, all ranks)\n", tempfile.gettempdir())
+        self.assertEqual(res["offload"], {"calls_offloaded": 30, "calls": 1000, "busy_s": 50.0})
+        summary = {"hpl_time_s": 90.0, "simulated_time_s": 100.0, "energy_j": 5000.0}
+        results.node_summary(self.plan(), res, summary, "/nonexistent")
+        # 8 devices idle at 20 W for the 100 s simulated, 180 W more for 50 device-seconds
+        self.assertAlmostEqual(summary["energy_accelerators_j"], 8 * 20 * 100 + 180 * 50)
+        self.assertEqual(summary["energy_hosts_j"], 5000.0)
+        self.assertAlmostEqual(summary["energy_j"], 5000 + 8 * 20 * 100 + 180 * 50)
+        self.assertAlmostEqual(summary["offload"]["busy_fraction"], 50 / (8 * 90.0), places=4)
+
+    def test_sampled_busy_time_scaled_and_missing_account_refused(self):
+        res = {"offload": {"calls_offloaded": 3, "calls": 10, "busy_s": 5.0}}
+        summary = {"hpl_time_s": 1000.0, "partial_hpl_time_s": 10.0, "extrapolated_hpl_time_s": 1000.0,
+                   "simulated_time_s": 12.0, "energy_j": 3000.0}
+        results.node_summary(self.plan(iterations=3), res, summary, "/nonexistent")
+        self.assertEqual((summary["offload"]["partial_busy_s"], summary["offload"]["busy_s"]), (5.0, 500.0))
+        # idle over the extrapolated HPL time plus the set-up outside the loop (12 - 10 s)
+        self.assertAlmostEqual(summary["energy_accelerators_j"], 8 * 20 * 1002 + 180 * 500)
+        with self.assertRaisesRegex(results.CliError, "printed no account of the accelerators"):
+            results.node_summary(self.plan(), {}, {"hpl_time_s": 1.0}, "/nonexistent")

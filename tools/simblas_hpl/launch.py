@@ -29,6 +29,7 @@ IPROBE_CPU_USAGE = 0.8      # smpi/iprobe-cpu-usage: polling load (188 W vs 214 
 SPIN_GROWTH = 16            # --waits poll: the k-th failed poll of a spin-wait costs (1 + 16 k) x IPROBE_COST_S,
 SPIN_MAX_S = 1e-5           # and at most 10 us
 STALE = ("hpccoutf.txt", "HPL.out", "stdout.txt", "stderr.txt", "iterations.log")
+NODE_FILE = "simblas.node"  # --node: the node file libsimblas reads (SIMBLAS_NODE)
 HOST_FACTORS = "host-factors.txt"  # --node-spread, --slow-nodes, --node-speeds: SIMBLAS_HOST_FACTORS
 
 
@@ -122,6 +123,8 @@ def run_env(plan, workdir):
         env["SIMBLAS_ROLL_MERGE"] = str(plan.roll_merge)  # patch 14: merged rolls
     if plan.hugepages:
         env["SIMBLAS_HUGEPAGE_DIR"] = plan.hugepages  # the matrix's fold block
+    if plan.node:
+        env["SIMBLAS_NODE"] = os.path.join(workdir, NODE_FILE)  # --node, composed (write_run_files)
     if plan.seed is not None:
         env["SIMBLAS_SEED"] = str(plan.seed)  # the ranks' random streams (--noise)
     if plan.noise:
@@ -177,6 +180,9 @@ def write_run_files(plan, workdir, cmd, env):
         except FileNotFoundError:
             pass
     platforms.write_files(plan.platform, workdir, plan.host_speed, plan.energy, plan.alloc_only)
+    if plan.node:
+        with open(os.path.join(workdir, NODE_FILE), "w") as f:
+            f.write(plan.node.text)
     if plan.node_speeds:
         with open(os.path.join(workdir, HOST_FACTORS), "w") as f:
             f.write(plan.node_speeds.file_text())

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Dict, List, Optional, Sequence, Union
 
-from . import memory, model, platforms, units, variability
+from . import memory, model, nodefile, platforms, units, variability
 from . import builds
 from .errors import CliError, note
 from .hpldat import parse_hpl_opts
@@ -55,6 +55,7 @@ class RunOptions:
     timeout: Optional[float] = None
     progress: Optional[float] = None
     build_id: Optional[str] = None
+    node: Optional[str] = None
     seed: Optional[int] = None
     noise: bool = False
     node_spread: Optional[float] = None
@@ -109,6 +110,7 @@ class RunPlan:
     code_clock: bool = False                # SimBLAS times HPL's code (SIMBLAS_CODE_CLOCK=1)
     freeclock: Optional[str] = None         # libsimblas_freeclock.so to preload
     preload: str = ""                       # the environment's LD_PRELOAD, kept last
+    node: Optional[nodefile.Composition] = None  # --node: the node file composed (SIMBLAS_NODE)
     seed: Optional[int] = None              # SIMBLAS_SEED (noise, modelled results), the node speeds' draw
     noise: bool = False                     # SIMBLAS_NOISE: each kernel drawn from the model's noise
     node_speeds: Optional[variability.NodeSpeeds] = None  # per-host speed factors (SIMBLAS_HOST_FACTORS)
@@ -197,7 +199,10 @@ def make_plan(o):
         raise CliError(f"--n {n} is smaller than --nb {nb}: HPL needs N >= NB > 0")
     ranks = p * q
     opts = parse_hpl_opts(o.hpl_opt)
-    energy = platforms.parse_energy(o.energy) if o.energy else None
+    energy = platforms.parse_energy(o.energy) if o.energy and o.energy != "node" else None
+    node = nodefile.resolve(o, o.model or default_model())
+    if o.energy == "node":
+        energy = node.energy if node else None
     if o.speedup is not None and not (o.speedup > 0 and math.isfinite(o.speedup)):
         raise CliError(f"--speedup {o.speedup}: must be a positive number")
     if o.speedup is not None and not SPEEDUP_RANGE[0] <= o.speedup <= SPEEDUP_RANGE[1]:
@@ -264,7 +269,7 @@ def make_plan(o):
             raise CliError("--alloc-only runs no iteration: drop --iterations/--samples")
         if o.mode != "model":
             raise CliError("--alloc-only needs --mode model")
-        if spec is not None and not spec.startswith("fattree:"):
+        if spec is not None and not platforms.generated_topology(spec):
             raise CliError("--alloc-only makes its own platform (hosts without links): drop --platform FILE.xml")
         if energy:
             raise CliError("--alloc-only simulates no time: drop --energy")
@@ -343,7 +348,7 @@ def make_plan(o):
         iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,
         code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""), seed=o.seed,
-        noise=o.noise, node_speeds=node_speeds)
+        noise=o.noise, node_speeds=node_speeds, node=node)
 
 
 def check_roll_merge(g, mode, opts, nb):

@@ -1,4 +1,5 @@
-"""The simulated machine: fat-tree specs, platform XML, hostfiles, wattage."""
+"""The simulated machine: fat-tree, dragonfly and torus specs (SimGrid 3.32's
+cluster topologies), platform XML, hostfiles, wattage."""
 
 import collections
 import dataclasses
@@ -23,9 +24,10 @@ FATTREE_LEAF_MAX = 16       # leaf switch down-ports of the default fat tree
 @dataclasses.dataclass
 class Platform:
     """Where the ranks run.  kind 'generated': a SimGrid cluster of `hosts`
-    hosts of `cores_per_node` cores on the fat tree `topo`, with links of
-    `bw`/`lat` (as written in the file; bw_Bps and lat_s in base units);
-    'file': the user's platform file at `spec`."""
+    hosts of `cores_per_node` cores on the `topology` (FAT_TREE, DRAGONFLY,
+    TORUS) of topo_parameters `topo`, with links of `bw`/`lat` (as written
+    in the file; bw_Bps and lat_s in base units); 'file': the user's
+    platform file at `spec`."""
     kind: str
     spec: str                   # the JSON's "platform": the fat-tree spec or the file's path
     hosts: int
@@ -37,6 +39,7 @@ class Platform:
     lat: Optional[str] = None
     bw_Bps: Optional[float] = None
     lat_s: Optional[float] = None
+    topology: str = "FAT_TREE"
 
 
 def parse_energy(text):
@@ -80,6 +83,93 @@ def default_fattree(hosts):
     `hosts` nodes, as many top switches as a leaf has nodes (full bisection)."""
     leaf = max(d for d in range(1, min(hosts, FATTREE_LEAF_MAX) + 1) if hosts % d == 0)
     return 2, [leaf, hosts // leaf], [1, leaf], [1, 1]
+
+
+def parse_dragonfly(spec):
+    """'G,Lb;C,Lk;R,Lg;N' -> ((G, Lb), (C, Lk), (R, Lg), N): SimGrid's
+    DRAGONFLY topo_parameters (groups and the blue links between each pair
+    of groups; chassis per group and the black links between same-slot
+    routers of two chassis; routers per chassis and the green links between
+    two routers of a chassis; nodes per router)."""
+    err = CliError(f"--platform dragonfly:{spec}: expected dragonfly:GROUPS,BLUE;CHASSIS,BLACK;ROUTERS,GREEN;NODES "
+                   "(SimGrid's topo_parameters: groups and links between two groups; chassis per group and links "
+                   "between two chassis; routers per chassis and links between two routers; nodes per router), "
+                   "e.g. dragonfly:10,106;6,3;16,1;4 (quote the ';' in a shell)")
+    parts = spec.split(";")
+    if len(parts) != 4:
+        raise err
+    try:
+        levels = [tuple(int(x) for x in p.split(",")) for p in parts[:3]]
+        nodes = int(parts[3])
+    except ValueError:
+        raise err
+    if any(len(lv) != 2 or min(lv) < 1 for lv in levels) or nodes < 1:
+        raise err
+    (g, lb), (c, lk), (r, lg) = levels
+    if g > r:
+        raise CliError(f"--platform dragonfly:{spec}: {g} groups but {r} routers per chassis. SimGrid 3.32 hangs "
+                       f"the blue links of group i to group j on router j of the group's first chassis, and routes "
+                       f"through it, so it needs groups <= routers per chassis (it does not check, and the route "
+                       f"reads past its tables): use at most {r} groups, or {g} routers per chassis "
+                       f"(dragonfly:{g},{lb};{c},{lk};{g},{lg};{nodes})")
+    return levels[0], levels[1], levels[2], nodes
+
+
+def parse_torus(spec):
+    """'d1,d2,...' -> [d1, d2, ...]: SimGrid's TORUS topo_parameters."""
+    try:
+        dims = [int(x) for x in spec.split(",")]
+    except ValueError:
+        dims = []
+    if not dims or min(dims) < 1:
+        raise CliError(f"--platform torus:{spec}: expected torus:D1,D2,... (the size of each dimension, SimGrid's "
+                       "topo_parameters; a host at each point), e.g. torus:16,16,16")
+    return dims
+
+
+def generated_topology(spec):
+    """The kind of a generated platform's spec: FAT_TREE, DRAGONFLY, TORUS,
+    or None for anything else (a file)."""
+    for prefix, kind in (("fattree:", "FAT_TREE"), ("dragonfly:", "DRAGONFLY"), ("torus:", "TORUS")):
+        if spec.startswith(prefix):
+            return kind
+    return None
+
+
+def too_few(spec, ranks, hosts, cores, fits):
+    """The refusal of a spec with too few hosts for the ranks, with the sizes
+    that would fit (fits: the spec's own sizes made large enough)."""
+    return CliError(f"P*Q = {ranks} ranks, but --platform {spec} has {hosts} host(s) x {cores} core(s) = "
+                    f"{hosts * cores} slots: too few; sizes that fit: {fits}")
+
+
+def fitting_dragonfly(spec, ranks, cores, levels, nodes):
+    """A dragonfly spec too small for the ranks: refused with the specs
+    that fit, growing one level at a time."""
+    (g, lb), (c, lk), (r, lg) = levels
+    need = -(-ranks // cores)
+    fits = []
+    groups = -(-need // (c * r * nodes))
+    if groups <= r:
+        fits.append(f"dragonfly:{groups},{lb};{c},{lk};{r},{lg};{nodes} (more groups)")
+    fits.append(f"dragonfly:{g},{lb};{-(-need // (g * r * nodes))},{lk};{r},{lg};{nodes} (more chassis per group)")
+    fits.append(f"dragonfly:{g},{lb};{c},{lk};{r},{lg};{-(-need // (g * c * r))} (more nodes per router)")
+    return too_few(spec, ranks, g * c * r * nodes, cores,
+                   ", ".join(fits) + " (hosts = groups x chassis x routers x nodes; SimGrid 3.32 needs groups <= "
+                   "routers per chassis)")
+
+
+def fitting_torus(spec, ranks, cores, dims):
+    """A torus spec too small for the ranks: refused with the specs that fit."""
+    need = -(-ranks // cores)
+    rest = math.prod(dims[1:])
+    side = max(1, round(need ** (1 / len(dims))))
+    while side ** len(dims) < need:
+        side += 1
+    return too_few(spec, ranks, math.prod(dims), cores,
+                   f"torus:{','.join(map(str, [-(-need // rest)] + dims[1:]))} (a longer first dimension), "
+                   f"torus:{','.join([str(side)] * len(dims))} (as many dimensions, equal) (hosts = the product "
+                   "of the dimensions)")
 
 
 def fattree_string(h, down, up, par):
@@ -138,7 +228,8 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
     when it does not fit.  bw, lat: (value, text) of the links (units.parse_*);
     shaping: the options given that shape a generated platform (--speedup,
     --bw, --lat, --cores-per-node), which a platform file refuses."""
-    if spec is None or spec.startswith("fattree:"):
+    kind = generated_topology(spec) if spec else "FAT_TREE"
+    if kind:
         if energy == "platform":
             raise CliError("--energy platform needs --platform FILE.xml (whose hosts carry wattage_per_state)")
         cores = cores_per_node or 1
@@ -147,25 +238,42 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
                 raise CliError(f"P*Q = {ranks} ranks do not fill hosts of --cores-per-node {cores}: "
                                "choose P, Q with P*Q a multiple of it")
             hosts = ranks // cores
-            topo = default_fattree(hosts)
+            topo = fattree_string(*default_fattree(hosts))
         else:
-            topo = parse_fattree(spec[len("fattree:"):])
-            hosts = math.prod(topo[1])
-            if hosts * cores < ranks:
-                raise CliError(f"P*Q = {ranks} ranks, but --platform {spec} has {hosts} host(s) x {cores} "
-                               f"core(s) = {hosts * cores} slots: too few "
-                               "(the product of the down-link counts is the number of hosts)")
+            body = spec.split(":", 1)[1]
+            if kind == "FAT_TREE":
+                h, down, up, par = parse_fattree(body)
+                hosts = math.prod(down)
+                if hosts * cores < ranks:
+                    need = -(-ranks // cores)
+                    top = -(-need // math.prod(down[:-1]))
+                    raise too_few(spec, ranks, hosts, cores,
+                                  f"fattree:{fattree_string(h, down[:-1] + [top], up, par)} (the product of the "
+                                  "down-link counts is the number of hosts)")
+                topo = fattree_string(h, down, up, par)
+            elif kind == "DRAGONFLY":
+                g, c, r, n = parse_dragonfly(body)
+                hosts = g[0] * c[0] * r[0] * n
+                if hosts * cores < ranks:
+                    raise fitting_dragonfly(spec, ranks, cores, (g, c, r), n)
+                topo = body
+            else:
+                dims = parse_torus(body)
+                hosts = math.prod(dims)
+                if hosts * cores < ranks:
+                    raise fitting_torus(spec, ranks, cores, dims)
+                topo = body
         if hostfile:
             raise CliError("--hostfile goes with --platform FILE.xml; the generated platform has its own")
-        topo = fattree_string(*topo)
         # a machine larger than the run (Stampede: 6,006 ranks on 6,400 nodes):
         # the ranks fill the first hosts, the rest idle
         return Platform(kind="generated", spec=spec or "fattree:" + topo, hosts=hosts, cores_per_node=cores,
                         own_core=True, topo=topo, bw=bw[1], lat=lat[1], bw_Bps=bw[0], lat_s=lat[0],
-                        hostlist=[f"node-{i}" for i in range(hosts) for _ in range(cores)][:ranks])
+                        hostlist=[f"node-{i}" for i in range(hosts) for _ in range(cores)][:ranks], topology=kind)
     path = os.path.abspath(spec)
     if not spec.endswith(".xml") and not os.path.isfile(path):
-        raise CliError(f"--platform {spec!r}: expected fattree:LEVELS;DOWN...;UP...;PARALLEL... "
+        raise CliError(f"--platform {spec!r}: expected fattree:LEVELS;DOWN...;UP...;PARALLEL..., "
+                       "dragonfly:GROUPS,BLUE;CHASSIS,BLACK;ROUTERS,GREEN;NODES, torus:D1,D2,... "
                        "or a SimGrid platform FILE.xml")
     if not os.path.isfile(path):
         raise CliError(f"--platform {spec}: no such file")
@@ -199,20 +307,26 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
                     own_core=all(n <= cores_of.get(h, 1) for h, n in per_host.items()))
 
 
-def platform_xml(hosts, cores, speed, bw, lat, topo, energy):
-    """A generated platform: one SimGrid cluster on a fat tree."""
+TOPOLOGY_NAMES = {"FAT_TREE": "fat tree", "DRAGONFLY": "dragonfly", "TORUS": "torus"}
+
+
+def platform_xml(hosts, cores, speed, bw, lat, topo, energy, topology="FAT_TREE"):
+    """A generated platform: one SimGrid cluster on a fat tree, a dragonfly
+    or a torus (every link of the bandwidth and latency given: SimGrid 3.32
+    has one for all the levels of a cluster)."""
     attrs = ['id="cluster"', 'prefix="node-"', 'suffix=""', f'radical="0-{hosts - 1}"',
              f'speed="{speed}"', f'core="{cores}"', f'bw="{bw}"', f'lat="{lat}"']
     if cores > 1:
         attrs += [f'loopback_bw="{LOOPBACK_BW}"', f'loopback_lat="{LOOPBACK_LAT}"']
-    attrs += ['topology="FAT_TREE"', f'topo_parameters="{topo}"']
+    attrs += [f'topology="{topology}"', f'topo_parameters="{topo}"']
     props = ""
     if isinstance(energy, list):
         props = ("\n    <prop id=\"wattage_per_state\" value=\"{:g}:{:g}:{:g}\"/>"
                  "\n    <prop id=\"wattage_off\" value=\"0\"/>\n  ").format(*energy)
     return ("<?xml version='1.0'?>\n"
             "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-            f"<!-- generated by simblas-hpl: fat tree {topo} of {hosts} host(s) x {cores} core(s) -->\n"
+            f"<!-- generated by simblas-hpl: {TOPOLOGY_NAMES[topology]} {topo} of {hosts} host(s) x {cores} "
+            "core(s) -->\n"
             "<platform version=\"4.1\">\n"
             f"  <cluster {' '.join(attrs)}>{props}</cluster>\n"
             "</platform>\n")
@@ -235,7 +349,7 @@ def write_files(platform, workdir, host_speed, energy, alloc_only):
         text = alloc_only_xml(platform.hosts, platform.cores_per_node, units.fmt_speed(host_speed))
     elif platform.kind == "generated":
         text = platform_xml(platform.hosts, platform.cores_per_node, units.fmt_speed(host_speed),
-                            platform.bw, platform.lat, platform.topo, energy)
+                            platform.bw, platform.lat, platform.topo, energy, platform.topology)
     else:
         if os.path.abspath(platform.spec) != os.path.abspath(dst):
             shutil.copyfile(platform.spec, dst)

@@ -23,6 +23,7 @@ SIMTIME_RE = re.compile(r"Simulated time: (\S+) seconds")
 ENERGY_RE = re.compile(r"Total energy consumption: (\S+) Joules \(used hosts: (\S+) Joules; unused/idle hosts: (\S+)\)")
 HOST_ENERGY_RE = re.compile(r"Energy consumption of host (\S+): (\S+) Joules")
 SKIPPED_RE = re.compile(r"(\d+) tests? skipped because of illegal input values")
+NODE_RE = re.compile(r"^simblas: node .*: (\S+) of (\S+) modelled calls offloaded, accelerators busy (\S+) s", re.M)
 
 
 def parse_output(out, err, workdir):
@@ -51,6 +52,10 @@ def parse_output(out, err, workdir):
     t = SIMTIME_RE.search(both)
     if t:
         res["simulated_time_s"] = float(t.group(1))
+    nd = NODE_RE.search(both)
+    if nd:  # --node: libsimblas's account of the accelerators, at exit
+        res["offload"] = {"calls_offloaded": int(float(nd.group(1))), "calls": int(float(nd.group(2))),
+                          "busy_s": float(nd.group(3))}
     e = ENERGY_RE.search(both)
     if e:
         res["energy_j"] = float(e.group(1))
@@ -211,8 +216,21 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
                     for i in range(lo, hi))
         return t, (hi - lo) * wbar, tbar, wbar
 
+    def residual_sd(mine):
+        """Spread of a pass's per-iteration costs about what stand_for
+        assumes of them (0 with fewer than 2 points)."""
+        if len(mine) < 2:
+            return 0.0
+        xbar2 = sum(p[2] * p[2] for p in mine) / len(mine)
+        bbar = sum(p[5] for p in mine) / len(mine)
+        tbar = sum(p[3] for p in mine) / len(mine)
+        flat = depth > 0 and len(segs) > 1
+        res = [p[3] - (tbar if flat else max(0.0, tbar - bbar) + bbar * p[2] * p[2] / xbar2) for p in mine]
+        mean = sum(res) / len(res)
+        return math.sqrt(sum((r - mean) ** 2 for r in res) / (len(res) - 1))
     loop_t_model = loop_w_model = 0.0
     strata = []  # what each pass measured and the part of the loop it stands for
+    sampling2, mids = 0.0, []  # the uncertainty's parts (below)
     for k in range(S):
         mine = [p for p in pts if p[0] == k]
         if not mine:
@@ -221,6 +239,8 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
         t, w, tbar, wbar = stand_for(mine, lo, hi)
         loop_t_model += t
         loop_w_model += w
+        sampling2 += ((hi - lo) * residual_sd(mine) / math.sqrt(len(mine))) ** 2
+        mids.append(((lo + hi - 1) / 2, tbar))
         strata.append({"first_iteration": segs[k][1]["start"],
                        "counted": sum(1 for i in range(lo, hi) if i in steady) if covering else len(mine),
                        "per_iteration_s": round(tbar, 6), "per_iteration_wall_s": round(wbar, 6),
@@ -233,6 +253,22 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
     t = last["hpl_time_s"] - loop_t + loop_t_model
     w = last["wall_s"] - loop_w + loop_w_model
     flops = (2.0 / 3.0 * n + 1.5) * n * n
+    # The estimate's uncertainty, two parts added in quadrature: sampling,
+    # each stratum's standard error (the spread of its iterations about what
+    # the estimator assumes of them, over the square root of their number,
+    # times the iterations it stands for); interpolation, how far another
+    # reading of the same passes lands (each pass's mean cost at its
+    # midpoint, joined by straight lines, flat beyond the first and last):
+    # what the strata cannot tell apart.  An indication, not a bound.
+    interp = 0.0
+    if S > 1:
+        alt = 0.0
+        for i in range(total):
+            j = next((j for j in range(1, S) if i < mids[j][0]), S - 1)
+            (i0, t0), (i1, t1) = mids[j - 1], mids[j]
+            alt += t0 if i <= i0 else t1 if i >= i1 else t0 + (t1 - t0) * (i - i0) / (i1 - i0)
+        interp = abs(alt - loop_t_model)
+    unc = math.hypot(math.sqrt(sampling2), interp)
     return {
         "iterations_done": sum(sg["marks"][-1][0] - sg["marks"][0][0] for _, sg in segs if sg["marks"]),
         "iterations_total": total,
@@ -244,6 +280,9 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
         "extrapolated_wall_s": round(w, 3),
         "extrapolated_hpl_time_s": t,
         "extrapolated_gflops": flops / t / 1e9,
+        "extrapolation_uncertainty": {"s": round(unc, 3), "relative": round(unc / t, 5) if t > 0 else None,
+                                      "sampling_s": round(math.sqrt(sampling2), 3),
+                                      "interpolation_s": round(interp, 3)},
         "strata": strata,
     }
 
@@ -428,8 +467,47 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         if ex is None:
             raise no_iteration_log(workdir)
         apply_extrapolation(summary, ex, plan)
+    if plan.node:
+        node_summary(plan, res, summary, workdir)
     if plan.alloc_only:
         summary["alloc_only"] = True
         for k in ("gflops", "hpl_time_s"):  # nothing was factored
             summary.pop(k, None)
     return summary
+
+
+def node_summary(plan, res, summary, workdir):
+    """--node: the composition, what the accelerators did and, with
+    --energy, their energy.  SimGrid's energy plugin knows hosts only: a
+    device draws its idle power the whole run and its busy power while it
+    runs a call (libsimblas counts the device-seconds); a sampled run's busy
+    time is scaled to the extrapolated HPL time."""
+    comp = plan.node
+    summary["node"] = comp.summary
+    if comp.accelerators_per_node == 0:
+        return
+    off = res.get("offload")
+    if off is None:
+        raise CliError(f"--node: libsimblas printed no account of the accelerators (stderr in {workdir}/stderr.txt);"
+                       " rebuild SimBLAS, or check that xhpl runs this libsimblas", 1, kept=workdir)
+    off = dict(off)
+    devices = comp.summary["accelerators"]["per_rank"] * plan.ranks
+    scale = 1.0
+    if plan.iterations and summary.get("partial_hpl_time_s"):
+        scale = summary["extrapolated_hpl_time_s"] / summary["partial_hpl_time_s"]
+        off["partial_busy_s"] = off["busy_s"]
+        off["busy_s"] = off["busy_s"] * scale
+    off["devices"] = devices
+    t = summary.get("hpl_time_s") or 0
+    if t and devices:
+        off["busy_fraction"] = round(off["busy_s"] / (devices * t), 4)
+    summary["offload"] = off
+    if comp.accel_watts and plan.energy and "energy_j" in summary:
+        idle, busy = comp.accel_watts
+        setup = max(0.0, (summary.get("simulated_time_s") or 0) - (summary.get("partial_hpl_time_s") or t))
+        span = t + setup if plan.iterations else (summary.get("simulated_time_s") or t)
+        e_acc = devices * idle * span + (busy - idle) * off["busy_s"]
+        summary["energy_hosts_j"] = summary["energy_j"]
+        summary["energy_accelerators_j"] = round(e_acc, 3)
+        summary["energy_j"] = round(summary["energy_j"] + e_acc, 3)
+        summary["accelerator_wattage"] = [idle, busy]

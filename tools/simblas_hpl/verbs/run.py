@@ -29,8 +29,9 @@ def add_arguments(r):
     r.add_argument("--p", type=int, help="process grid rows P")
     r.add_argument("--q", type=int, help="process grid columns Q")
     r.add_argument("--platform", metavar="SPEC",
-                   help="fattree:LEVELS;DOWN,..;UP,..;PARALLEL,.. (SimGrid topo_parameters) or FILE.xml; "
-                        "default: a 2-level fat tree sized to P*Q ranks")
+                   help="fattree:LEVELS;DOWN,..;UP,..;PARALLEL,.., dragonfly:GROUPS,BLUE;CHASSIS,BLACK;ROUTERS,GREEN;"
+                        "NODES or torus:D1,D2,.. (SimGrid's topo_parameters; routing: SimGrid's, doc/user-guide.md "
+                        "section 3) or FILE.xml; default: a 2-level fat tree sized to P*Q ranks")
     r.add_argument("--hostfile", metavar="FILE", help="with --platform FILE.xml: rank placement (host or host:N)")
     r.add_argument("--cores-per-node", type=int, metavar="C", help="ranks (cores) per host (default 1)")
     r.add_argument("--speedup", type=float, metavar="F",
@@ -41,7 +42,13 @@ def add_arguments(r):
     r.add_argument("--bw", metavar="BW", help=f"link bandwidth, SimGrid units (default {DEFAULT_BW})")
     r.add_argument("--lat", metavar="LAT", help=f"link latency, SimGrid units (default {DEFAULT_LAT})")
     r.add_argument("--energy", metavar="IDLE:EPS:ALLCORES",
-                   help="host wattage (W); enables SimGrid's host_energy plugin")
+                   help="host wattage (W); enables SimGrid's host_energy plugin ('node': the --node file's "
+                        "power figures, its accelerators' energy counted from their busy time)")
+    r.add_argument("--node", metavar="FILE",
+                   help="model mode: simulate the node a TOML node file describes (examples/nodes/: cores, peak "
+                        "flop rate and memory bandwidth, its own kernel fits, accelerators and their offload "
+                        "rule, power), composed in libsimblas with the calibrated model (SIMBLAS_NODE); "
+                        "doc/user-guide.md, section 15")
     r.add_argument("--iprobe", type=float, metavar="SEC",
                    help=f"simulated cost of one failed MPI_Iprobe/MPI_Test (default {IPROBE_COST_S:g}), "
                         "charged per rank by libsimblas_pmpi; spin-waits back off from it, so larger is "

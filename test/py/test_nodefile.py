@@ -1,0 +1,267 @@
+"""Node files (tools/simblas_hpl/nodefile.py): the shipped ones read and
+refused or composed as doc/hindcast.md fixes them, each refusal naming the
+key (or, for an accelerator, the routine), and `run --node` writing the
+node file libsimblas reads (SIMBLAS_NODE).  When the build tree is there
+(SB_BUILDDIR), the composed text is read by libsimblas itself and its
+predictions checked against the composition's arithmetic."""
+
+import os
+import re
+import subprocess
+import textwrap
+import unittest
+
+from support import SRC, Sandbox
+from simblas_hpl import nodefile
+from simblas_hpl.errors import CliError
+
+NODES = os.path.join(SRC, "examples", "nodes")
+REFERENCE = """\
+schema = "simblas-node/0.1"
+name = "the calibration node"
+[cpu]
+cores = { value = 2, kind = "measured", source = "probe" }
+peak_gflops_per_core = { value = 50.0, kind = "measured", source = "probe" }
+stream_gbs = { value = 28.0, kind = "measured", source = "probe" }
+"""
+MODEL = """\
+simblas-model 1
+reference-speed 4e10
+dgemm mnk=5e-11 mn=2e-9 mk=1e-9 nk=1e-9 1=3e-6
+dtrsm mnk=6e-11 1=4e-6
+daxpy n=1e-9 1=5e-7
+end
+"""
+
+
+class Compose(Sandbox):
+    def setUp(self):
+        super().setUp()
+        self.model = self.path("cal.model")
+        with open(self.model, "w") as f:
+            f.write(MODEL)
+        with open(self.model + ".node.toml", "w") as f:
+            f.write(REFERENCE)
+
+    def node(self, text, name="n.toml"):
+        p = self.path(name)
+        with open(p, "w") as f:
+            f.write(textwrap.dedent(text))
+        return p
+
+    def compose(self, path, **kw):
+        return nodefile.compose(path, self.model, **kw)
+
+    def refused(self, pattern, path, **kw):
+        with self.assertRaisesRegex(CliError, pattern):
+            self.compose(path, **kw)
+
+    def test_theta(self):
+        c = self.compose(os.path.join(NODES, "theta-knl7230.toml"))
+        s = c.summary
+        # 64 cores at 41.6 against the reference's 50 per core; STREAM 88.4 against 28 / 2 cores
+        self.assertAlmostEqual(s["flops"], 64 * 41.6 / 50.0)
+        self.assertAlmostEqual(s["bandwidth"], 88.4 / (28.0 / 2))
+        self.assertAlmostEqual(s["overhead"], 41.6 / 50.0)
+        self.assertEqual(s["proxy"], ["cpu.stream_gbs"])
+        self.assertIn(f"flops {64 * 41.6 / 50.0!r}", c.text.splitlines())
+        self.assertEqual(c.text.splitlines()[-1], "end")
+        self.assertIsNone(s["accelerators"])
+        # two ranks per node: each half the node
+        self.assertAlmostEqual(self.compose(os.path.join(NODES, "theta-knl7230.toml"), ranks_per_node=2)
+                               .summary["flops"], 32 * 41.6 / 50.0)
+
+    def test_stampede_needs_its_missing_figures(self):
+        # the base file: the offload split and the link were not found
+        self.refused(r"accelerator\.0\.offload\.host_share is missing \(MKL splits an offloaded call.*this run "
+                     r"needs it", os.path.join(NODES, "stampede-2013.toml"))
+        # the state of the art's node: the 2017 fits, transfers and host part included
+        v = self.node(f"""\
+            base = "{os.path.join(NODES, 'stampede-2013.toml')}"
+            variant = "S-AO"
+            [[accelerator]]
+            [accelerator.offload]
+            rates_include_host = true
+            """)
+        c = self.compose(v)
+        lines = c.text.splitlines()
+        self.assertIn("host dgemm mnk=1.029e-11 1=0.02737", lines)
+        self.assertIn("host dtrsm mnk=9.882e-12 1=0.04329", lines)
+        self.assertIn("accel dgemm mnk=1.981e-12 1=0.6316", lines)
+        self.assertIn("accel dtrsm mnk=1.954e-12 1=0.5222", lines)
+        self.assertIn("offload dgemm m>1280 n>1280 k>256", lines)
+        self.assertIn("offload dtrsm m>512 n>512", lines)
+        self.assertIn("share included", lines)
+        self.assertFalse(any(ln.startswith("link") for ln in lines))
+        self.assertEqual(c.summary["variant"], "S-AO")
+        self.assertEqual(c.summary["proxy"], ["cpu.stream_gbs"])
+        # the power was not found: --energy node says which figure
+        self.refused(r"power\.idle_w is missing \(not found\)", v, energy="node")
+
+    def test_shipped_files(self):
+        """Every shipped node file composes, or is refused for the figure its
+        inputs section says was not found; only variant files (with a base)
+        hold assumed figures."""
+        expected = {"stampede-2013.toml": r"accelerator\.0\.offload\.host_share is missing",
+                    "dahu-g5k.toml": r"cpu\.mem_bw_gbs is missing",
+                    "frontier-mi250x.toml": r"cpu\.peak_gflops_per_core is missing"}
+        names = sorted(n for n in os.listdir(NODES) if n.endswith(".toml"))
+        self.assertGreaterEqual(len(names), 7)
+        for name in names:
+            with self.subTest(name=name):
+                path = os.path.join(NODES, name)
+                if name in expected:
+                    self.refused(expected[name], path)
+                    continue
+                c = self.compose(path)
+                self.assertTrue(c.text.endswith("end\n"))
+                with open(path, "rb") as f:
+                    if "base" not in nodefile.tomllib.load(f):
+                        self.assertEqual(c.summary["assumed"], [])
+        hw = self.compose(os.path.join(NODES, "stampede-2013-hw.toml"))
+        lines = hw.text.splitlines()
+        self.assertFalse(any(ln.startswith("host ") for ln in lines))  # cpu fits omitted
+        self.assertIn("share balanced", lines)
+        self.assertIn("link bandwidth=8000000000.0 latency=1e-05", lines)
+        self.assertIn("accel dgemm mnk=2.0704e-12", lines)  # the variant's rate whole: no base intercept
+        self.assertEqual(hw.summary["assumed"], ["accelerator.0.dtrsm", "accelerator.0.link.latency_us",
+                                                 "accelerator.0.offload.host_share"])
+        dg = self.compose(os.path.join(NODES, "dahu-g5k-dgemm.toml"), ranks_per_node=32)
+        self.assertIn("host dgemm mnk=6.74e-11", dg.text.splitlines())  # per core, one core a rank
+        self.assertAlmostEqual(dg.summary["flops"], 60.8 / 50.0)
+
+    def test_refusals_name_the_key(self):
+        self.refused(r"--node .*: cpu\.mem_bw_gbs is missing \(not looked up\), and this run needs it",
+                     os.path.join(NODES, "dahu-g5k.toml"))
+        both = self.node("""\
+            schema = "simblas-node/0.1"
+            [cpu]
+            cores = 8
+            speed_relative = { value = 1.2, kind = "assumed" }
+            peak_gflops_per_core = { value = 30, kind = "nominal" }
+            stream_gbs = 40
+            """)
+        self.refused(r"cpu\.speed_relative and cpu\.peak_gflops_per_core are both given", both)
+        none = self.node('schema = "simblas-node/0.1"\n[cpu]\ncores = 8\nstream_gbs = 40\n')
+        self.refused(r"cpu\.peak_gflops_per_core is not given, and this run needs it", none)
+        self.refused(r"schema is 'x'", self.node('schema = "x"\n'))
+        self.refused(r"not a TOML file", self.node("[cpu\n"))
+        self.refused(r"at most one rank per core", self.node(
+            'schema = "simblas-node/0.1"\n[cpu]\ncores = 2\nspeed_relative = 1\nbandwidth_relative = 1\n'),
+            ranks_per_node=4)
+        bad_kind = self.node('schema = "simblas-node/0.1"\n[cpu]\ncores = {value = 2, kind = "guess"}\n')
+        self.refused(r"cpu\.cores has kind 'guess'", bad_kind)
+        # absolute figures need the calibrated node's
+        os.unlink(self.model + ".node.toml")
+        self.refused(r"cal\.model\.node\.toml does not exist: run `simblas-probe -o",
+                     os.path.join(NODES, "theta-knl7230.toml"))
+
+    def test_accelerator_without_a_rate_says_which_routine(self):
+        base = """\
+            schema = "simblas-node/0.1"
+            [cpu]
+            cores = 16
+            speed_relative = 1
+            bandwidth_relative = 1
+            [[accelerator]]
+            count = 1
+            dgemm = { model = "linear", term = "MNK", alpha = 1e-13 }
+            link = { bandwidth_gbs = 10, latency_us = 5 }
+            """
+        resident = self.node(base + "matrix_resident = true\n[accelerator.offload]\npolicy = \"always\"\n"
+                             "host_share = 0\n")
+        self.refused(r"no rate for dtrsm, dgemv, dger, dscal, daxpy, dswap, idamax, dcopy, dtrsv "
+                     r"\(accelerator\.0\.dtrsm\), and the matrix lives on it", resident)
+        listed = self.node(base + "[accelerator.offload]\npolicy = \"always\"\nroutines = [\"dgemm\", \"dtrsm\"]\n"
+                           "host_share = 0.25\n")
+        self.refused(r"no rate for dtrsm \(accelerator\.0\.dtrsm\), and it offloads them", listed)
+        ok = self.node(base + "[accelerator.offload]\npolicy = \"always\"\nhost_share = 0.25\n")
+        c = self.compose(ok)
+        self.assertIn("accel dgemm mnk=1e-13", c.text)
+        self.assertIn("offload dgemm", c.text.splitlines())
+        self.assertIn("share 0.25", c.text.splitlines())
+        self.assertIn("link bandwidth=10000000000.0 latency=5e-06", c.text.splitlines())
+        two = self.node(base.replace("count = 1", "count = 3") + "[accelerator.offload]\npolicy = \"always\"\n"
+                        "host_share = 0.25\n", "two.toml")
+        self.refused(r"count is 3 for 2 rank\(s\) per node", two, ranks_per_node=2)
+        self.refused(r"accelerator\.0\.offload\.dgemm_min is not given, and policy \"threshold\" needs",
+                     self.node(base + "[accelerator.offload]\nhost_share = 0.5\n", "t.toml"))
+
+    def test_fits_per_node_and_curves(self):
+        p = self.node("""\
+            schema = "simblas-node/0.1"
+            [cpu]
+            cores = 16
+            speed_relative = 0.5
+            bandwidth_relative = 0.5
+            dgemm = { model = "linear", term = "MNK", alpha = 1e-11, beta = 0.02, per = "node" }
+            dtrsm = { points = [[4096, 100.0], [512, 20.0]], per = "core" }
+            """)
+        lines = self.compose(p, ranks_per_node=2).text.splitlines()
+        self.assertIn("host dgemm mnk=2e-11 1=0.02", lines)  # half the node per rank: twice the time
+        # a rate curve: a piece per point (trsm: m^2 n flops), 8 cores per rank
+        self.assertIn(f"host dtrsm mnk={1 / 20e9 / 8!r}", lines)
+        self.assertIn(f"host dtrsm[mnk>={4096.0 ** 3!r}] mnk={1 / 100e9 / 8!r}", lines)
+        no_per = self.node('schema = "simblas-node/0.1"\n[cpu]\ncores = 1\nspeed_relative = 1\n'
+                           'bandwidth_relative = 1\ndgemm = { model = "linear", term = "MNK", alpha = 1e-11 }\n',
+                           "np.toml")
+        self.refused(r"cpu\.dgemm\.per is None: say what the fit measured", no_per)
+
+    def test_run_writes_the_node_file(self):
+        keep = self.path("run")
+        st, out, err = self.cli("run", "--n", 4000, "--nb", 128, "--p", 2, "--q", 2, "--node",
+                                os.path.join(NODES, "theta-knl7230.toml"), "--model", self.model, "--dry-run",
+                                "--keep", keep, "--xhpl", self.xhpl)
+        self.assertEqual(st, 0, err)
+        node = self.read(keep, "simblas.node")
+        self.assertTrue(node.startswith("simblas-node 1\n"))
+        self.assertIn(f"SIMBLAS_NODE={os.path.join(keep, 'simblas.node')}", self.read(keep, "run.sh"))
+        st, out, err = self.cli("run", "--n", 4000, "--nb", 128, "--p", 2, "--q", 2, "--node",
+                                os.path.join(NODES, "theta-knl7230.toml"), "--model", self.model, "--speedup", 2,
+                                "--dry-run", "--xhpl", self.xhpl)
+        self.assertEqual(st, 2)
+        self.assertIn("--node sets the ranks' speed from the node file; drop --speedup", err)
+        st, out, err = self.cli("run", "--n", 4000, "--nb", 128, "--p", 2, "--q", 2, "--energy", "node",
+                                "--dry-run", "--xhpl", self.xhpl)
+        self.assertEqual(st, 2)
+        self.assertIn("--energy node takes the node's power from its node file: give --node FILE", err)
+
+    def test_libsimblas_reads_the_composition(self):
+        """The composed text through libsimblas (SIMBLAS_NODE, null mode):
+        each prediction is the model's, term by term over the scales."""
+        build = os.environ.get("SB_BUILDDIR")
+        prog = os.path.join(build or "", "test", "predict_prog")
+        if not build or not os.path.exists(prog):
+            self.skipTest("no build tree with test/predict_prog (make check builds it)")
+        v = self.node(f"""\
+            base = "{os.path.join(NODES, 'stampede-2013.toml')}"
+            [[accelerator]]
+            [accelerator.offload]
+            rates_include_host = true
+            """)
+        c = self.compose(v)
+        path = self.path("simblas.node")
+        with open(path, "w") as f:
+            f.write(c.text)
+        shapes = "dgemm 50000 50000 1024\ndgemm 1000 1000 128\ndaxpy 0 100000 0\ndtrsm 1024 50000 1024\n"
+        env = dict(os.environ, SIMBLAS_MODE="null", SIMBLAS_MODEL=self.model, SIMBLAS_NODE=path)
+        r = subprocess.run([prog], input=shapes, env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [float(x) for x in r.stdout.split()]
+        b = c.summary["bandwidth"]
+        self.assertAlmostEqual(got[0] / (1.981e-12 * 50000.0 * 50000 * 1024 + 0.6316), 1, places=12)  # offloaded
+        self.assertAlmostEqual(got[1] / (1.029e-11 * 1e6 * 128 + 2.737e-2), 1, places=12)  # host fit, below bounds
+        self.assertAlmostEqual(got[2] / (1e-9 * 1e5 / b + 5e-7 / c.summary["overhead"]), 1, places=12)
+        self.assertAlmostEqual(got[3] / (1.954e-12 * 1024.0 * 50000 * 1024 + 0.5222), 1, places=12)
+        # predictions are not calls: nothing counted
+        self.assertRegex(r.stderr, r"simblas: node Stampede.*: 0 of 0 modelled calls offloaded, accelerators busy 0 s")
+        # a bad node file stops the program at once, naming it
+        with open(path, "w") as f:
+            f.write("simblas-node 1\nflops 2\nend\n")
+        r = subprocess.run([prog], input=shapes, env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertRegex(r.stderr, re.escape(path) + r": no 'bandwidth' line")
+
+
+if __name__ == "__main__":
+    unittest.main()

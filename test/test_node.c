@@ -1,0 +1,286 @@
+/*
+ * test_node.c -- node files alone (no SimGrid, no libsimblas): the split of
+ * a model's terms by the resource that bounds them, a node's own kernel
+ * lines, the accelerators' offload rules and how a call is shared with
+ * the host, and the refusals (each names the line and, for an offload
+ * without a rate, the routine).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "node.h"
+
+#define assert_close(a, b, tol) assert_close_((a), (b), (tol), #a, __FILE__, __LINE__)
+static void assert_close_(double a, double b, double tol, const char *what, const char *file, int line)
+{
+  if (!(fabs(a - b) <= tol * fabs(b)))
+    fail_msg("%s:%d: %s = %.17g, expected %.17g", file, line, what, a, b);
+}
+
+static sb_model *model(void)
+{
+  static const char text[] = "simblas-model 1\n"
+                             "reference-speed 4e10\n"
+                             "dgemm mnk=5e-11 mn=2e-9 mk=1e-9 nk=1e-9 1=3e-6\n"
+                             "dtrsm mnk=6e-11 1=4e-6\n"
+                             "daxpy n=1e-9 1=5e-7\n"
+                             "hpl_dlaswp01T mn=2e-9 1=1e-6\n"
+                             "end\n";
+  FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+  char err[256];
+  sb_model *m = sb_model_parse(f, "test.model", err, sizeof err);
+  fclose(f);
+  assert_non_null(m);
+  return m;
+}
+
+static sb_node *node(const char *text, char *err, size_t errlen)
+{
+  FILE *f = fmemopen((void *)text, strlen(text), "r");
+  assert_non_null(f);
+  sb_node *nd = sb_node_parse(f, "test.node", err, errlen);
+  fclose(f);
+  return nd;
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+  char err[512] = "";
+  sb_node *nd = node(text, err, sizeof err);
+  if (nd || !strstr(err, needle))
+    fail_msg("expected an error containing \"%s\", got %s\"%s\"", needle, nd ? "a node and " : "", err);
+}
+
+static sb_call call(const char *name, int64_t m, int64_t n, int64_t k, int variant)
+{
+  sb_call c = {.op = sb_op_lookup(name), .m = m, .n = n, .k = k, .variant = variant};
+  assert_true(c.op >= 0);
+  return c;
+}
+
+static double on_node(const sb_node *nd, const sb_model *m, sb_call c)
+{
+  return sb_node_time(nd, m, sb_model_coefs_v(m, 0, c.op, c.variant), &c).t;
+}
+
+/* each term divided by the scale of its resource; a node of scales 1 is
+ * the model itself, to the bit */
+static void test_split(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = model();
+  sb_node *one = node("simblas-node 1\nflops 1\nbandwidth 1\nend\n", err, sizeof err);
+  assert_non_null(one);
+  sb_node *nd = node("# a node twice as fast, half the bandwidth, calls cost 2x less\n"
+                     "simblas-node 1\nname test node\nflops 2\nbandwidth 0.5\noverhead 2\nend\n",
+                     err, sizeof err);
+  assert_non_null(nd);
+  assert_string_equal(sb_node_name(nd), "test node");
+  sb_call g = call("dgemm", 1000, 300, 128, 0), a = call("daxpy", 0, 5000, 0, 0),
+          s = call("hpl_dlaswp01T", 128, 4000, 0, 0);
+  for (int i = 0; i < 3; i++) {
+    sb_call c = i == 0 ? g : i == 1 ? a : s;
+    assert_true(on_node(one, m, c) == sb_model_mean(m, sb_model_coefs(m, 0, c.op), &c));
+  }
+  /* dgemm: the flop term follows the flops, and by default mn, mk, nk
+   * (C read and written, A and B packed) the bandwidth */
+  double mnk = 1000.0 * 300 * 128, mn = 1000.0 * 300, mk = 1000.0 * 128, nk = 300.0 * 128;
+  assert_close(on_node(nd, m, g), 5e-11 * mnk / 2 + (2e-9 * mn + 1e-9 * mk + 1e-9 * nk) / 0.5 + 3e-6 / 2, 1e-12);
+  /* level 1 and HPL's swaps follow the bandwidth */
+  assert_close(on_node(nd, m, a), 1e-9 * 5000 / 0.5 + 5e-7 / 2, 1e-12);
+  assert_close(on_node(nd, m, s), 2e-9 * 128 * 4000 / 0.5 + 1e-6 / 2, 1e-12);
+  assert_int_equal(sb_node_resource(nd, g.op, SB_TERM_MNK), SB_RES_FLOPS);
+  assert_int_equal(sb_node_resource(nd, a.op, SB_TERM_N), SB_RES_BANDWIDTH);
+  assert_int_equal(sb_node_resource(nd, a.op, SB_TERM_1), SB_RES_OVERHEAD);
+  /* a routine the model lacks: its flop count, at the flop scale for level 3 */
+  sb_call z = call("dsyrk", 400, 400, 200, 0);
+  assert_close(on_node(nd, m, z), 400.0 * 400 * 200 / 4e10 / 2, 1e-12);
+  sb_node_free(one);
+  sb_node_free(nd);
+
+  /* level3: a file may assign the terms otherwise */
+  nd = node("simblas-node 1\nflops 2\nbandwidth 0.5\nlevel3 mn=flops nk=flops\nend\n", err, sizeof err);
+  assert_non_null(nd);
+  assert_close(on_node(nd, m, g), (5e-11 * mnk + 2e-9 * mn + 1e-9 * nk) / 2 + 1e-9 * mk / 0.5 + 3e-6, 1e-12);
+  sb_node_free(nd);
+  sb_model_free(m);
+}
+
+/* a host line replaces the model's line, unscaled (the node's own
+ * measurement), pieces included */
+static void test_host_lines(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = model();
+  sb_node *nd = node("simblas-node 1\nflops 10\nbandwidth 3\n"
+                     "host dgemm mnk=1.029e-11 1=2.737e-2\n"
+                     "host dgemm[mnk>=1e9] mnk=1e-11 1=3e-2\n"
+                     "end\n",
+                     err, sizeof err);
+  assert_non_null(nd);
+  assert_close(on_node(nd, m, call("dgemm", 100, 100, 100, 0)), 1.029e-11 * 1e6 + 2.737e-2, 1e-12);
+  assert_close(on_node(nd, m, call("dgemm", 1000, 1000, 1000, 0)), 1e-11 * 1e9 + 3e-2, 1e-12);
+  /* dtrsm has no host line: the model, scaled */
+  assert_close(on_node(nd, m, call("dtrsm", 100, 50, 100, 0)), 6e-11 * 5e5 / 10 + 4e-6, 1e-12);
+  sb_node_free(nd);
+  sb_model_free(m);
+}
+
+/* MKL's automatic offload as measured on Stampede (share included: the
+ * fits are the whole call): above the bounds the accel line, below the
+ * host; busy time counted on the devices */
+static void test_offload_included(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = model();
+  sb_node *nd = node("simblas-node 1\nflops 16\nbandwidth 4\n"
+                     "host dgemm mnk=1.029e-11 1=2.737e-2\n"
+                     "accelerators 1\n"
+                     "accel dgemm mnk=1.981e-12 1=0.6316\n"
+                     "accel dtrsm mnk=1.954e-12 1=0.5222\n"
+                     "offload dgemm m>1280 n>1280 k>256\n"
+                     "offload dtrsm m>512 n>512\n"
+                     "share included\nend\n",
+                     err, sizeof err);
+  assert_non_null(nd);
+  sb_call big = call("dgemm", 50000, 50000, 1024, 0), thin = call("dgemm", 50000, 50000, 256, 0);
+  sb_node_cost c = sb_node_time(nd, m, sb_model_coefs(m, 0, big.op), &big);
+  assert_true(c.offloaded);
+  assert_close(c.t, 1.981e-12 * 50000.0 * 50000 * 1024 + 0.6316, 1e-12);
+  assert_close(c.busy, c.t, 1e-12);
+  sb_node_account(nd, &c);
+  c = sb_node_time(nd, m, sb_model_coefs(m, 0, thin.op), &thin); /* k = 256 is not above 256 */
+  assert_false(c.offloaded);
+  assert_close(c.t, 1.029e-11 * 50000.0 * 50000 * 256 + 2.737e-2, 1e-12);
+  sb_node_account(nd, &c);
+  sb_call t = call("dtrsm", 1024, 50000, 1024, 0);
+  assert_close(on_node(nd, m, t), 1.954e-12 * 1024.0 * 50000 * 1024 + 0.5222, 1e-12);
+  double off, calls, busy;
+  sb_node_totals(nd, &off, &calls, &busy);
+  assert_close(off, 1, 0);
+  assert_close(calls, 2, 0);
+  assert_close(busy, 1.981e-12 * 50000.0 * 50000 * 1024 + 0.6316, 1e-12);
+  char line[512];
+  FILE *f = fmemopen(line, sizeof line, "w");
+  sb_node_report(nd, f);
+  fclose(f);
+  assert_non_null(strstr(line, "simblas: node test.node: 1 of 2 modelled calls offloaded, accelerators busy"));
+  sb_node_free(nd);
+  sb_model_free(m);
+}
+
+/* a call split between host and devices: each gets whole columns, they
+ * run at once, the devices' part pays the link */
+static void test_offload_split(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = model();
+  const char *base = "simblas-node 1\nflops 1\nbandwidth 1\nhost dgemm mnk=1e-11\n"
+                     "accel dgemm mnk=2e-12\noffload dgemm\nlink bandwidth=8e9 latency=1e-5\n";
+  char text[512];
+  snprintf(text, sizeof text, "%saccelerators 2\nshare 0.2\nend\n", base);
+  sb_node *nd = node(text, err, sizeof err);
+  assert_non_null(nd);
+  sb_call g = call("dgemm", 1000, 1000, 500, 0);
+  sb_node_cost c = sb_node_time(nd, m, sb_model_coefs(m, 0, g.op), &g);
+  /* each device 400 columns, the host 200 */
+  double dev = 2e-12 * 1000.0 * 400 * 500, link = 1e-5 + 8.0 * (1000.0 * 500 + 500.0 * 400 + 2 * 1000.0 * 400) / 8e9;
+  double host = 1e-11 * 1000.0 * 200 * 500;
+  assert_close(c.t, fmax(dev + link, host), 1e-12);
+  assert_close(c.busy, 2 * dev, 1e-12);
+  sb_node_free(nd);
+
+  /* balanced: in proportion to the rates, so the two sides end together
+   * (up to whole columns) */
+  snprintf(text, sizeof text, "%saccelerators 1\nshare balanced\nend\n", base);
+  assert_non_null(nd = node(text, err, sizeof err));
+  sb_call big = call("dgemm", 20000, 20000, 1000, 0);
+  c = sb_node_time(nd, m, sb_model_coefs(m, 0, big.op), &big);
+  double th = 1e-11 * 20000.0 * 20000 * 1000, td_full = 2e-12 * 20000.0 * 20000 * 1000 +
+                                                        1e-5 + 8.0 * (20000.0 * 1000 * 2 + 2 * 20000.0 * 20000) / 8e9;
+  double alone = 1 / (1 / th + 1 / td_full);
+  assert_true(c.t < 0.8 * fmin(th, td_full));
+  assert_close(c.t, alone, 0.02);
+  sb_node_free(nd);
+
+  /* share 1: all on the host, whatever the rule */
+  snprintf(text, sizeof text, "%saccelerators 1\nshare 1\nend\n", base);
+  assert_non_null(nd = node(text, err, sizeof err));
+  c = sb_node_time(nd, m, sb_model_coefs(m, 0, g.op), &g);
+  assert_close(c.t, 1e-11 * 1000.0 * 1000 * 500, 1e-12);
+  assert_close(c.busy + 1, 1, 0);
+  sb_node_free(nd);
+
+  /* data on the device (rocHPL): no transfers; a level-2 routine runs whole on one device */
+  assert_non_null(nd = node("simblas-node 1\nflops 1\nbandwidth 1\naccelerators 1\naccel dgemm mnk=2e-12\n"
+                            "accel dgemv mn=1e-11 1=5e-6\noffload dgemm\noffload dgemv\nshare 0\nlink none\nend\n",
+                            err, sizeof err));
+  c = sb_node_time(nd, m, sb_model_coefs(m, 0, g.op), &g);
+  assert_close(c.t, 2e-12 * 1000.0 * 1000 * 500, 1e-12);
+  sb_call v = call("dgemv", 3000, 200, 0, 0);
+  assert_close(on_node(nd, m, v), 1e-11 * 3000.0 * 200 + 5e-6, 1e-12);
+  sb_node_free(nd);
+  sb_model_free(m);
+}
+
+static void test_refused(void **state)
+{
+  (void)state;
+  expect_error("simblas-model 1\nend\n", "test.node:1: not a SimBLAS node file");
+  expect_error("", "test.node: empty node file");
+  expect_error("simblas-node 1\nflops 2\nend\n", "no 'bandwidth' line");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\n", "no 'end' line");
+  expect_error("simblas-node 1\nflops -2\nbandwidth 1\nend\n", "test.node:2: 'flops' needs a positive number");
+  expect_error("simblas-node 1\nflops 2\nflops 3\nbandwidth 1\nend\n", "test.node:3: second 'flops' line");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nhost dgemm mnq=1\nend\n",
+               "test.node:4: unknown term 'mnq' for dgemm");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nhost set core0\nend\n", "test.node:4: 'host' needs a model line");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlevel3 mn=memory\nend\n", "bad level3 assignment 'mn=memory'");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nwarp 9\nend\n", "test.node:4: unknown directive 'warp'");
+  /* an offload without a rate names the routine */
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\naccel dgemm mnk=1e-12\noffload dgemm\n"
+               "offload dtrsm m>512\nshare included\nend\n",
+               "test.node:7: offload dtrsm, but the accelerator has no rate for dtrsm");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\naccel dgemm mnk=1e-12\nshare included\nend\n",
+               "test.node:5: 'accel dgemm' without an offload rule");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccel dgemm mnk=1e-12\noffload dgemm\nshare 0.5\n"
+               "link bandwidth=1e9 latency=1e-6\nend\n",
+               "no 'accelerators N' line");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1.5\nend\n", "whole number of devices");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\naccel dgemm mnk=1e-12\noffload dgemm\n"
+               "share 0.5\nend\n",
+               "no 'link' line");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\naccel dgemm mnk=1e-12\noffload dgemm\n"
+               "share included\nlink bandwidth=1e9 latency=1e-6\nend\n",
+               "test.node:8: 'share included' says the accel lines already include the transfers");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\naccel dgemv mn=1e-12\noffload dgemv\n"
+               "share 0.5\nlink none\nend\n",
+               "offload dgemv: a gemv call is not split");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nshare 1.5\nend\n", "'share' is the host's part");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\nend\n",
+               "test.node:4: 'accelerators' without any offload rule");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9\nend\n", "needs both bandwidth");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\noffload dgemm m=12\nend\n", "bad offload bound 'm=12'");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nend\nflops 3\n", "test.node:5: text after the 'end' line");
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_split),          cmocka_unit_test(test_host_lines), cmocka_unit_test(test_offload_included),
+      cmocka_unit_test(test_offload_split), cmocka_unit_test(test_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

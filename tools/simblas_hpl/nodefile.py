@@ -1,0 +1,485 @@
+"""Node files (TOML, examples/nodes/*.toml): a node SimBLAS never ran on,
+described from published figures, checked and composed into the file
+libsimblas reads (SIMBLAS_NODE, "simblas-node 1", doc/model-format.md).
+
+Every figure is an inline table with its value, its kind and its source,
+or with `missing` (searched for, not found) and no value; a variant file
+may set a base file's figure to `{ omit = "why" }` (not used).  A run refuses
+a missing figure it needs, naming the key; one it does not need (power
+without --energy) is fine.  The figures of the calibrated node, which the
+target's absolute figures are compared with, are the node file
+simblas-probe wrote beside the model (MODEL.node.toml).
+
+Composition, for a rank of a node of C cores run with R ranks per node:
+  flops      the rank's flop rate / the reference core's:
+             speed_relative x C/R, or (peak_gflops_per_core / the
+             reference's) x C/R (the same fraction of peak as the calibrated
+             node reaches)
+  bandwidth  the rank's memory bandwidth / the reference core's share:
+             bandwidth_relative x C/R, or (stream_gbs / R) / (the
+             reference's stream_gbs / its cores); mem_bw_gbs (nominal) when
+             no STREAM figure is given
+  overhead   a call's own cost: the per-core speed ratio (flops x R/C)
+  host lines the node's own dgemm/dtrsm fits (per = "node" or "core")
+  accelerators count / R per rank, their rate models, the offload rule
+             (policy, size bounds, routines), the host's share, the link.
+"""
+
+import dataclasses
+import math
+import os
+import tomllib
+from typing import Any, Dict, List, Optional
+
+from .errors import CliError
+
+SCHEMA = "simblas-node/0.1"
+KINDS = ("published", "measured", "nominal", "derived", "proxy", "assumed", "not-found")
+# what netlib HPL calls, in the BLAS and through its modelled kernels: an
+# accelerator that holds the matrix (matrix_resident) must run all of them
+HPL_ROUTINES = ("dgemm", "dtrsm", "dgemv", "dger", "dscal", "daxpy", "dswap", "idamax", "dcopy", "dtrsv")
+# the model file's terms, and the names a node file may give them
+TERMS = {"1": "1", "m": "m", "n": "n", "mn": "mn", "k": "k", "mk": "mk", "nk": "nk", "mnk": "mnk",
+         "MNK": "mnk", "MN": "mn", "MK": "mk", "NK": "nk", "M": "m", "N": "n", "K": "k",
+         "M2N": "mnk", "MN2": "mnk"}
+SPLITTABLE = ("dgemm", "sgemm", "zgemm", "cgemm", "dtrsm", "strsm", "ztrsm", "ctrsm", "dtrmm", "dsymm")
+REFERENCE_SUFFIX = ".node.toml"
+
+
+@dataclasses.dataclass
+class Figure:
+    """One figure of a node file: its dotted key, value (None when missing),
+    kind, source and note."""
+    key: str
+    value: Any = None
+    kind: Optional[str] = None
+    source: Optional[str] = None
+    note: Optional[str] = None
+    missing: Optional[str] = None
+
+    def brief(self):
+        return {k: v for k, v in (("key", self.key), ("value", self.value), ("kind", self.kind),
+                                  ("source", self.source)) if v is not None}
+
+
+class NodeDoc:
+    """A node file read (with its base, for a variant file), and the figures
+    the composition used."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        self.data = read(self.path)
+        self.used: Dict[str, Figure] = {}
+
+    @property
+    def name(self):
+        return str(self.data.get("name") or os.path.basename(self.path))
+
+    def raw(self, key):
+        """The TOML value at a dotted key (accelerator.0.link...), None if absent."""
+        v = self.data
+        for part in key.split("."):
+            if isinstance(v, list):
+                try:
+                    v = v[int(part)]
+                except (ValueError, IndexError):
+                    return None
+            elif isinstance(v, dict):
+                if part not in v:
+                    return None
+                v = v[part]
+            else:
+                return None
+        return v
+
+    def figure(self, key):
+        """The figure at key: None when absent; a Figure (value None and
+        `missing` set when the file says it was not found)."""
+        v = self.raw(key)
+        if v is None or (isinstance(v, dict) and "omit" in v):  # a variant's "not this one"
+            return None
+        if isinstance(v, dict) and ("value" in v or "missing" in v):
+            kind = v.get("kind")
+            if kind is not None and kind not in KINDS:
+                self.fail(key, f"has kind {kind!r}; a figure's kind is one of {', '.join(KINDS)}")
+            if "value" in v and "missing" in v:
+                self.fail(key, "has both a value and 'missing': give one")
+            return Figure(key, v.get("value"), kind, v.get("source"), v.get("note"),
+                          str(v["missing"]) if "missing" in v else None)
+        return Figure(key, v)
+
+    def need(self, key, why, number=True, lo=None, hi=None):
+        """The value of a figure the run needs: refused (naming the key) when
+        absent or missing; checked as a number in [lo, hi]."""
+        f = self.figure(key)
+        if f is None:
+            self.fail(key, f"is not given, and this run needs it: {why}")
+        if f.missing is not None:
+            self.fail(key, f"is missing ({f.missing}), and this run needs it: {why}; give it a value with its "
+                           "kind and source (a variant file may fix it as kind = \"assumed\", doc/hindcast.md)")
+        return self.take(f, number, lo, hi)
+
+    def take(self, f, number=True, lo=None, hi=None):
+        v = f.value
+        if number:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                self.fail(f.key, f"is {v!r}: a number is expected")
+            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                rng = f"in [{lo:g}, {hi:g}]" if lo is not None and hi is not None else \
+                    f">= {lo:g}" if lo is not None else f"<= {hi:g}"
+                self.fail(f.key, f"is {v:g}: it must be {rng}")
+        self.used[f.key] = f
+        return v
+
+    def given(self, key):
+        """A figure that is present with a value (not missing)."""
+        f = self.figure(key)
+        return f if f is not None and f.missing is None else None
+
+    def fail(self, key, what):
+        raise CliError(f"--node {self.path}: {key} {what}")
+
+
+FIGURE_KEYS = ("value", "missing", "omit", "term", "alpha", "terms", "points")
+
+
+def is_figure(v):
+    """A figure (a value or a rate model, with its kind and source): a variant
+    replaces it whole, it does not merge into it."""
+    return isinstance(v, dict) and any(k in v for k in FIGURE_KEYS)
+
+
+def merge(base, over):
+    """A variant file over its base: tables merge key by key, arrays of
+    tables element by element, a figure or anything else is replaced."""
+    out = dict(base)
+    for k, v in over.items():
+        b = out.get(k)
+        if isinstance(b, dict) and isinstance(v, dict) and not is_figure(v) and not is_figure(b):
+            out[k] = merge(b, v)
+        elif isinstance(b, list) and isinstance(v, list) and all(isinstance(x, dict) for x in b + v):
+            out[k] = [merge(b[i], v[i]) if i < len(b) else v[i] for i in range(max(len(b), len(v)))] \
+                if len(v) >= len(b) else [merge(b[i], v[i]) if i < len(v) else b[i] for i in range(len(b))]
+        else:
+            out[k] = v
+    return out
+
+
+def read(path, seen=()):
+    """A node file's TOML, its `base` merged under it; CliError for what is
+    not one."""
+    if not os.path.isfile(path):
+        raise CliError(f"--node {path}: no such file")
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise CliError(f"--node {path}: not a TOML file: {e}")
+    except OSError as e:
+        raise CliError(f"--node {path}: cannot read it: {e.strerror}")
+    base = data.pop("base", None)
+    if base is not None:
+        bpath = os.path.join(os.path.dirname(path), str(base))
+        if os.path.abspath(bpath) in seen or os.path.abspath(bpath) == path:
+            raise CliError(f"--node {path}: base {base} includes itself")
+        data = merge(read(os.path.abspath(bpath), seen + (path,)), data)
+    if data.get("schema") != SCHEMA:
+        raise CliError(f"--node {path}: schema is {data.get('schema')!r}, expected {SCHEMA!r} "
+                       "(the node file format of examples/nodes/)")
+    return data
+
+
+# ---- rate models ----------------------------------------------------------
+def rate_lines(doc, key, routine, scale_terms=1.0):
+    """A rate model (a table: model = "linear" with term, alpha, beta or
+    terms = {...}; or points = [[size, gflops], ...]) as model-file lines for
+    routine: ['dgemm mnk=... 1=...', 'dgemm[mnk>=...] ...'].  scale_terms
+    multiplies every coefficient but the constant."""
+    v = doc.raw(key)
+    if not isinstance(v, dict):
+        doc.fail(key, "is not a rate model (a table with model = \"linear\" or points = [[size, gflops], ...])")
+    if "missing" in v:
+        doc.fail(key, f"is missing ({v['missing']}), and this run needs it: the rate of {routine}")
+    kind = v.get("kind")
+    doc.used[key] = Figure(key, {k: x for k, x in v.items() if k not in ("kind", "source", "note")}, kind,
+                           v.get("source"), v.get("note"))
+    name = routine
+    if "points" in v:
+        pts = v["points"]
+        if not (isinstance(pts, list) and 1 <= len(pts) <= 5 and all(
+                isinstance(p, list) and len(p) == 2 and all(isinstance(x, (int, float)) and x > 0 for x in p)
+                for p in pts)):
+            doc.fail(key + ".points", "must be 1 to 5 [size, gflops] pairs of positive numbers")
+        pts = sorted(pts)
+        flops_per = 2.0 if routine.endswith("gemm") else 1.0  # per m*n*k: gemm 2mnk, trsm m^2 n
+        lines = []
+        for i, (size, gflops) in enumerate(pts):
+            coef = flops_per / (gflops * 1e9) * scale_terms
+            lines.append(f"{name} mnk={coef!r}" if i == 0 else f"{name}[mnk>={float(size) ** 3!r}] mnk={coef!r}")
+        return lines
+    if v.get("model", "linear") != "linear":
+        doc.fail(key + ".model", f"is {v.get('model')!r}: rate models are 'linear' (or points = [...])")
+    coefs = {}
+    if "terms" in v:
+        if not isinstance(v["terms"], dict):
+            doc.fail(key + ".terms", "must be a table TERM = seconds")
+        coefs.update(v["terms"])
+    if "term" in v or "alpha" in v:
+        if "term" not in v or "alpha" not in v:
+            doc.fail(key, "needs term and alpha together (t = alpha x term + beta)")
+        coefs[v["term"]] = v["alpha"]
+        if "beta" in v:
+            coefs["1"] = v["beta"]
+    if not coefs:
+        doc.fail(key, "gives no coefficient: term, alpha (and beta), or terms = {...}")
+    if v.get("term") == "MN2" and routine.endswith("trsm"):
+        name = routine + ".right"  # the Right-side form (MN^2)
+    parts = []
+    for t, c in coefs.items():
+        if t not in TERMS:
+            doc.fail(key, f"has term {t!r}; the terms are {', '.join(sorted(set(TERMS)))}")
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
+            doc.fail(key, f"coefficient of {t} is {c!r}: a number of seconds is expected")
+        parts.append(f"{TERMS[t]}={c * (1 if TERMS[t] == '1' else scale_terms)!r}")
+    return [f"{name} " + " ".join(parts)]
+
+
+# ---- the composition --------------------------------------------------------
+@dataclasses.dataclass
+class Composition:
+    """What a run gets from a node file: the text libsimblas reads, the
+    --energy triple and the accelerators' watts (None without --energy),
+    and the JSON's account of it."""
+    text: str
+    summary: Dict[str, Any]
+    energy: Optional[List[float]] = None
+    accel_watts: Optional[List[float]] = None   # [idle, busy] per device
+    accelerators_per_node: int = 0
+
+
+def reference_file(model_path):
+    return model_path + REFERENCE_SUFFIX
+
+
+def read_reference(model_path, why):
+    """The calibrated node's figures (simblas-probe's file beside the model)."""
+    path = reference_file(model_path)
+    if not os.path.isfile(path):
+        raise CliError(f"--node: {why} needs the figures of the node the model was calibrated on, and "
+                       f"{path} does not exist: run `simblas-probe -o {path}` on that node (the calibration "
+                       "machine), or give the target's figures relative to it (cpu.speed_relative, "
+                       "cpu.bandwidth_relative)")
+    return NodeDoc(path)
+
+
+def compose(path, model_path, ranks_per_node=1, energy=None):
+    """The node file at path, for a run with ranks_per_node ranks on each
+    node against the model at model_path; energy: the --energy option's
+    text ('node': the node file's power figures; I:E:A: the host triple
+    given, the accelerators' watts still from the node file)."""
+    doc = NodeDoc(path)
+    cores = doc.need("cpu.cores", "the cores a rank's flop rate and bandwidth are made of", lo=1)
+    if cores != int(cores):
+        doc.fail("cpu.cores", f"is {cores}: a whole number of cores")
+    r = ranks_per_node
+    if r > cores:
+        raise CliError(f"--node {path}: {r} ranks per node (--cores-per-node) but the node has {cores:g} cores "
+                       f"(cpu.cores): at most one rank per core")
+    per_rank = cores / r
+    ref = None
+    lines = ["simblas-node 1", f"name {doc.name}"]
+
+    # flops
+    rel, peak = doc.given("cpu.speed_relative"), doc.given("cpu.peak_gflops_per_core")
+    if rel and peak:
+        doc.fail("cpu.speed_relative", "and cpu.peak_gflops_per_core are both given: the speed is relative to "
+                                       "the calibrated node or absolute, not both")
+    how = {}
+    if rel:
+        core_ratio = doc.take(rel, lo=1e-6, hi=1e6)
+        how["flops"] = "cpu.speed_relative"
+    elif peak:
+        ref = ref or read_reference(model_path, "cpu.peak_gflops_per_core (absolute)")
+        p_ref = ref.need("cpu.peak_gflops_per_core", "the calibrated core's peak", lo=1e-6)
+        core_ratio = doc.take(peak, lo=1e-6) / p_ref
+        how["flops"] = f"cpu.peak_gflops_per_core / the reference's {p_ref:g}"
+    else:
+        doc.need("cpu.peak_gflops_per_core", "the rank's flop rate (or cpu.speed_relative)")
+    flops = core_ratio * per_rank
+
+    # bandwidth
+    brel = doc.given("cpu.bandwidth_relative")
+    stream, nominal = doc.given("cpu.stream_gbs"), doc.given("cpu.mem_bw_gbs")
+    if brel and (stream or nominal):
+        doc.fail("cpu.bandwidth_relative", f"and {(stream or nominal).key} are both given: the bandwidth is "
+                                           "relative to the calibrated node or absolute, not both")
+    if brel:
+        bandwidth = doc.take(brel, lo=1e-6, hi=1e6) * per_rank
+        how["bandwidth"] = "cpu.bandwidth_relative"
+    elif stream or nominal:
+        fig = stream or nominal
+        ref = ref or read_reference(model_path, f"{fig.key} (absolute)")
+        s_ref = ref.need("cpu.stream_gbs", "the calibrated node's memory bandwidth", lo=1e-6)
+        c_ref = ref.need("cpu.cores", "the calibrated node's cores", lo=1)
+        bandwidth = (doc.take(fig, lo=1e-6) / r) / (s_ref / c_ref)
+        how["bandwidth"] = f"{fig.key} / {r} rank(s) against the reference's {s_ref:g} GB/s / {c_ref:g} cores" + \
+            ("" if stream else " (a nominal figure against a measured one)")
+    else:
+        f = doc.figure("cpu.stream_gbs") or doc.figure("cpu.mem_bw_gbs")
+        key = f.key if f else "cpu.stream_gbs"
+        doc.need(key, "the rank's memory bandwidth (or cpu.mem_bw_gbs, cpu.bandwidth_relative)")
+    overhead = flops / per_rank
+    lines += [f"flops {flops!r}", f"bandwidth {bandwidth!r}", f"overhead {overhead!r}"]
+
+    # the node's own kernel fits
+    host_lines = []
+    for routine in ("dgemm", "dtrsm"):
+        key = f"cpu.{routine}"
+        f = doc.figure(key)
+        if f is None or f.missing is not None:
+            continue  # the model, scaled
+        per = doc.raw(key + ".per")
+        if per not in ("node", "core"):
+            doc.fail(key + ".per", f"is {per!r}: say what the fit measured, per = \"node\" (all its cores) or "
+                                   "\"core\" (one)")
+        scale = r if per == "node" else 1 / per_rank
+        host_lines += rate_lines(doc, key, routine, scale)
+    lines += [f"host {ln}" for ln in host_lines]
+
+    # accelerators
+    accs = doc.raw("accelerator") or []
+    if not isinstance(accs, list):
+        doc.fail("accelerator", "must be an array of tables ([[accelerator]])")
+    if len(accs) > 1:
+        doc.fail("accelerator", f"describes {len(accs)} kinds of accelerator; a node file gives one kind "
+                                "(with its count)")
+    acc_summary = None
+    acc_per_node = 0
+    accel_watts = None
+    if accs:
+        a = "accelerator.0"
+        acc_per_node = doc.need(f"{a}.count", "how many accelerators a node has", lo=1)
+        if acc_per_node != int(acc_per_node) or acc_per_node % r:
+            raise CliError(f"--node {path}: {a}.count is {acc_per_node:g} for {r} rank(s) per node: each rank "
+                           "needs a whole number of devices; run a divisor of the count as --cores-per-node")
+        per_rank_acc = int(acc_per_node) // r
+        policy = doc.raw(f"{a}.offload.policy") or "threshold"
+        if policy not in ("threshold", "always", "never"):
+            doc.fail(f"{a}.offload.policy", f"is {policy!r}: one of threshold, always, never")
+        resident = doc.raw(f"{a}.matrix_resident") is True
+        listed = doc.raw(f"{a}.offload.routines")
+        if listed is not None and not (isinstance(listed, list) and all(isinstance(x, str) for x in listed)):
+            doc.fail(f"{a}.offload.routines", "must be a list of routine names")
+        if listed is None:  # what HPL calls that the file says something about
+            listed = list(HPL_ROUTINES) if resident else \
+                [x for x in HPL_ROUTINES if doc.raw(f"{a}.{x}") is not None or doc.raw(f"{a}.offload.{x}_min")]
+        routines = [] if policy == "never" else listed
+        lacking = [x for x in routines if doc.raw(f"{a}.{x}") is None or
+                   (isinstance(doc.raw(f"{a}.{x}"), dict) and "missing" in doc.raw(f"{a}.{x}"))]
+        if lacking:
+            why = ("the matrix lives on it (matrix_resident), so it runs every routine HPL calls" if resident
+                   else "it offloads them")
+            raise CliError(f"--node {path}: the accelerator has no rate for {', '.join(lacking)} ({a}."
+                           f"{lacking[0]}), and {why}: give each a rate model, or leave it out of "
+                           f"{a}.offload.routines")
+        included = doc.raw(f"{a}.offload.rates_include_host") is True
+        share_txt = None
+        if routines:
+            lines.append(f"accelerators {per_rank_acc}")
+            for x in routines:
+                for ln in rate_lines(doc, f"{a}.{x}", x):
+                    lines.append(f"accel {ln}")
+                bounds = ""
+                if policy == "threshold":
+                    mn = doc.raw(f"{a}.offload.{x}_min")
+                    if mn is not None:
+                        if not isinstance(mn, dict) or not any(d in mn for d in "mnk"):
+                            doc.fail(f"{a}.offload.{x}_min", "must be a table of bounds m, n, k")
+                        for d in "mnk":
+                            if d in mn:
+                                b = mn[d]
+                                if isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0:
+                                    doc.fail(f"{a}.offload.{x}_min.{d}", f"is {b!r}: a size >= 0")
+                                bounds += f" {d}>{b:g}"
+                        doc.used[f"{a}.offload.{x}_min"] = Figure(f"{a}.offload.{x}_min",
+                                                                   {d: mn[d] for d in "mnk" if d in mn},
+                                                                   mn.get("kind"), mn.get("source"))
+                    elif not resident:
+                        doc.fail(f"{a}.offload.{x}_min", f"is not given, and policy \"threshold\" needs the sizes "
+                                                         f"above which {x} is offloaded (or policy \"always\")")
+                lines.append(f"offload {x}{bounds}")
+            if included:
+                share_txt = "included"
+            else:
+                hs = doc.raw(f"{a}.offload.host_share")
+                if hs == "balanced" or (isinstance(hs, dict) and hs.get("value") == "balanced"):
+                    share_txt = "balanced"
+                    if isinstance(hs, dict):
+                        doc.used[f"{a}.offload.host_share"] = Figure(f"{a}.offload.host_share", "balanced",
+                                                                     hs.get("kind"), hs.get("source"))
+                else:
+                    share_txt = repr(doc.need(f"{a}.offload.host_share",
+                                              "the host's part of an offloaded call (a number in [0, 1], or "
+                                              "\"balanced\")", lo=0, hi=1))
+            lines.append(f"share {share_txt}")
+            if not included:
+                if resident:
+                    lines.append("link none")
+                else:
+                    bw = doc.need(f"{a}.link.bandwidth_gbs", "the host-device link carries an offloaded call's "
+                                                             "operands", lo=1e-9)
+                    lat = doc.need(f"{a}.link.latency_us", "the host-device link's latency", lo=0)
+                    lines.append(f"link bandwidth={bw * 1e9!r} latency={lat / 1e6!r}")
+        acc_summary = {"count_per_node": int(acc_per_node), "per_rank": per_rank_acc, "policy": policy,
+                       "routines": routines, "share": share_txt, "matrix_resident": resident}
+    lines.append("end")
+
+    # power
+    wattage = None
+    if energy == "node":
+        wattage = [doc.need(f"power.{k}", "--energy node takes the node's power from the node file", lo=0)
+                   for k in ("idle_w", "epsilon_w", "allcores_w")]
+        if wattage[2] < max(wattage[:2]):
+            doc.fail("power.allcores_w", f"is {wattage[2]:g} W, below power.idle_w or power.epsilon_w "
+                                         f"({max(wattage[:2]):g} W): the order is idle, epsilon, all cores")
+    if energy and accs:
+        idle = doc.need("power.accelerator_idle_w", "the accelerators' energy (--energy) counts their idle time",
+                        lo=0)
+        busy = doc.need("power.accelerator_busy_w", "the accelerators' energy (--energy) counts their busy time",
+                        lo=0)
+        if busy < idle:
+            doc.fail("power.accelerator_busy_w", f"is {busy:g} W, below power.accelerator_idle_w ({idle:g} W)")
+        accel_watts = [idle, busy]
+
+    used = sorted(doc.used.values(), key=lambda f: f.key)
+    summary = {
+        "file": doc.path, "name": doc.name, "variant": doc.data.get("variant"),
+        "ranks_per_node": r, "cores_per_rank": per_rank,
+        "flops": flops, "bandwidth": bandwidth, "overhead": overhead, "how": how,
+        "host_lines": host_lines, "accelerators": acc_summary,
+        "reference": ({"file": ref.path, "peak_gflops_per_core": ref.raw("cpu.peak_gflops_per_core.value"),
+                       "stream_gbs": ref.raw("cpu.stream_gbs.value"), "cores": ref.raw("cpu.cores.value")}
+                      if ref else None),
+        "figures": [f.brief() for f in used],
+        "assumed": [f.key for f in used if f.kind == "assumed"],
+        "proxy": [f.key for f in used if f.kind == "proxy"],
+    }
+    return Composition(text="\n".join(lines) + "\n", summary=summary, energy=wattage, accel_watts=accel_watts,
+                       accelerators_per_node=int(acc_per_node))
+
+
+def resolve(o, model_path):
+    """--node FILE of a run's options (plan.RunOptions): its Composition,
+    None without it; CliError for what does not go with it."""
+    if o.energy == "node" and not o.node:
+        raise CliError("--energy node takes the node's power from its node file: give --node FILE")
+    if not o.node:
+        return None
+    if o.mode != "model":
+        raise CliError("--node composes the model's predictions for another node; passthrough computes on this "
+                       "one: drop --node, or use --mode model")
+    if o.speedup is not None:
+        raise CliError("--node sets the ranks' speed from the node file; drop --speedup")
+    if not os.path.isfile(model_path):
+        return None  # plan.make_plan says what is wrong with the model
+    return compose(o.node, os.path.abspath(model_path), o.cores_per_node or 1, o.energy)
