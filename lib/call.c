@@ -7,9 +7,11 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -35,9 +37,11 @@ static struct {
 
 sb_hooks sb_init_hooks;
 
-/* a rank's slice: its random stream, coefficient set and counters */
+/* a rank's slice: its random stream, coefficient set, host speed factor
+ * and counters */
 typedef struct call_rank {
-  int set; /* coefficient set, -1 until resolved */
+  int set;       /* coefficient set, -1 until resolved */
+  double factor; /* its host's speed factor (SIMBLAS_HOST_FACTORS), 0 until resolved */
   uint64_t rng;
   uint64_t calls;
   double injected;
@@ -53,6 +57,57 @@ static void call_rank_init(void *p, const sb_rank *r)
 
 static sb_slice call_slice = SB_SLICE(call_rank, "the call counters", call_rank_init);
 #define CR(r) ((call_rank *)sb_rank_slice(r, &call_slice))
+
+/* ---- per-host speed factors (SIMBLAS_HOST_FACTORS) -------------------------
+ * A file of "HOST FACTOR" lines: every modelled kernel of a rank on HOST
+ * takes its prediction divided by FACTOR (0.8: the host runs at 80% of the
+ * model's speed).  Read once at initialisation, sorted by host name; each
+ * rank looks its host up once (a binary search: 41,000 ranks on as many
+ * hosts). */
+typedef struct host_factor {
+  char *host;
+  double factor;
+} host_factor;
+static host_factor *factors;
+static size_t nfactors;
+
+static int factor_cmp(const void *a, const void *b)
+{
+  return strcmp(((const host_factor *)a)->host, ((const host_factor *)b)->host);
+}
+
+static void load_host_factors(const char *path)
+{
+  FILE *f = fopen(path, "r");
+  if (!f)
+    sb_fatal("SIMBLAS_HOST_FACTORS=%s: cannot open it (%s); give a file of 'HOST FACTOR' lines, or unset it", path,
+             strerror(errno));
+  char line[4096];
+  size_t cap = 0;
+  for (int ln = 1; fgets(line, sizeof line, f); ln++) {
+    char *hash = strchr(line, '#');
+    if (hash)
+      *hash = '\0';
+    char host[1024], extra[2];
+    double v;
+    int n = sscanf(line, "%1023s %lf %1s", host, &v, extra);
+    if (n <= 0)
+      continue; /* blank or a comment */
+    if (n != 2 || !(v > 0) || !isfinite(v))
+      sb_fatal("%s:%d: expected 'HOST FACTOR', a host name and its speed factor > 0 (1: the model's speed, 0.8: "
+               "80%% of it) (SIMBLAS_HOST_FACTORS)",
+               path, ln);
+    factors = sb_grow_table(factors, &cap, nfactors, sizeof *factors, "the host factors");
+    if (!(factors[nfactors].host = strdup(host)))
+      sb_fatal("out of memory for the host factors");
+    factors[nfactors++].factor = v;
+  }
+  fclose(f);
+  qsort(factors, nfactors, sizeof *factors, factor_cmp);
+  for (size_t i = 1; i < nfactors; i++)
+    if (!strcmp(factors[i].host, factors[i - 1].host))
+      sb_fatal("%s: host %s has two factors; give one line per host (SIMBLAS_HOST_FACTORS)", path, factors[i].host);
+}
 
 /* ---- initialisation ------------------------------------------------------ */
 static void init(void)
@@ -79,6 +134,8 @@ static void init(void)
     sb_fatal("%s", err);
   }
 
+  if (sb_cfg.host_factors && *sb_cfg.host_factors)
+    load_host_factors(sb_cfg.host_factors);
   sb_inject_open(call.model);
   sb_hooks_run(&sb_init_hooks, NULL);
   sb_mode_now = mode;
@@ -130,6 +187,26 @@ static int rank_set(sb_rank *r, call_rank *c)
   return c->set;
 }
 
+/* the speed factor of the rank's host: 1 without SIMBLAS_HOST_FACTORS or
+ * outside smpirun; a host the file lacks runs at 1, said once per rank */
+static double rank_factor(sb_rank *r, call_rank *c)
+{
+  if (c->factor > 0)
+    return c->factor;
+  c->factor = 1;
+  const char *host = nfactors && sb_smpi_active() ? sb_smpi_host_name() : NULL;
+  if (host) {
+    host_factor key = {(char *)host, 0};
+    const host_factor *hf = bsearch(&key, factors, nfactors, sizeof *factors, factor_cmp);
+    if (hf)
+      c->factor = hf->factor;
+    else
+      fprintf(stderr, "simblas: SIMBLAS_HOST_FACTORS %s has no line for host %s; rank %ld runs at the model's speed\n",
+              sb_cfg.host_factors, host, sb_rank_public(r));
+  }
+  return c->factor;
+}
+
 /* ---- the two ends of a call ---------------------------------------------- */
 static const sb_coefs *coefs_for(sb_rank *r, call_rank *cr, int op, int variant)
 {
@@ -167,7 +244,9 @@ void sb_model_call(sb_call *c)
       t *= exp(sqrt(v) * rank_normal(cr) - v / 2);
     }
   }
-  double injected = call.sink->inject(r, t);
+  /* the host's speed factor slows (or speeds) the kernel; the hook still
+   * sees the model's prediction */
+  double injected = call.sink->inject(r, t / rank_factor(r, cr));
   cr->calls++;
   sb_inject_busy(r);
   cr->injected += injected;

@@ -28,6 +28,7 @@ int sb_smpi_active(void) { return sg_actor_self() != NULL; }
 long sb_smpi_rank(void) { return sg_actor_self() ? (long)sg_actor_self_get_pid() : 0; }
 double sb_smpi_host_speed(void) { return sg_host_get_speed(sg_host_self()); }
 const char *sb_smpi_host_set(void) { return sg_host_get_property_value(sg_host_self(), "simblas_set"); }
+const char *sb_smpi_host_name(void) { return sg_host_get_name(sg_host_self()); }
 void sb_smpi_execute(double seconds) { smpi_execute_benched(seconds); }
 void sb_smpi_execute_bound(double seconds, double usage)
 {
@@ -137,6 +138,7 @@ int sb_smpi_active(void) { return 0; }
 long sb_smpi_rank(void) { return 0; }
 double sb_smpi_host_speed(void) { return 1; }
 const char *sb_smpi_host_set(void) { return NULL; }
+const char *sb_smpi_host_name(void) { return NULL; }
 void sb_smpi_execute(double seconds) { (void)seconds; }
 void sb_smpi_execute_bound(double seconds, double usage) { (void)seconds, (void)usage; }
 void sb_smpi_sleep(double seconds) { (void)seconds; }

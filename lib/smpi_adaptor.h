@@ -16,6 +16,8 @@ SB_HIDDEN long sb_smpi_rank(void);
 SB_HIDDEN double sb_smpi_host_speed(void);
 /* the host property selecting a coefficient set, or NULL */
 SB_HIDDEN const char *sb_smpi_host_set(void);
+/* the current simulated host's name (NULL outside a simulation) */
+SB_HIDDEN const char *sb_smpi_host_name(void);
 /* inject seconds of the simulated host */
 SB_HIDDEN void sb_smpi_execute(double seconds);
 /* inject seconds of the simulated host at a fraction usage (0, 1] of its

@@ -12,7 +12,7 @@ PKGS="build-essential autoconf automake libtool pkg-config gfortran
       libsimgrid-dev libhwloc-dev hwloc libcmocka-dev
       libopenblas-dev libblas-dev libgsl-dev gnuplot-nox
       valgrind dpkg-dev python3 libjemalloc2
-      openmpi-bin libopenmpi-dev python3-optuna help2man
+      openmpi-bin libopenmpi-dev python3-optuna python3-scipy help2man
       clang libclang-rt-14-dev slurm-wlm munge"
 
 want_sources=no

@@ -20,12 +20,14 @@ page() {
   [ -z "$missing" ] && ok "$(basename "$f"): $name, synopsis, $# options" || ko "$(basename "$f") lacks$missing"
 }
 page simblas-hpl 'simblas-hpl \- build HPL against SimBLAS and simulate it with SimGrid/SMPI' \
-  '{build,run,info,validate}' 'simblas-hpl-run(1)' 'simblas-hpl-validate(1)'
+  '{build,run,info,study,validate}' 'simblas-hpl-run(1)' 'simblas-hpl-validate(1)'
 page simblas-hpl-build 'simblas-hpl-build \- download, patch and build HPL (the xhpl-* binaries)' \
   '\-\-hpl\-tarball' '\-\-hpl\-dir' '\-\-no\-check' '\-\-build\-id' '\-\-make\-default'
 page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
   'run --n N' '\-\-hpl\-opt' '\-\-iterations' '\-\-energy' '\-\-bw' '\-\-json'
 page simblas-hpl-info 'simblas-hpl-info \- show the HPL builds and the one runs use (JSON)' '\-\-build\-id'
+page simblas-hpl-study 'simblas-hpl-study \- run a study (a TOML file of runs) locally or on Slurm' \
+  'status|collect|plot' '\-\-engine' '\-\-slurm\-opt' '\-\-wait'
 page simblas-hpl-validate 'simblas-hpl-validate \- simulated HPL against real mpirun runs, here' \
   '\-\-max\-error' '\-\-runs' '\-\-passthrough' '\-\-plot' '\-\-config'
 if [ -x "$build/calibrator/simblas-calibrate" ]; then

@@ -5,6 +5,7 @@ smpirun only records that it was called)."""
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import sys
@@ -21,6 +22,23 @@ import dryrun_fixtures  # noqa: E402
 from simblas_hpl import cli  # noqa: E402
 
 DATA = dryrun_fixtures.DATA
+
+
+def fake_build(data, bid, source, built, modes=("model", "passthrough"), default=False):
+    """A build of fake binaries in data (XDG_DATA_HOME/simblas/hpl), as
+    `simblas-hpl build` lays it out (and made the default); its directory."""
+    d = os.path.join(data, bid)
+    os.makedirs(d)
+    names = {"model": "xhpl-model", "passthrough": "xhpl-real"}
+    for m in modes:
+        with open(os.path.join(d, names[m]), "wb") as f:
+            f.write(b"fake xhpl, linked with libsimblas_pmpi.so")
+    with open(os.path.join(d, "manifest.json"), "w") as f:
+        json.dump({"build_id": bid, "source": source, "built": built, "binaries": {m: names[m] for m in modes}}, f)
+    if default:
+        with open(os.path.join(data, "default"), "w") as f:
+            f.write(bid + "\n")
+    return d
 
 
 class Sandbox(unittest.TestCase):

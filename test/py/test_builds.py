@@ -8,7 +8,7 @@ import os
 import re
 from unittest import mock
 
-from support import Sandbox
+from support import Sandbox, fake_build
 from simblas_hpl import hplbuild
 
 RESULT = "WR11C2R4        8000   128     2     2               1.91              1.786e+02"
@@ -20,16 +20,7 @@ class Builds(Sandbox):
         self.data = os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl")
 
     def make_build(self, bid, source, built, modes=("model", "passthrough")):
-        d = os.path.join(self.data, bid)
-        os.makedirs(d)
-        names = {"model": "xhpl-model", "passthrough": "xhpl-real"}
-        for m in modes:
-            with open(os.path.join(d, names[m]), "wb") as f:
-                f.write(b"fake xhpl, linked with libsimblas_pmpi.so")
-        with open(os.path.join(d, "manifest.json"), "w") as f:
-            json.dump({"build_id": bid, "source": source, "built": built,
-                       "binaries": {m: names[m] for m in modes}}, f)
-        return d
+        return fake_build(self.data, bid, source, built, modes)
 
     def empty_tree(self):
         """An 'HPL tree' of nothing but Make.top and src/: no patch applies."""

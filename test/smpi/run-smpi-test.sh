@@ -20,7 +20,11 @@
 #   4. recomputes each prediction from the model file's coefficients
 #      (awk, independent of libsimblas) and checks that every delta of
 #      the 2x run is half the one of the 1x run;
-#   5. checks that a plain (non-MPI) program calling dgemm_ outside
+#   5. runs the 1x platform again with SIMBLAS_HOST_FACTORS giving host0
+#      and host1 speed factors 0.5 and 0.8: each rank's deltas are its
+#      host's factor times slower (timing.c and the recomputation are given
+#      each rank's speed), and the hook still sees the model's prediction;
+#   6. checks that a plain (non-MPI) program calling dgemm_ outside
 #      smpirun, with SIMBLAS_MODE unset, stops with a one-line message
 #      naming SIMBLAS_MODE and a non-zero status (not a crash); and that
 #      the same program runs with SIMBLAS_MODE=null.  (A program built by
@@ -149,14 +153,15 @@ case "${LD_PRELOAD:-}" in
 esac
 echo "smpirun -np 2 $SMPI_FLAGS ($PRIV)"
 
-# run one platform: name speed; leaves $WORK/<name>.out
+# run one platform: name speed [xml] (speed: one for all ranks, or one per
+# rank, comma-separated); leaves $WORK/<name>.out
 run_platform() {
-  name=$1 speed=$2
+  name=$1 speed=$2 xml=${3:-$1}
   out=$WORK/$name.out log=$WORK/$name.log rc=0
   # TMPDIR: where smpirun puts the per-rank copies of the program (its
   # -tmpdir option is broken in 3.32: it shifts one argument only)
   # shellcheck disable=SC2086
-  ( cd "$WORK" && exec env TMPDIR="$WORK" timeout -k 5 60 smpirun -np 2 -platform "$WORK/$name.xml" \
+  ( cd "$WORK" && exec env TMPDIR="$WORK" timeout -k 5 60 smpirun -np 2 -platform "$WORK/$xml.xml" \
       -hostfile "$WORK/hostfile" $SMPI_FLAGS --log=root.thres:warning "$WORK/timing" "$REF" "$speed" ) \
     >"$out" 2>"$log" || rc=$?
   if [ "$rc" -ne 0 ]; then
@@ -205,7 +210,8 @@ run_platform() {
       e = (t > 0) ? (pred - t) / t : pred; if (e < 0) e = -e
       if (e > 1e-9) printf "FAIL %s: rank %s %s: simblas predicts %.17g s, the model file says %.17g s\n", name, $2, $3, pred, t
       else print "OK"
-      want = t * ref / host
+      nh = split(host, hs, ","); h = ($2 + 1 <= nh) ? hs[$2 + 1] : hs[nh]
+      want = t * ref / h
       e = (want > 0) ? (delta - want) / want : delta; if (e < 0) e = -e
       if (e > 1e-6) printf "FAIL %s: rank %s %s: MPI_Wtime delta %.17g s, the model file says %.17g s\n", name, $2, $3, delta, want
       else print "OK"
@@ -221,6 +227,11 @@ run_platform() {
 
 run_platform p1 "$REF"
 run_platform p2 "$FAST"
+# per-host speed factors: host0 at half the speed, host1 at 80%
+printf '# host factor\nhost1 0.8\n\nhost0 0.5\n' >"$WORK/factors"
+SLOW0=$(awk -v r="$REF" 'BEGIN { printf "%.17g", 0.5 * r }' </dev/null)
+SLOW1=$(awk -v r="$REF" 'BEGIN { printf "%.17g", 0.8 * r }' </dev/null)
+SIMBLAS_HOST_FACTORS=$WORK/factors run_platform p1f "$SLOW0,$SLOW1" p1
 
 # ------------------------------------------------------------- 2x vs 1x
 if [ -f "$WORK/p1.out" ] && [ -f "$WORK/p2.out" ]; then
@@ -294,6 +305,21 @@ if "$CC" -o "$WORK/nompi" "$WORK/nompi.c" $LINK >"$WORK/nompi-build.log" 2>&1; t
     bad "outside smpirun, SIMBLAS_MODE=null: exit status $rc, expected 0"
     show "$WORK/nompi.err" 5
   fi
+  # a bad SIMBLAS_HOST_FACTORS file: one line naming the file and the line
+  for bad in "host0 0.5\nhost1" "host0 -1" "host0 0.5\nhost0 0.6" "host0 0.5 extra"; do
+    printf "$bad\n" >"$WORK/badfactors"
+    rc=0
+    { ( cd "$WORK" && exec env SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$WORK/badfactors" timeout -k 5 30 ./nompi ) \
+      >"$WORK/nompi.out" 2>"$WORK/nompi.err"; } 2>/dev/null || rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && [ "$(wc -l <"$WORK/nompi.err")" -eq 1 ] &&
+       grep -q "badfactors" "$WORK/nompi.err" && ! grep -q 'dgemm_ returned' "$WORK/nompi.out"; then
+      ok
+      echo "SIMBLAS_HOST_FACTORS '$bad': $(cat "$WORK/nompi.err")"
+    else
+      bad "SIMBLAS_HOST_FACTORS '$bad': exit status $rc, expected one line naming the file"
+      show "$WORK/nompi.err" 5
+    fi
+  done
 else
   bad "$CC could not build the plain dgemm_ program"
   show "$WORK/nompi-build.log" 20

@@ -1,7 +1,10 @@
 /*
  * timing.c -- SMPI timing test of libsimblas (driven by run-smpi-test.sh).
  *
- *   smpirun ... ./timing REFERENCE_SPEED HOST_SPEED
+ *   smpirun ... ./timing REFERENCE_SPEED HOST_SPEED[,HOST_SPEED...]
+ *
+ * (one HOST_SPEED for every rank, or one per rank: the speed each rank's
+ * kernels run at, its host's times its SIMBLAS_HOST_FACTORS factor)
  *
  * Every rank makes a few BLAS calls of fixed sizes, each bracketed by
  * MPI_Wtime(), and checks for each call that
@@ -164,7 +167,7 @@ static double parse_speed(const char *s, const char *what)
 {
   char *end;
   double v = strtod(s, &end);
-  if (end == s || *end || !(v > 0)) {
+  if (end == s || (*end && *end != ',') || !(v > 0)) {
     fprintf(stderr, "timing: %s '%s' is not a positive number of flop/s\n", what, s);
     exit(2);
   }
@@ -183,7 +186,10 @@ int main(int argc, char **argv)
       fprintf(stderr, "usage: smpirun ... timing REFERENCE_SPEED HOST_SPEED (flop/s)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  st->factor = parse_speed(argv[1], "REFERENCE_SPEED") / parse_speed(argv[2], "HOST_SPEED");
+  const char *speed = argv[2]; /* this rank's: the rank-th of the list, or its last */
+  for (int i = 0; i < st->rank && strchr(speed, ','); i++)
+    speed = strchr(speed, ',') + 1;
+  st->factor = parse_speed(argv[1], "REFERENCE_SPEED") / parse_speed(speed, "HOST_SPEED");
   if (strcmp(simblas_mode(), "smpi")) {
     fprintf(stderr, "timing: SIMBLAS_MODE is '%s'; this test needs smpi\n", simblas_mode());
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -4,16 +4,21 @@ The `simblas-hpl` command (tools/simblas-hpl.in) is a launcher of this
 package; doc/user-guide.md is the manual.  One job per module:
 
   cli             the command line: the top parser, one module per verb in
-                  verbs/ (build, run, info, validate; a new verb is a new
-                  module there)
+                  verbs/ (build, run, info, study, validate; a new verb is a
+                  new module there)
   plan            RunOptions (what a run asks for) -> RunPlan (validated,
                   every decision taken): the one place run options are checked
   launch          a RunPlan and a run directory -> a RunResult: the run's
                   files, smpirun's command and environment, the process
+  engine          many runs: points (directories holding their RunPlan) run
+                  by a pool of worker processes or a Slurm job array
+  study           studies: a TOML file of runs, their directory, status,
+                  results.csv and figures (the verb: verbs/study.py)
   monitor         watching a running simulation: PssSampler, Progress
   results         HPL's output parsed, the extrapolation, the summary, the
                   JSON and CSV writers
   platforms       fat-tree specs, platform XML, hostfiles
+  variability     node variability: the hosts' speed factors
   hpldat          HPL.dat and HPL's options
   units           SimGrid's bandwidth and latency units, number formats
   memory          fold blocks, SMPI's shared-malloc block, huge pages,
@@ -26,7 +31,8 @@ package; doc/user-guide.md is the manual.  One job per module:
   locations       where SimBLAS is installed (configured.py, the environment)
   errors          CliError and the one-line messages
   files           reading and writing files
-Python 3 standard library only.
+Python 3 standard library only (study collect takes Student's t quantiles
+from scipy when it is installed).
 """
 
 VERSION = "0.1.0"

@@ -29,6 +29,7 @@ IPROBE_CPU_USAGE = 0.8      # smpi/iprobe-cpu-usage: polling load (188 W vs 214 
 SPIN_GROWTH = 16            # --waits poll: the k-th failed poll of a spin-wait costs (1 + 16 k) x IPROBE_COST_S,
 SPIN_MAX_S = 1e-5           # and at most 10 us
 STALE = ("hpccoutf.txt", "HPL.out", "stdout.txt", "stderr.txt", "iterations.log")
+HOST_FACTORS = "host-factors.txt"  # --node-spread, --slow-nodes, --node-speeds: SIMBLAS_HOST_FACTORS
 
 
 def spin_polls(plan):
@@ -121,6 +122,12 @@ def run_env(plan, workdir):
         env["SIMBLAS_ROLL_MERGE"] = str(plan.roll_merge)  # patch 14: merged rolls
     if plan.hugepages:
         env["SIMBLAS_HUGEPAGE_DIR"] = plan.hugepages  # the matrix's fold block
+    if plan.seed is not None:
+        env["SIMBLAS_SEED"] = str(plan.seed)  # the ranks' random streams (--noise)
+    if plan.noise:
+        env["SIMBLAS_NOISE"] = "1"  # each kernel drawn from the model's noise
+    if plan.node_speeds:
+        env["SIMBLAS_HOST_FACTORS"] = os.path.join(workdir, HOST_FACTORS)  # every kernel of a host / its factor
     if fold_block(plan.blocksize) != FOLD_BLOCK:  # the fold block must be a multiple of SMPI's
         env["SIMBLAS_FOLD_BLOCK"] = str(plan.blocksize)
     if plan.mode == "model":
@@ -168,6 +175,9 @@ def write_run_files(plan, workdir, cmd, env):
         except FileNotFoundError:
             pass
     platforms.write_files(plan.platform, workdir, plan.host_speed, plan.energy, plan.alloc_only)
+    if plan.node_speeds:
+        with open(os.path.join(workdir, HOST_FACTORS), "w") as f:
+            f.write(plan.node_speeds.file_text())
     line = shell_line(cmd, env, workdir)
     with open(os.path.join(workdir, "run.sh"), "w") as f:
         f.write("#!/bin/sh\n# written by simblas-hpl: the simulation, as run\n" + line + "\n")

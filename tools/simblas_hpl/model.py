@@ -54,3 +54,13 @@ def is_nominal(path):
         if f and f[0] == "set":
             break
     return False
+
+
+def has_noise(path):
+    """True when the model's dgemm line has a noise part ('| ...'): what
+    SIMBLAS_NOISE draws from."""
+    for ln in read_text(path).splitlines():
+        f = ln.split("#", 1)[0].split()
+        if f and f[0].split("[")[0] in ("dgemm", "dgemm.right") and "|" in f:
+            return True
+    return False

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Dict, List, Optional, Sequence, Union
 
-from . import memory, model, platforms, units
+from . import memory, model, platforms, units, variability
 from . import builds
 from .errors import CliError, note
 from .hpldat import parse_hpl_opts
@@ -34,6 +34,7 @@ class RunOptions:
     hostfile: Optional[str] = None
     cores_per_node: Optional[int] = None
     speedup: Optional[float] = None
+    host_speed: Optional[str] = None
     bw: Optional[str] = None
     lat: Optional[str] = None
     energy: Optional[str] = None
@@ -54,6 +55,11 @@ class RunOptions:
     timeout: Optional[float] = None
     progress: Optional[float] = None
     build_id: Optional[str] = None
+    seed: Optional[int] = None
+    noise: bool = False
+    node_spread: Optional[float] = None
+    slow_nodes: Optional[str] = None
+    node_speeds: Optional[str] = None
     xhpl: Optional[str] = None
     dry_run: bool = False       # a missing xhpl is only a warning
 
@@ -102,6 +108,9 @@ class RunPlan:
     code_clock: bool = False                # SimBLAS times HPL's code (SIMBLAS_CODE_CLOCK=1)
     freeclock: Optional[str] = None         # libsimblas_freeclock.so to preload
     preload: str = ""                       # the environment's LD_PRELOAD, kept last
+    seed: Optional[int] = None              # SIMBLAS_SEED (noise, modelled results), the node speeds' draw
+    noise: bool = False                     # SIMBLAS_NOISE: each kernel drawn from the model's noise
+    node_speeds: Optional[variability.NodeSpeeds] = None  # per-host speed factors (SIMBLAS_HOST_FACTORS)
 
     @property
     def ranks(self):
@@ -196,7 +205,6 @@ def make_plan(o):
     for opt, v in (("--timeout", o.timeout), ("--iprobe", o.iprobe)):
         if v is not None and not (v > 0 and math.isfinite(v)):
             raise CliError(f"{opt} {v:g}: must be a number of seconds > 0")
-    speedup = o.speedup if o.speedup is not None else 1.0
     bw = units.parse_bandwidth(o.bw or platforms.DEFAULT_BW)
     lat = units.parse_latency(o.lat or platforms.DEFAULT_LAT)
     if o.cores_per_node is not None and o.cores_per_node < 1:
@@ -222,13 +230,32 @@ def make_plan(o):
     if o.roll_merge is not None:
         check_roll_merge(o.roll_merge, o.mode, opts, nb)
     spec = o.platform
-    shaping = [name for name, v in (("--speedup", o.speedup), ("--bw", o.bw), ("--lat", o.lat),
-                                    ("--cores-per-node", o.cores_per_node)) if v is not None]
+    shaping = [name for name, v in (("--speedup", o.speedup), ("--host-speed", o.host_speed), ("--bw", o.bw),
+                                    ("--lat", o.lat), ("--cores-per-node", o.cores_per_node)) if v is not None]
     platform = platforms.resolve(spec, ranks, bw, lat, hostfile=o.hostfile, cores_per_node=o.cores_per_node,
                                  energy=energy, shaping=shaping)
 
     model_path = o.model or default_model()
     ref = model.reference_speed(model_path)
+    speedup = o.speedup if o.speedup is not None else 1.0
+    if o.host_speed is not None:
+        if o.speedup is not None:
+            raise CliError("--host-speed and --speedup both set the hosts' speed: give one")
+        speedup = units.parse_speed(o.host_speed) / ref
+        if not SPEEDUP_RANGE[0] <= speedup <= SPEEDUP_RANGE[1]:
+            raise CliError(f"--host-speed {o.host_speed}: {speedup:g} times the model's reference speed ({ref:g} "
+                           f"flop/s), out of range; a host is from {SPEEDUP_RANGE[0]:g} to {SPEEDUP_RANGE[1]:g} "
+                           "times it")
+    if o.seed is not None and o.seed < 0:
+        raise CliError(f"--seed {o.seed}: must be a whole number >= 0")
+    if o.noise:
+        if o.mode != "model":
+            raise CliError("--noise draws the modelled kernels' times; passthrough computes them: use --mode model")
+        if not model.has_noise(model_path):
+            note(f"warning: --noise: {model_path} has no noise terms for dgemm (no '|' part): the run is the same "
+                 "as without it; calibrate a model (simblas-calibrate writes them)")
+    node_speeds = variability.resolve(o.node_spread, o.slow_nodes, o.node_speeds, o.seed, platform,
+                                      os.path.abspath(model_path), o.mode)
 
     iters, samples = o.iterations, o.samples
     if o.alloc_only:
@@ -307,7 +334,8 @@ def make_plan(o):
         progress_every=progress_every, per_rank_polls=per_rank_polls, libdir=libdir, no_merge=o.no_merge,
         iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,
-        code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""))
+        code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""), seed=o.seed,
+        noise=o.noise, node_speeds=node_speeds)
 
 
 def check_roll_merge(g, mode, opts, nb):

@@ -303,6 +303,9 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         summary["pivot_every"] = plan.pivot_every or 1
         summary["roll_merge"] = 1 if plan.roll_merge is None else plan.roll_merge
         summary["hugepages"] = plan.hugepages
+        summary["seed"] = 1 if plan.seed is None else plan.seed
+        summary["noise"] = plan.noise
+        summary["node_speed"] = plan.node_speeds.summary() if plan.node_speeds else None
         if plan.hugepages:
             summary["peak_hugetlb_mb"] = round(sampler.peak_huge_kb / 1024.0, 1)
             summary["peak_rss_method"] += " + the machine's huge pages in use beyond the start's"

@@ -51,6 +51,18 @@ def parse_latency(text, opt="--lat"):
     return parse_unit(text, LAT_UNITS, "latency", opt, LAT_RANGE)
 
 
+SPEED_UNITS = {"f": 1, "kf": 1e3, "Mf": 1e6, "Gf": 1e9, "Tf": 1e12, "Pf": 1e15, "Ef": 1e18, "Zf": 1e21}
+
+
+def parse_speed(text, opt="--host-speed"):
+    """A host speed in SimGrid's units (1Gf: 10^9 flop/s) -> flop/s."""
+    m = re.fullmatch(_NUM + r"\s*([A-Za-z]*)", (text or "").strip())
+    if not m or m.group(2) not in SPEED_UNITS or float(m.group(1)) <= 0:
+        raise CliError(f"{opt} {text!r}: not a host speed; give flop/s with SimGrid's unit: f, kf, Mf, Gf, Tf, Pf "
+                       "(e.g. 1Gf, 42.5Gf)")
+    return float(m.group(1)) * SPEED_UNITS[m.group(2)]
+
+
 def fmt_speed(flops):
     """A host speed as the platform file and smpi/host-speed give it."""
     return f"{flops:.10g}f"

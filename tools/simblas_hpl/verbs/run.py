@@ -34,6 +34,9 @@ def add_arguments(r):
     r.add_argument("--cores-per-node", type=int, metavar="C", help="ranks (cores) per host (default 1)")
     r.add_argument("--speedup", type=float, metavar="F",
                    help="host speed = model reference-speed x F (default 1)")
+    r.add_argument("--host-speed", metavar="SPEED",
+                   help="host speed in SimGrid's units (e.g. 1Gf: 10^9 flop/s), instead of --speedup (the speedup is "
+                        "SPEED / the model's reference-speed)")
     r.add_argument("--bw", metavar="BW", help=f"link bandwidth, SimGrid units (default {DEFAULT_BW})")
     r.add_argument("--lat", metavar="LAT", help=f"link latency, SimGrid units (default {DEFAULT_LAT})")
     r.add_argument("--energy", metavar="IDLE:EPS:ALLCORES",
@@ -89,6 +92,22 @@ def add_arguments(r):
     r.add_argument("--alloc-only", action="store_true",
                    help="allocate as HPL does, on every rank, then stop: address space, memory mappings and peak "
                         "memory of the configuration (no factorization; hosts without links)")
+    r.add_argument("--node-spread", type=float, metavar="PCT",
+                   help="model mode: spatial variability; each host's speed factor is drawn from a normal law of "
+                        "mean 1 and standard deviation PCT %% (reproducibly by --seed), and every modelled kernel of "
+                        "its ranks is divided by it (JSON: node_speed)")
+    r.add_argument("--slow-nodes", metavar="FRAC:SPEED",
+                   help="model mode: round(FRAC x hosts) hosts, drawn by --seed, also run at SPEED times their speed "
+                        "(e.g. 0.01:0.8: 1%% of the hosts at 80%%)")
+    r.add_argument("--node-speeds", metavar="FILE|model",
+                   help="model mode: every host's speed factor from FILE ('HOST FACTOR' lines, or one factor per "
+                        "line in host order), or 'model': drawn from a normal law fitted to the spread of the "
+                        "model's per-core coefficient sets (set coreN, written by simblas-calibrate)")
+    r.add_argument("--noise", action="store_true",
+                   help="model mode: temporal variability; each kernel's time is drawn from the model's noise "
+                        "(SIMBLAS_NOISE=1), per rank, reproducibly by --seed")
+    r.add_argument("--seed", type=int, metavar="S",
+                   help="the seed of the random draws: the hosts' speed factors and --noise (default 1)")
     r.add_argument("--json", metavar="FILE", help="write the summary object to FILE")
     r.add_argument("--csv", metavar="FILE", help="append one row to FILE (header when new)")
     r.add_argument("--keep", metavar="DIR", help="run in DIR and keep HPL.dat, platform.xml, outputs")

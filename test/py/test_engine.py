@@ -1,0 +1,268 @@
+"""The study engine (engine.py) with a fake smpirun in the sandbox: points
+run once and are skipped once done, a failed point keeps its message and
+stderr tail and is retried, ^C stops the running points and leaves them to
+do (the others done and kept), and Slurm problems are named before
+anything is submitted.  The engine on a real Slurm cluster is
+test/study-slurm.sh."""
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+from unittest import mock
+
+from support import SRC, Sandbox
+from simblas_hpl import engine
+from simblas_hpl.errors import CliError
+from simblas_hpl.plan import RunOptions, make_plan
+
+# the fake simulator: HPL's result line with N from HPL.dat (Gflops = N / 1000),
+# a line in calls.log per call; N = 3000 fails, SLEEP in the environment waits
+FAKE = r"""#!/bin/sh
+n=$(awk 'NR == 6 { print $1 }' HPL.dat)
+echo "$n $$" >> {calls}
+[ -n "${FAKE_SLEEP:-}" ] && sleep "$FAKE_SLEEP"
+if [ "$n" = 3000 ]; then
+  i=0; while [ $i -lt 60 ]; do echo "stderr line $i" >&2; i=$((i + 1)); done
+  echo "[node-0:0:(1) 0.0] smpi_x.cpp:1: [root/CRITICAL] the fake simulator fails at N=3000" >&2
+  exit 3
+fi
+printf 'WR11C2R4 %8d   128     2     2               1.00              %s\n' "$n" "$(awk -v n=$n 'BEGIN { printf "%.3e", n / 1000 }')"
+echo 'Simulated time: 1.5 seconds.' >&2
+"""
+
+
+class EngineCase(Sandbox):
+    """The sandbox, the fake simulator, points of it."""
+
+    def setUp(self):
+        super().setUp()
+        self.calls = self.path("calls.log")
+        with open(self.env["SMPIRUN"], "w") as f:
+            f.write(FAKE.replace("{calls}", self.calls))
+        self.env["PYTHONDONTWRITEBYTECODE"] = "1"
+        patch = mock.patch.dict(os.environ, self.env, clear=True)
+        patch.start()
+        self.addCleanup(patch.stop)
+        self.said = []
+
+    def plan(self, n):
+        return make_plan(RunOptions(n=n, nb=128, p=2, q=2, xhpl=self.xhpl, mode="passthrough", progress=0))
+
+    def points(self, *ns):
+        dirs = []
+        for n in ns:
+            d = self.path("points", f"n={n}")
+            engine.write_point(d, self.plan(n), {"n": n})
+            dirs.append(d)
+        return dirs
+
+    def ran(self):
+        try:
+            with open(self.calls) as f:
+                return sorted(int(ln.split()[0]) for ln in f)
+        except FileNotFoundError:
+            return []
+
+    def run_local(self, dirs, **kw):
+        return engine.run_points(dirs, "local", jobs=kw.pop("jobs", 2), say=self.said.append, **kw)
+
+
+class Local(EngineCase):
+    def test_points_run_once_and_are_skipped_when_done(self):
+        dirs = self.points(1000, 2000, 4000, 5000)
+        out = self.run_local(dirs)
+        self.assertEqual(out.count("done"), 4, self.said)
+        self.assertEqual(self.ran(), [1000, 2000, 4000, 5000])
+        for d, n in zip(dirs, (1000, 2000, 4000, 5000)):
+            r = engine.result(d)
+            self.assertEqual((r["n"], r["gflops"], r["simulated_time_s"]), (n, n / 1000, 1.5))
+            self.assertEqual(engine.state(d), "done")
+            self.assertEqual(engine.info(d), {"n": n})
+            self.assertFalse(os.path.exists(os.path.join(d, "running.json")))
+            self.assertFalse(os.path.exists(os.path.join(d, "run", "tmp")))  # the run's scratch is gone
+            self.assertTrue(os.path.exists(os.path.join(d, "run", "HPL.dat")))
+        self.assertTrue(any("[4/4] done" in s for s in self.said), self.said)
+        # again: nothing runs
+        t0 = time.monotonic()
+        out = self.run_local(dirs)
+        self.assertEqual(out.count("done"), 4)
+        self.assertEqual(self.ran(), [1000, 2000, 4000, 5000])
+        self.assertLess(time.monotonic() - t0, 2)
+
+    def test_a_failed_point_keeps_its_stderr_the_others_go_on_and_it_is_retried(self):
+        dirs = self.points(1000, 3000, 2000)
+        out = self.run_local(dirs)
+        self.assertEqual((out.count("done"), out.of("failed")), (2, [dirs[1]]))
+        f = engine.failure(dirs[1])
+        self.assertEqual((f["status"], f["attempt"]), (1, 1))
+        self.assertIn("smpirun exited with status 3", f["message"])
+        self.assertIn("the fake simulator fails at N=3000", f["message"])  # the first error, pushed out of the tail
+        tail = self.read(dirs[1], "failed-stderr.txt").splitlines()
+        self.assertEqual(len(tail), 40)
+        self.assertIn("the fake simulator fails at N=3000", tail[-1])
+        self.assertTrue(os.path.isfile(os.path.join(dirs[1], "run", "stderr.txt")))  # its run files kept
+        self.assertIsNone(engine.result(dirs[1]))
+        # the study again: only the failed point runs, a second attempt
+        out = self.run_local(dirs)
+        self.assertEqual(self.ran(), [1000, 2000, 3000, 3000])
+        self.assertEqual(engine.failure(dirs[1])["attempt"], 2)
+        # ... unless told not to retry
+        out = self.run_local(dirs, retry_failed=False)
+        self.assertEqual(self.ran(), [1000, 2000, 3000, 3000])
+
+    def test_a_point_locked_by_another_worker_is_left_alone(self):
+        d, = self.points(1000)
+        fd = os.open(os.path.join(d, "lock"), os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            self.assertEqual(engine.state(d), "running")
+            out = self.run_local([d])
+            self.assertEqual(out.states[d], "running")
+            self.assertEqual(self.ran(), [])
+            self.assertEqual(engine.run_point(d, say=self.said.append), "busy")
+        finally:
+            os.close(fd)
+        self.assertEqual(engine.state(d), "todo")
+
+    def test_interrupted_points_stop_and_resume(self):
+        dirs = self.points(1000, 2000, 4000)
+        self.run_local(dirs[:1])  # done before; the next two sleep until interrupted
+        script = (f"import sys; sys.path.insert(0, {os.path.join(SRC, 'tools')!r})\n"
+                  "from simblas_hpl import engine, errors\n"
+                  f"dirs = {dirs!r}\n"
+                  "try:\n"
+                  "    engine.run_points(dirs[1:], jobs=2)\n"
+                  "except errors.CliError as e:\n"
+                  "    print(e, file=sys.stderr); sys.exit(e.status)\n")
+        env = dict(os.environ, FAKE_SLEEP="120")
+        p = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE, text=True)
+        for _ in range(500):  # both sleeping points started
+            if len(self.ran()) == 3:
+                break
+            time.sleep(0.02)
+        self.assertEqual(len(self.ran()), 3)
+        fakes = [int(ln.split()[1]) for ln in self.read(self.calls).splitlines()][1:]
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        err = p.communicate(timeout=60)[1]
+        self.assertLess(time.monotonic() - t0, 15)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("interrupted: the 2 running point(s) were stopped and are to do again; 0 of 2 done. "
+                      "Run it again to resume", err)
+        for pid in fakes:  # the simulators were stopped
+            self.assertFalse(os.path.exists(f"/proc/{pid}") and
+                             self.read(f"/proc/{pid}/stat").split()[2] != "Z", f"simulator {pid} still runs")
+        self.assertEqual(engine.state(dirs[0]), "done")
+        self.assertEqual([engine.state(d) for d in dirs[1:]], ["todo", "todo"])
+        self.assertFalse(any(os.path.exists(os.path.join(d, n)) for d in dirs[1:]
+                             for n in ("running.json", "failed.json", "result.json")))
+        # resumed: the two run, the first does not
+        out = self.run_local(dirs)
+        self.assertEqual(out.count("done"), 3)
+        self.assertEqual(self.ran(), [1000, 2000, 2000, 4000, 4000])
+
+    def test_a_killed_worker_loses_its_point_only(self):
+        d, = self.points(2000)
+        os.environ["FAKE_SLEEP"] = "120"
+        p = subprocess.Popen(engine.worker_command("run", d), env=engine.worker_env(), stdout=subprocess.DEVNULL,
+                             start_new_session=True)
+        for _ in range(500):
+            if self.ran():
+                break
+            time.sleep(0.02)
+        self.assertEqual(engine.state(d), "running")
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        self.assertEqual(engine.state(d), "todo")  # no lock, no result: to do again
+        del os.environ["FAKE_SLEEP"]
+        self.assertEqual(self.run_local([d]).states[d], "done")
+
+    def test_not_a_point(self):
+        with self.assertRaisesRegex(CliError, "not a point"):
+            engine.run_points([self.path("nothing")])
+
+
+class Slurm(EngineCase):
+    """What the engine asks of Slurm, with fake sinfo, sbatch and squeue."""
+
+    def fake(self, name, body):
+        d = self.path("bin")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name), "w") as f:
+            f.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(os.path.join(d, name), 0o755)
+        os.environ["PATH"] = d + os.pathsep + os.environ.get("PATH", "")
+
+    def test_unreachable_slurm_names_the_local_cluster_and_the_local_engine(self):
+        dirs = self.points(1000)
+        self.fake("sbatch", "exit 0")
+        self.fake("squeue", "exit 0")
+        self.fake("sinfo", "echo 'sinfo: error: Unable to contact slurm controller (connect failure)' >&2; exit 1")
+        with self.assertRaises(CliError) as c:
+            engine.run_points(dirs, "slurm", say=None)
+        msg = str(c.exception)
+        self.assertEqual(c.exception.status, 2)
+        self.assertIn("Slurm is unreachable (sinfo: error: Unable to contact slurm controller (connect failure))", msg)
+        self.assertIn("sh scripts/local-slurm.sh start", msg)
+        self.assertIn("--engine local", msg)
+        self.assertNotIn("\n", msg)
+        self.assertEqual(engine.state(dirs[0]), "todo")
+        self.assertFalse(os.path.exists(self.path("points", ".engine")))
+        os.environ["PATH"] = "/nonexistent"
+        with self.assertRaisesRegex(CliError, r"Slurm is unreachable \(sbatch is not installed"):
+            engine.run_points(dirs, "slurm", say=None)
+
+    def test_submitted_points_are_queued_and_run_by_their_task(self):
+        dirs = self.points(1000, 2000, 4000)
+        self.fake("sinfo", "echo local")
+        # sbatch --parsable: 'id;cluster'; records its arguments
+        self.fake("sbatch", f"echo \"$@\" > {self.path('sbatch.args')}\necho '4242;cluster'")
+        self.fake("squeue", f"cat {self.path('live')} 2>/dev/null")
+        with open(self.path("live"), "w") as f:
+            f.write("0\n1\n")
+        out = engine.run_points(dirs, "slurm", wait=False, per_task=2, slurm_opts=["-p big --time=10", "--mem=1G"],
+                                say=self.said.append)
+        self.assertEqual((out.job, out.finished), ("4242", False))
+        self.assertEqual(self.ran(), [])
+        args = self.read(self.path("sbatch.args")).split()
+        self.assertEqual(args[:5], ["--parsable", "--array=0-1", "--job-name=simblas-study", "--cpus-per-task=1",
+                                    f"--output={self.path('points', '.engine', 'slurm-%A_%a.out')}"])
+        self.assertEqual(args[5:9], ["-p", "big", "--time=10", "--mem=1G"])
+        script, lst, k = args[9:]
+        self.assertEqual(k, "2")
+        self.assertEqual(self.read(lst).split(), dirs)
+        self.assertEqual([engine.state(d) for d in dirs], ["queued"] * 3)
+        self.assertEqual([json.loads(self.read(d, "queued.json"))["task"] for d in dirs], [0, 0, 1])
+        # the local engine leaves queued points to their job
+        self.assertEqual(self.run_local(dirs).count("queued"), 3)
+        # task 1 runs its share (the third point), as Slurm would start it
+        r = subprocess.run(["sh", script, lst, k], env=dict(engine.worker_env(), SLURM_ARRAY_TASK_ID="1",
+                                                             SLURM_ARRAY_JOB_ID="4242"),
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.ran(), [4000])
+        self.assertEqual([engine.state(d) for d in dirs], ["queued", "queued", "done"])
+        self.assertFalse(os.path.exists(os.path.join(dirs[2], "queued.json")))
+        # task 0 ends without running its points (killed): they are to do again
+        with open(self.path("live"), "w") as f:
+            f.write("")
+        self.assertEqual([engine.state(d) for d in dirs], ["todo", "todo", "done"])
+
+    def test_parse_job_id_and_options(self):
+        self.assertEqual(engine.parse_job_id("123\n"), "123")
+        self.assertEqual(engine.parse_job_id("123;cluster\n"), "123")
+        with self.assertRaisesRegex(CliError, "not a job id"):
+            engine.parse_job_id("sbatch: error: nope")
+        self.assertEqual(engine.slurm_options(["-p big --time 60", "--mem=4G"]),
+                         ["-p", "big", "--time", "60", "--mem=4G"])
+        with self.assertRaisesRegex(CliError, "--slurm-opt --array=1-3: the engine sets it"):
+            engine.slurm_options(["--array=1-3"])
+
+
+if __name__ == "__main__":
+    unittest.main()

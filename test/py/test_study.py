@@ -1,0 +1,244 @@
+"""simblas-hpl study (study.py, verbs/study.py) with the fake simulator of
+test_engine: the design (full factorial, listed points, replicates), bad
+study files (file:line and what is wrong, the valid factors, a level `run`
+refuses refusing the whole study before anything is written), the run,
+resumed, status, collect (results.csv, means.csv, 95% intervals from
+scipy's t quantiles) and plot."""
+
+import csv
+import os
+import shutil
+import unittest
+from unittest import mock
+
+from support import fake_build
+from test_engine import FAKE, EngineCase
+from simblas_hpl import study
+
+GOOD = """# a study
+[study]
+name = "grid"
+replicates = 3
+outputs = ["gflops", "hpl_time_s"]
+
+[base]
+nb = 128
+hpl-code = "free"
+hpl.bcast = 5
+
+[factors]
+n = [1000, 2000]
+p = [1, 2]
+q = [2]
+"""
+# the fake simulator's Gflops: N / 1000 + SIMBLAS_SEED / 100
+SEEDED = FAKE.replace('"$(awk -v n=$n \'BEGIN { printf "%.3e", n / 1000 }\')"',
+                      '"$(awk -v n=$n -v s=${SIMBLAS_SEED:-0} \'BEGIN { printf "%.4e", n / 1000 + s / 100 }\')"')
+
+
+def have_scipy():
+    try:
+        import scipy.stats  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+class Study(EngineCase):
+    def setUp(self):
+        super().setUp()
+        with open(self.env["SMPIRUN"], "w") as f:
+            f.write(SEEDED.replace("{calls}", self.calls))
+        fake_build(os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl"), "hpcc-1.5.0", "/src/hpcc.tar.gz",
+                   "2026-11-25T10:00:00+00:00", default=True)
+        cwd = os.getcwd()
+        os.chdir(self.root)
+        self.addCleanup(os.chdir, cwd)
+
+    def write(self, text, name="grid.toml"):
+        with open(self.path(name), "w") as f:
+            f.write(text)
+        return self.path(name)
+
+    def test_design(self):
+        s = study.load(self.write(GOOD))
+        self.assertEqual((s.name, s.design, s.seeds, s.dir), ("grid", "factorial", [1, 2, 3], self.path("grid")))
+        self.assertEqual(len(s.points), 12)
+        self.assertEqual(len({p.id for p in s.points}), 12)
+        p = s.points[0]
+        self.assertEqual((p.factors, p.seed), ({"n": 1000, "p": 1, "q": 2}, 1))
+        self.assertRegex(p.id, r"^n-1000_p-1_q-2_seed-1_[0-9a-f]{6}$")
+        o = p.options
+        self.assertEqual((o.n, o.nb, o.p, o.q, o.hpl_code, list(o.hpl_opt), o.seed),
+                         (1000, 128, 1, 2, "free", ["bcast=5"], 1))
+        self.assertEqual([(p.factors["n"], p.factors["p"], p.seed) for p in s.points[:4]],
+                         [(1000, 1, 1), (1000, 1, 2), (1000, 1, 3), (1000, 2, 1)])
+        # listed points, one replicate, a platform spec made a directory name
+        s = study.load(self.write('[base]\nn = 2000\np = 2\nq = 2\n[[points]]\nbw = "1Gbps"\n'
+                                  '[[points]]\nplatform = "fattree:2;4,1;1,2;1,1"\nhpl.depth = 0\n', "pts.toml"))
+        self.assertEqual(s.design, "points")
+        # a factor a point does not set: the base's value or run's default, where known
+        self.assertEqual(s.factors, {"bw": ["10Gbps", "1Gbps"], "platform": ["fattree:2;4,1;1,2;1,1"],
+                                     "hpl.depth": [1, 0]})
+        self.assertEqual([p.values for p in s.points],
+                         [{"bw": "1Gbps", "platform": None, "hpl.depth": 1},
+                          {"bw": "10Gbps", "platform": "fattree:2;4,1;1,2;1,1", "hpl.depth": 0}])
+        self.assertEqual([p.factors for p in s.points],
+                         [{"bw": "1Gbps", "platform": None, "hpl.depth": None},
+                          {"bw": None, "platform": "fattree:2;4,1;1,2;1,1", "hpl.depth": 0}])
+        self.assertRegex(s.points[1].id, r"^platform-fattree-2-4-1-1-2-1-1_hpl.depth-0_[0-9a-f]{6}$")
+        self.assertEqual((s.points[0].options.bw, s.points[1].options.bw), ("1Gbps", None))
+        self.assertEqual(list(s.points[1].options.hpl_opt), ["depth=0"])
+        self.assertEqual(s.outputs, ["gflops", "hpl_time_s", "wall_s"])
+        # listed points crossed with factors: each point at each level
+        s = study.load(self.write('[base]\np = 2\nq = 2\n[factors]\nn = [1000, 2000]\n[[points]]\n[[points]]\n'
+                                  'speedup = 10\n[[points]]\nbw = "1Gbps"\n', "cross.toml"))
+        self.assertEqual((s.design, s.factors), ("points x factorial", {"n": [1000, 2000], "speedup": [1.0, 10.0],
+                                                                        "bw": ["10Gbps", "1Gbps"]}))
+        self.assertEqual([(p.factors["n"], p.factors["speedup"], p.factors["bw"]) for p in s.points],
+                         [(1000, None, None), (2000, None, None), (1000, 10.0, None), (2000, 10.0, None),
+                          (1000, None, "1Gbps"), (2000, None, "1Gbps")])
+        s = study.load(self.write('[study]\nseeds = [7]\ndir = "out/here"\n[base]\nn = 1000\n', "one.toml"))
+        self.assertEqual(([p.seed for p in s.points], s.dir), ([7], self.path("out", "here")))
+
+    def csv(self, *parts):
+        with open(self.path(*parts), newline="") as f:
+            return list(csv.DictReader(f))
+
+    def refused(self, text, pattern):
+        path = self.write(text, "bad.toml")
+        status, out, err = self.cli("study", path)
+        with self.subTest(text=text):
+            self.assertEqual((status, err.count("\n")), (2, 1), err)
+            self.assertRegex(err, pattern)
+            self.assertFalse(os.path.exists(self.path("bad")), "the study directory was made")
+            self.assertEqual(self.ran(), [])
+        return err
+
+    def test_bad_files(self):
+        b = "bad.toml"
+        self.refused("[base]\nn = 1000\np = [1,\n", rf"{b}:3: Invalid value \(not valid TOML\)")
+        self.refused("[base]\nn = 1000\nn = 2000\n", rf"{b}:3: Cannot overwrite a value \(not valid TOML\)")
+        err = self.refused("[base]\nn = 1000\n\n[factors]\np = [1]\nspeed = [1, 2]\n",
+                           rf"{b}:6: unknown factor or option 'speed'; the valid ones are .*")
+        valid = err.split("the valid ones are ")[1].strip().split(", ")
+        for name in ("speedup", "host-speed", "node-spread", "slow-nodes", "noise", "hpl-opt", "hpl.bcast", "bw"):
+            self.assertIn(name, valid)
+        self.refused("[base]\nseed = 3\n", rf"{b}:2: unknown factor or option 'seed'; replicates \(seeds\) are set "
+                                           r"in \[study\]")
+        self.refused("[factors]\nhpl.bcst = [1, 5]\n", rf"{b}:2: unknown HPL setting 'hpl.bcst'; the HPL settings "
+                                                       "are hpl.pmap, ")
+        self.refused("[factors.hpl]\nnbmin = [2]\nbcst = [1, 5]\n", rf"{b}:3: unknown HPL setting 'hpl.bcst'")
+        self.refused("[base]\np = 2\n[factors]\nn = [1000, \"big\"]\n", rf"{b}:4: n = 'big': expected a whole number")
+        self.refused("[factors]\nbw = [10]\n", rf"{b}:2: bw = 10: expected a text in quotes")
+        self.refused("[factors]\nn = 1000\n", rf"{b}:2: n = 1000: a factor has a list of levels")
+        self.refused("[base]\nn = 1000\n[factors]\nn = [1000, 2000]\n", rf"{b}:4: n is both in \[base\] and a factor")
+        self.refused("[factors]\nn = [1000]\n[[points]]\np = 2\n[[points]]\nn = 2000\n",
+                     rf"{b}:6: n is both a factor and in a point")
+        self.refused("[study]\nreplicats = 3\n", rf"{b}:2: unknown key 'replicats' in \[study\]; its keys are name, ")
+        self.refused("[study]\nreplicates = 0\n", rf"{b}:2: replicates = 0: expected a whole number >= 1")
+        self.refused("[study]\noutputs = [\"gflop\"]\n", rf"{b}:2: unknown output 'gflop'; the outputs are gflops, ")
+        self.refused("[sweep]\nn = 1\n", rf"{b}:1: unknown section \[sweep\]")
+        self.refused("# top\nn = 1\n", rf"{b}:2: unknown section \[n\]")
+        self.refused("[[points]]\nn = 1000\n[[points]]\nnn = 2000\n", rf"{b}:4: unknown factor or option 'nn'")
+
+    def test_a_level_run_refuses_refuses_the_whole_study(self):
+        err = self.refused("[base]\nn = 1000\np = 2\nq = 2\n[factors]\nspeedup = [1, 1e9]\n",
+                           r"bad.toml: point speedup=1000000000.0: --speedup 1e\+09: out of range; .*"
+                           r"\(nothing was run\)")
+        self.refused("[base]\nn = 1000\n[factors]\np = [2, 4]\nq = [2]\nnb = [128, 2000]\n",
+                     r"point p=2 q=2 nb=2000: --n 1000 is smaller than --nb 2000")
+
+    def test_run_status_collect_resume(self):
+        path = self.write(GOOD.replace("n = [1000, 2000]", "n = [1000, 3000]"))  # N = 3000 fails
+        status, out, err = self.cli("study", path, "-j", 2)
+        self.assertEqual(status, 1, err)
+        self.assertIn("6 point(s) failed (above); run the study again to retry them", err)
+        self.assertEqual(self.ran(), [1000] * 6 + [3000] * 6)
+        status, out, err = self.cli("study", "status", self.path("grid"))
+        self.assertEqual(status, 1)
+        self.assertIn("12 point(s): 6 done, 0 running, 0 queued, 6 failed, 0 to do", out)
+        self.assertEqual(out.count("  failed   n-3000_"), 6)
+        self.assertIn("smpirun exited with status 3", out)
+        rows = self.csv("grid", "results.csv")
+        self.assertEqual(len(rows), 6)
+        r = rows[0]
+        self.assertEqual((r["n"], r["p"], r["q"], r["seed"], r["gflops"], r["hpl.bcast"], r["hpl_code"]),
+                         ("1000", "1", "2", "1", "1.01", "5", "free"))
+        self.assertTrue(r["point"].startswith("n-1000_p-1_q-2_seed-1_"))
+        self.assertEqual(r["gflops_n"], "3")
+        self.assertAlmostEqual(float(r["gflops_mean"]), 1.02)
+        if have_scipy():  # t(0.975, 2) = 4.302653: the 95% interval of 1.01, 1.02, 1.03
+            self.assertAlmostEqual(float(r["gflops_ci95"]), 4.302652729911275 * 0.01 / 3 ** 0.5, places=9)
+        means = self.csv("grid", "means.csv")
+        self.assertEqual([(m["n"], m["p"], m["replicates"]) for m in means], [("1000", "1", "3"), ("1000", "2", "3")])
+        # the study file fixed: only the failed points run again
+        status, out, err = self.cli("study", path, "-j", 2, "--no-retry")
+        self.assertEqual((status, self.ran()), (1, [1000] * 6 + [3000] * 6))
+        status, out, err = self.cli("study", path, "-j", 2)
+        self.assertEqual((status, self.ran()), (1, [1000] * 6 + [3000] * 12))  # retried, failed again
+        # a changed base is refused while done points would mix with new ones
+        self.write(GOOD.replace("n = [1000, 2000]", "n = [1000, 3000]").replace("nb = 128", "nb = 100"))
+        status, out, err = self.cli("study", path)
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertRegex(err, r"was run with other settings than .*grid.toml now gives \(nb 128 -> 100\).*give another "
+                              r"--dir, or remove that point's directory")
+        self.assertEqual(len(self.ran()), 18)
+        # into another directory, with N = 2000: all run and all are collected, atomically
+        self.write(GOOD)
+        status, out, err = self.cli("study", path, "--dir", self.path("g2"), "-j", 2)
+        self.assertEqual(status, 0, err)
+        self.assertIn("results.csv: 12 of 12 point(s)", err)
+        self.assertEqual(sorted(os.listdir(self.path("g2"))), ["means.csv", "points", "results.csv", "study.json",
+                                                               "study.toml"])
+        self.assertFalse([f for f in os.listdir(self.path("g2")) if f.endswith(".new")])
+        self.assertEqual(len(self.csv("g2", "results.csv")), 12)
+        status, out, err = self.cli("study", "status", path, "--dir", self.path("g2"))
+        self.assertEqual(status, 0)
+        self.assertIn("12 done, 0 running, 0 queued, 0 failed, 0 to do", out)
+
+    def test_collect_without_scipy(self):
+        path = self.write(GOOD)
+        self.assertEqual(self.cli("study", path, "-j", 2)[0], 0)
+        with mock.patch.dict("sys.modules", {"scipy": None, "scipy.stats": None}):
+            status, out, err = self.cli("study", "collect", path)
+        self.assertEqual(status, 0, err)
+        self.assertIn("the 95% intervals need scipy's t quantiles, and scipy is not installed: the means are written, "
+                      "their intervals left empty (Debian: apt-get install python3-scipy)", err)
+        r = self.csv("grid", "results.csv")[0]
+        self.assertEqual((r["gflops_ci95"], r["gflops_mean"] != ""), ("", True))
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot is not installed")
+    def test_plot(self):
+        path = self.write(GOOD)
+        self.assertEqual(self.cli("study", path, "-j", 2)[0], 0)
+        status, out, err = self.cli("study", "plot", path)
+        self.assertEqual(status, 0, err)
+        figs = sorted(os.path.basename(f) for f in out.split())
+        # gflops and hpl_time_s, against n, p and q, and over (n, p); q has one level
+        self.assertEqual(figs, sorted(f"{o}-{what}.svg" for o in ("gflops", "hpl_time_s")
+                                      for what in ("vs-n", "vs-p", "vs-q", "n-p")))
+        for f in figs:
+            for ext in ("svg", "png"):
+                self.assertGreater(os.path.getsize(self.path("grid", "plots", f[:-3] + ext)), 1000)
+        self.assertIn("yerrorlines", self.read(self.path("grid", "plots", "gflops-vs-n.gp")))
+        self.assertIn("with image", self.read(self.path("grid", "plots", "gflops-n-p.gp")))
+
+    def test_axes(self):
+        self.assertEqual(study.axis("platform", ["fattree:2;16,32;1,16;1,1", "fattree:2;16,32;1,1;1,1"]),
+                         ("platform (fattree:2;16,32;1,*;1,1)", ["16", "1"], [16.0, 1.0]))
+        self.assertEqual(study.axis("bw", ["1Gbps", "100Gbps"]), ("bw (*Gbps)", ["1", "100"], [1.0, 100.0]))
+        self.assertEqual(study.axis("bw", ["10Gbps", "10Mbps"]), ("bw", ["10Gbps", "10Mbps"], None))
+        self.assertEqual(study.axis("node_spread", [0, 3.5]), ("node-spread", ["0", "3.5"], [0.0, 3.5]))
+
+    def test_no_study_there(self):
+        status, out, err = self.cli("study", "status", self.root)
+        self.assertEqual(status, 2)
+        self.assertIn("no study there yet (study.json is missing): run `simblas-hpl study FILE.toml` first", err)
+        status, out, err = self.cli("study", "status")
+        self.assertEqual(status, 2)
+        self.assertIn("study status: give the study file or directory", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

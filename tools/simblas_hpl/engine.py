@@ -1,0 +1,582 @@
+"""The engine that runs many simulations: points, each a directory holding
+its RunPlan, run on this machine by a pool of worker processes (`local`)
+or on a Slurm cluster as one job array (`slurm`).
+
+    write_point(dir, plan, info)    make (or update) a point
+    run_points(dirs, engine=...)    run what is not done; return when all is
+                                    finished, or once submitted to Slurm
+    state(dir), result(dir)         where a point is, and its JSON summary
+
+A point directory holds, besides what its caller puts there:
+
+    plan.pickle     the RunPlan (launch.simulate runs it)
+    point.json      the caller's description of it (free; a study's factors)
+    result.json     the run's summary, written atomically: the point is done
+    failed.json     the last attempt failed: its message, exit status, attempt
+                    number, host and date; failed-stderr.txt, the tail of its
+                    simulator's stderr; run/ keeps its files
+    running.json    the attempt in progress: host, pid, Slurm job, start
+    lock            locked (flock) by the worker while it runs the point: the
+                    point is running exactly when it is locked
+    queued.json     submitted to Slurm: the job and the array task
+    run/            the last attempt's run directory (its tmp/ removed once done)
+
+Nothing is shared between points: every file a worker writes is its
+point's, and results are read from the points, never from a file several
+writers append to.  A point killed half-way has no result.json and no
+lock: it is to do again, and nothing else is lost.
+
+A worker is `python -m simblas_hpl.engine run DIR...` (the local engine
+starts one per point, in a session of its own) or `... task LIST K` (a
+Slurm array task runs the K points of LIST that are its share).
+"""
+
+import dataclasses
+import errno
+import fcntl
+import json
+import os
+import pickle
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Optional
+
+from .errors import CliError, Terminated, note
+from .files import read_text, tail_lines, write_atomic
+
+PLAN, INFO, RESULT, FAILED, FAILED_TAIL = "plan.pickle", "point.json", "result.json", "failed.json", "failed-stderr.txt"
+RUNNING, LOCK, QUEUED, RUNDIR = "running.json", "lock", "queued.json", "run"
+STATES = ("done", "running", "queued", "failed", "todo")
+INTERRUPTED = (130, 128 + signal.SIGTERM, 128 + signal.SIGHUP)  # a worker's status when stopped
+STOP_WAIT_S = 20       # how long stopped workers get to stop their simulators before SIGKILL
+POLL_S = 0.02          # the local engine's look at its workers
+SQUEUE_POLL_S = 1.0    # --wait on Slurm: squeue every second (sbatch --wait polls every 2-10 s)
+LOCAL_SLURM = "sh scripts/local-slurm.sh start"
+
+
+# ---- a point's files --------------------------------------------------------------
+def _path(d, name):
+    return os.path.join(d, name)
+
+
+def _read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path, obj):
+    write_atomic(path, json.dumps(obj, indent=2) + "\n")
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def write_point(d, plan, info=None):
+    """Make the point directory d (or update it): its plan and, if given, its
+    description (anything JSON takes).  A done point keeps its result."""
+    os.makedirs(d, exist_ok=True)
+    tmp = _path(d, PLAN + ".new")
+    with open(tmp, "wb") as f:
+        pickle.dump(plan, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, _path(d, PLAN))
+    if info is not None:
+        _write_json(_path(d, INFO), info)
+
+
+def info(d):
+    return _read_json(_path(d, INFO))
+
+
+def result(d):
+    """The point's summary (the JSON of `simblas-hpl run`), or None."""
+    return _read_json(_path(d, RESULT))
+
+
+def failure(d):
+    """The last failed attempt ({message, status, attempt, host, when}), or None."""
+    return _read_json(_path(d, FAILED))
+
+
+def locked(d):
+    """True while a worker runs the point (holds its lock)."""
+    try:
+        fd = os.open(_path(d, LOCK), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except OSError as e:
+        return e.errno in (errno.EAGAIN, errno.EACCES)
+    finally:
+        os.close(fd)
+
+
+def state(d, live_tasks=None):
+    """'done', 'running', 'queued' (in a Slurm job that has not started it),
+    'failed' (its last attempt) or 'todo'.  live_tasks(job) -> the set of the
+    job's array tasks still in Slurm's queue, or None when Slurm cannot say
+    (then a queued point counts as queued)."""
+    if os.path.exists(_path(d, RESULT)):
+        return "done"
+    if locked(d):
+        return "running"
+    q = _read_json(_path(d, QUEUED))
+    if q:
+        live = (live_tasks or slurm_live_tasks)(q.get("job"))
+        if live is None or q.get("task") in live:
+            return "queued"
+    if os.path.exists(_path(d, FAILED)):
+        return "failed"
+    return "todo"
+
+
+def states(dirs, live_tasks=None):
+    """{dir: state}, asking Slurm once per job."""
+    cache = {}
+
+    def live(job):
+        if job not in cache:
+            cache[job] = (live_tasks or slurm_live_tasks)(job)
+        return cache[job]
+    return {d: state(d, live) for d in dirs}
+
+
+# ---- a worker: one point ------------------------------------------------------------
+HELD = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
+
+
+def catch_signals():
+    """In a worker: SIGTERM and SIGHUP raise Terminated (SIGINT raises
+    KeyboardInterrupt), so that a simulation stops cleanly."""
+    def terminated(signum, frame):
+        raise Terminated(signum)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, terminated)
+
+
+def run_point(d, say=print):
+    """Run point d in this process: 'done', 'failed', 'interrupted' (a
+    signal stopped it: it is to do again) or 'busy' (another worker runs
+    it).  The point's files say the same."""
+    from . import launch  # the worker's import, not the engine's
+    d = os.path.abspath(d)
+    fd = os.open(_path(d, LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            say(f"{d}: another worker runs it")
+            return "busy"
+        if os.path.exists(_path(d, RESULT)):
+            return "done"
+        prev = failure(d) or {}
+        attempt = prev.get("attempt", 0) + 1
+        job = os.environ.get("SLURM_ARRAY_JOB_ID") or os.environ.get("SLURM_JOB_ID")
+        _write_json(_path(d, RUNNING), {"host": socket.gethostname(), "pid": os.getpid(), "attempt": attempt,
+                                        "job": job, "task": os.environ.get("SLURM_ARRAY_TASK_ID"),
+                                        "started": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        rundir = _path(d, RUNDIR)
+        shutil.rmtree(rundir, ignore_errors=True)
+        os.makedirs(rundir)
+        t0 = time.monotonic()
+        try:
+            with open(_path(d, PLAN), "rb") as f:
+                plan = pickle.load(f)
+            summary = launch.simulate(plan, rundir, quiet=True).summary
+        except (KeyboardInterrupt, Terminated):  # before or after the simulator ran
+            _unlink(_path(d, RUNNING))
+            say(f"{d}: interrupted")
+            return "interrupted"
+        except CliError as e:
+            if e.status in INTERRUPTED:
+                _unlink(_path(d, RUNNING))
+                say(f"{d}: interrupted")
+                return "interrupted"
+            _failed(d, str(e), e.status, attempt, rundir)
+            say(f"{d}: FAILED (status {e.status}): {str(e).splitlines()[0]}")
+            return "failed"
+        except Exception as e:  # a bug of ours: the point fails, the others go on
+            _failed(d, f"simblas-hpl failed: {type(e).__name__}: {e}", 1, attempt, rundir)
+            say(f"{d}: FAILED: {type(e).__name__}: {e}")
+            return "failed"
+        summary["run_dir"] = rundir
+        # the result is written whole, whatever signal arrives now
+        signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+        try:
+            _write_json(_path(d, RESULT), summary)
+            for name in (FAILED, FAILED_TAIL, RUNNING, QUEUED):
+                _unlink(_path(d, name))
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
+        shutil.rmtree(_path(rundir, "tmp"), ignore_errors=True)
+        g = summary.get("gflops")
+        say(f"{d}: done" + (f", {g:.6g} Gflops" if isinstance(g, (int, float)) else "")
+            + f" ({time.monotonic() - t0:.1f} s)")
+        return "done"
+    finally:
+        os.close(fd)  # the lock goes with it
+
+
+def _failed(d, message, status, attempt, rundir):
+    tail = tail_lines(read_text(_path(rundir, "stderr.txt")), 40)
+    with open(_path(d, FAILED_TAIL), "w") as f:
+        f.write(tail + "\n" if tail else "(the simulator wrote nothing on stderr)\n")
+    _write_json(_path(d, FAILED), {"message": message, "status": status, "attempt": attempt,
+                                   "host": socket.gethostname(), "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                                   "stderr_tail": FAILED_TAIL, "run_dir": rundir})
+    _unlink(_path(d, RUNNING))
+    _unlink(_path(d, QUEUED))  # its job ran it
+
+
+def worker_main(argv):
+    """python -m simblas_hpl.engine run DIR... | task LIST K"""
+    catch_signals()
+    if len(argv) >= 2 and argv[0] == "run":
+        dirs = argv[1:]
+    elif len(argv) == 3 and argv[0] == "task":
+        with open(argv[1]) as f:
+            lines = [ln.rstrip("\n") for ln in f if ln.strip()]
+        k, i = int(argv[2]), int(os.environ.get("SLURM_ARRAY_TASK_ID", "0"))
+        dirs = lines[i * k:(i + 1) * k]
+    else:
+        print("usage: python -m simblas_hpl.engine run DIR... | task LIST K", file=sys.stderr)
+        return 2
+    said = lambda s: print(s, flush=True)  # noqa: E731
+    worst = 0
+    try:
+        for d in dirs:
+            r = run_point(d, said)
+            if r == "interrupted":
+                return 143
+            worst = max(worst, r == "failed")
+    except KeyboardInterrupt:
+        return 130
+    return worst
+
+
+# ---- the engines ------------------------------------------------------------------
+@dataclasses.dataclass
+class Outcome:
+    """What run_points did: the points by state at its end (done, failed,
+    running elsewhere, queued, todo), the Slurm job submitted (None
+    locally), and whether it waited until nothing was left."""
+    states: dict
+    job: Optional[str] = None
+    finished: bool = True
+
+    def count(self, st):
+        return sum(1 for s in self.states.values() if s == st)
+
+    def of(self, st):
+        return [d for d, s in self.states.items() if s == st]
+
+
+def default_jobs():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def worker_command(*args):
+    """The command of a worker: this Python, this package."""
+    return [sys.executable, "-m", "simblas_hpl.engine", *args]
+
+
+def worker_env():
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def run_points(dirs, engine="local", jobs=None, slurm_opts=(), wait=True, spool=None, per_task=1,
+               retry_failed=True, say=note, poll_s=None):
+    """Run the points of dirs that are not done (nor running, nor queued in
+    a live Slurm job); failed ones again when retry_failed.
+
+    engine 'local': jobs workers at once (default: the cores), each point a
+    worker process; returns when all are finished.  ^C (or SIGTERM, SIGHUP)
+    stops the running points cleanly -- they are to do again -- and raises
+    CliError (status 130 or 128 + the signal).
+
+    engine 'slurm': one sbatch --array job, per_task points per task, with
+    the sbatch options slurm_opts (partition, time, memory...); its script,
+    point list and task logs go in spool (default: the points' common
+    parent's .engine/).  With wait, polls squeue until the job is gone;
+    else returns once submitted.  An unreachable Slurm is a CliError
+    (status 2) before anything is submitted.
+
+    Returns an Outcome; say(msg) reports progress (None: silence)."""
+    say = say or (lambda msg: None)
+    dirs = [os.path.abspath(d) for d in dirs]
+    for d in dirs:
+        if not os.path.isfile(_path(d, PLAN)):
+            raise CliError(f"{d}: not a point (no {PLAN}): make it with engine.write_point", 1)
+    if engine == "slurm":
+        return _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say,
+                          SQUEUE_POLL_S if poll_s is None else poll_s)
+    if engine != "local":
+        raise CliError(f"--engine {engine}: unknown; the engines are local and slurm")
+    return _run_local(dirs, jobs or default_jobs(), retry_failed, say, POLL_S if poll_s is None else poll_s)
+
+
+def _to_run(dirs, retry_failed, say):
+    st = states(dirs)
+    todo = [d for d in dirs if st[d] == "todo" or (retry_failed and st[d] == "failed")]
+    busy = {s: sum(1 for d in dirs if st[d] == s) for s in ("running", "queued")}
+    if busy["running"] or busy["queued"]:
+        say(f"{busy['running']} point(s) running and {busy['queued']} queued in a Slurm job elsewhere: left to them "
+            f"(a point's {QUEUED} names its job; remove the file to run it here when the job is gone)")
+    return st, todo
+
+
+def _run_local(dirs, jobs, retry_failed, say, poll_s):
+    st, todo = _to_run(dirs, retry_failed, say)
+    total = len(todo)
+    if not total:
+        return Outcome(states(dirs))
+    say(f"running {total} point(s), {min(jobs, total)} at a time (--engine local -j {jobs})")
+    env = worker_env()
+    running = {}  # Popen -> dir
+    queue = list(todo)
+    finished = 0
+    previous = {}
+
+    def terminated(signum, frame):
+        raise Terminated(signum)
+    if hasattr(signal, "pthread_sigmask"):
+        previous = {s: signal.signal(s, terminated) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        while queue or running:
+            while queue and len(running) < jobs:
+                d = queue.pop(0)
+                with open(_path(d, "worker.log"), "w") as log:
+                    # a session of its own: a terminal's ^C reaches this
+                    # engine only, which stops the workers in order
+                    p = subprocess.Popen(worker_command("run", d), env=env, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                running[p] = d
+            time.sleep(poll_s)
+            for p in [p for p in running if p.poll() is not None]:
+                d = running.pop(p)
+                finished += 1
+                s = state(d)
+                r = result(d) if s == "done" else None
+                what = (f"{r['gflops']:.6g} Gflops, wall {r.get('wall_s', 0):.1f} s"
+                        if r and isinstance(r.get("gflops"), (int, float)) else
+                        (failure(d) or {}).get("message", "").split("\n")[0] if s == "failed" else
+                        f"worker exit status {p.returncode}, see {_path(d, 'worker.log')}" if s != "done" else "")
+                say(f"[{finished}/{total}] {s}: {d}" + (f": {what}" if what else ""))
+    except (KeyboardInterrupt, Terminated) as e:
+        code = 128 + e.signum if isinstance(e, Terminated) else 130
+        _stop_workers(running, say)
+        left = states(dirs)
+        done = sum(1 for s in left.values() if s == "done")
+        raise CliError(f"interrupted: the {len(running)} running point(s) were stopped and are to do again; "
+                       f"{done} of {len(dirs)} done. Run it again to resume", code)
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+    return Outcome(states(dirs))
+
+
+def _stop_workers(running, say):
+    """SIGTERM to each worker (which stops its simulator and leaves its point
+    to do), SIGKILL to those still there after STOP_WAIT_S."""
+    if running:
+        say(f"stopping {len(running)} running point(s)...")
+    for p in running:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + STOP_WAIT_S
+    for p in running:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+        except KeyboardInterrupt:  # a second ^C: now
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+# ---- Slurm ------------------------------------------------------------------------
+def _slurm(cmd, timeout=30):
+    """(status, stdout, stderr) of a Slurm command; status None when it is missing."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        return None, "", f"{cmd[0]}: command not found"
+    except subprocess.TimeoutExpired:
+        return None, "", f"{cmd[0]} did not answer within {timeout} s"
+    return p.returncode, p.stdout, p.stderr
+
+
+def unreachable(why):
+    return CliError(f"Slurm is unreachable ({why}): on a machine without a cluster, start this machine's "
+                    f"one-node cluster with `{LOCAL_SLURM}` (as root, from the SimBLAS source tree), "
+                    "or run with --engine local")
+
+
+def check_slurm():
+    """CliError (status 2) unless sbatch, squeue and a controller answer."""
+    for prog in ("sbatch", "squeue", "sinfo"):
+        if not shutil.which(prog):
+            raise unreachable(f"{prog} is not installed (Debian's slurm-wlm)")
+    rc, out, err = _slurm(["sinfo", "-h", "-o", "%P"], timeout=20)
+    if rc != 0:
+        lines = (err or out).strip().splitlines()
+        raise unreachable(lines[-1] if lines else f"sinfo exited with status {rc}")
+
+
+def slurm_live_tasks(job):
+    """The array task ids of job still in Slurm's queue (pending or
+    running), or None when Slurm cannot be asked."""
+    if not job or not shutil.which("squeue"):
+        return None
+    rc, out, err = _slurm(["squeue", "-h", "-r", "-j", str(job), "-o", "%K"], timeout=20)
+    if rc is None:
+        return None
+    if rc != 0:  # a job that left the queue long ago: "Invalid job id specified"
+        return set() if "nvalid job id" in err else None
+    tasks = set()
+    for ln in out.split():
+        if ln.isdigit():
+            tasks.add(int(ln))
+    return tasks
+
+
+def parse_job_id(out):
+    """sbatch --parsable prints 'id' or 'id;cluster'."""
+    first = out.strip().splitlines()[-1] if out.strip() else ""
+    job = first.split(";")[0].strip()
+    if not job.isdigit():
+        raise CliError(f"sbatch answered {out.strip()!r}, not a job id", 1)
+    return job
+
+
+def slurm_options(opts):
+    """--slurm-opt values, each split as a shell would ('-p big --time 60')."""
+    out = []
+    for o in opts or ():
+        try:
+            out += shlex.split(o)
+        except ValueError as e:
+            raise CliError(f"--slurm-opt {o!r}: {e}")
+    for o in out:
+        if o.startswith(("--array", "-a", "--wrap", "--parsable")):
+            raise CliError(f"--slurm-opt {o}: the engine sets it (the array is its points); drop it")
+    return out
+
+
+def _spool(dirs, spool):
+    if spool:
+        return os.path.abspath(spool)
+    common = os.path.commonpath(dirs) if dirs else os.getcwd()
+    if common in dirs:
+        common = os.path.dirname(common)
+    return os.path.join(common, ".engine")
+
+
+def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_s):
+    opts = slurm_options(slurm_opts)
+    if per_task < 1:
+        raise CliError(f"--per-task {per_task}: must be >= 1")
+    check_slurm()
+    st, todo = _to_run(dirs, retry_failed, say)
+    if not todo:
+        return Outcome(states(dirs))
+    spool = _spool(dirs, spool)
+    os.makedirs(spool, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
+    lst = os.path.join(spool, f"points-{stamp}.txt")
+    write_atomic(lst, "".join(d + "\n" for d in todo))
+    script = os.path.join(spool, "task.sh")
+    env = worker_env()
+    write_atomic(script, "#!/bin/sh\n# written by simblas-hpl's engine: an array task runs its share ($2 points)"
+                 " of the list $1\n"
+                 f"PYTHONPATH={shlex.quote(env['PYTHONPATH'])}\nexport PYTHONPATH\n"
+                 "exec " + " ".join(shlex.quote(c) for c in worker_command("task")) + ' "$1" "$2"\n')
+    os.chmod(script, 0o755)
+    ntasks = -(-len(todo) // per_task)
+    cmd = ["sbatch", "--parsable", f"--array=0-{ntasks - 1}", "--job-name=simblas-study", "--cpus-per-task=1",
+           f"--output={os.path.join(spool, 'slurm-%A_%a.out')}", *opts, script, lst, str(per_task)]
+    rc, out, err = _slurm(cmd, timeout=60)
+    if rc != 0:
+        msg = (err or out).strip().splitlines()
+        why = msg[-1] if msg else f"status {rc}"
+        if rc is None or "ontact" in why or "onnect" in why:
+            raise unreachable(why)
+        raise CliError(f"sbatch refused the job: {why} (options: {' '.join(opts) or 'none'})")
+    job = parse_job_id(out)
+    for i, d in enumerate(todo):
+        _write_json(_path(d, QUEUED), {"job": job, "task": i // per_task, "submitted": stamp, "list": lst})
+    jobs_file = os.path.join(spool, "jobs.json")
+    known = _read_json(jobs_file) or []
+    known.append({"job": job, "tasks": ntasks, "points": len(todo), "per_task": per_task, "list": lst,
+                  "options": opts, "submitted": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    _write_json(jobs_file, known)
+    say(f"submitted Slurm job {job}: {ntasks} array task(s), {len(todo)} point(s) "
+        f"(task logs: {os.path.join(spool, f'slurm-{job}_*.out')})")
+    if not wait:
+        return Outcome(states(dirs), job=job, finished=False)
+    return wait_job(job, todo, dirs, spool, say, poll_s)
+
+
+def wait_job(job, todo, dirs, spool, say, poll_s, lost_after_s=120):
+    """Poll squeue until job has left the queue, reporting its points as
+    they finish; CliError (status 1) when Slurm stops answering for
+    lost_after_s (the job may go on: `study status` follows it)."""
+    seen, lost_since = set(), None
+    while True:
+        live = slurm_live_tasks(job)
+        if live is None:
+            lost_since = lost_since or time.monotonic()
+            if time.monotonic() - lost_since > lost_after_s:
+                raise CliError(f"Slurm stopped answering while job {job} ran (squeue failed for {lost_after_s} s); "
+                               "it may still run: `simblas-hpl study status` follows it", 1)
+        else:
+            lost_since = None
+        now = states(todo, lambda j: live)
+        for d in todo:
+            if now[d] in ("done", "failed") and d not in seen:
+                seen.add(d)
+                r = result(d)
+                say(f"[{len(seen)}/{len(todo)}] {now[d]}: {d}" +
+                    (f": {r['gflops']:.6g} Gflops" if r and isinstance(r.get("gflops"), (int, float)) else
+                     f": {(failure(d) or {}).get('message', '').splitlines()[0]}" if now[d] == "failed" else ""))
+        if live is not None and not live:
+            break
+        try:
+            time.sleep(poll_s)
+        except KeyboardInterrupt:
+            raise CliError(f"stopped waiting: Slurm job {job} goes on (`simblas-hpl study status` follows it; "
+                           f"scancel {job} stops it)", 130)
+    final = states(dirs)
+    unrun = [d for d in todo if final[d] == "todo"]
+    if unrun:
+        say(f"job {job} ended without running {len(unrun)} point(s) (a task killed, or one that could not start): "
+            f"see {os.path.join(spool, f'slurm-{job}_*.out')}; they are to do again")
+    return Outcome(final, job=job)
+
+if __name__ == "__main__":
+    sys.exit(worker_main(sys.argv[1:]))

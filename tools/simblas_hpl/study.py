@@ -1,0 +1,794 @@
+"""Studies: many runs described by one TOML file (doc/user-guide.md,
+section 12), each run a point of the engine (engine.py) in the study's
+directory.
+
+    [study]                       # all optional
+    name = "node speed and links"
+    replicates = 3                # seeds 1..3 (or seeds = [4, 7])
+    outputs = ["gflops", "hpl_time_s", "wall_s"]
+
+    [base]                        # any `simblas-hpl run` option, - or _
+    n = 50000
+    p = 16
+    q = 32
+    hpl-code = "free"
+    hpl.bcast = 5                 # an HPL.dat setting (or hpl-opt = ["bcast=5"])
+
+    [factors]                     # full factorial: every combination ...
+    speedup = [0.1, 1, 10]
+    bw = ["1Gbps", "10Gbps"]
+
+    [[points]]                    # ... and/or listed points (each crossed with
+    speedup = 10                  # every combination of the factors; a point's
+                                  # value replaces the base's)
+    [[points]]
+    bw = "100Gbps"
+
+load() reads and checks a study file (file:line for what is wrong; every
+point is planned by plan.make_plan, as `run` would, before anything is
+written); prepare() writes its directory; status(), collect() and plot()
+read the directory only: study.json and the points' files.
+"""
+
+import contextlib
+import csv
+import dataclasses
+import hashlib
+import io
+import itertools
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tomllib
+import typing
+from typing import Any, Dict, List, Optional
+
+from . import engine, hpldat, platforms
+from .errors import CliError
+from .files import write_atomic
+from .plan import RunOptions, make_plan
+
+SECTIONS = ("study", "base", "factors", "points")
+STUDY_KEYS = ("name", "replicates", "seeds", "outputs", "dir")
+NOT_OPTIONS = ("dry_run", "xhpl", "progress", "seed")   # what a study sets itself, or not at all
+DEFAULT_OUTPUTS = ("gflops", "hpl_time_s", "energy_j", "wall_s")
+OUTPUTS = ("gflops", "hpl_time_s", "simulated_time_s", "wall_s", "energy_j", "avg_power_w", "peak_rss_mb",
+           "peak_vm_gib", "peak_mappings", "max_rss_mb", "energy_used_hosts_j", "energy_idle_hosts_j",
+           "extrapolated_wall_s", "partial_gflops", "partial_hpl_time_s", "per_iteration_s", "per_iteration_wall_s")
+LABELS = {"gflops": "Gflops", "hpl_time_s": "HPL time (s)", "energy_j": "energy (J)", "wall_s": "wall time (s)",
+          "simulated_time_s": "simulated time (s)", "avg_power_w": "average power (W)",
+          "peak_rss_mb": "peak memory (MB)"}
+JSON_CELLS = ("energy_per_host_j", "partial_energy_per_host_j", "factors", "strata", "core_factors", "slow_hosts")
+STUDY_JSON, STUDY_TOML, POINTS, RESULTS, MEANS, PLOTS = ("study.json", "study.toml", "points", "results.csv",
+                                                          "means.csv", "plots")
+CONFIDENCE = 0.95
+
+
+# ---- reading the file --------------------------------------------------------------
+def option_fields():
+    """{name: type} of the run options a study may set (RunOptions' fields)."""
+    hints = typing.get_type_hints(RunOptions)
+    return {f.name: hints[f.name] for f in dataclasses.fields(RunOptions) if f.name not in NOT_OPTIONS}
+
+
+def valid_names():
+    return sorted(n.replace("_", "-") for n in option_fields()) + [f"hpl.{k}" for k in hpldat.DEFAULTS]
+
+
+class Source:
+    """The study file's text, to point at lines: table [name] (the
+    index-th [[name]] for arrays) and a key in it."""
+
+    def __init__(self, path, text):
+        self.path, self.lines = path, text.splitlines()
+
+    def line(self, table=None, key=None, index=None):
+        """The line of key in table (None: the top level), else the table's
+        header, else 1."""
+        cur, count, header = None, {}, None
+        sub_table, sub_key = (f"{table}.{key.split('.', 1)[0]}", key.split(".", 1)[1]) if key and "." in key \
+            else (None, None)
+        for i, raw in enumerate(self.lines, 1):
+            s = raw.split("#", 1)[0].strip()
+            m = re.fullmatch(r"\[\[\s*([\w.-]+)\s*\]\]|\[\s*([\w.\"-]+)\s*\]", s)
+            if m:
+                cur = m.group(1) or m.group(2).replace('"', "")
+                count[cur] = count.get(cur, -1) + 1
+                if header is None and cur == table and (index is None or count[cur] == index):
+                    header = i
+                continue
+            if key is None:
+                continue
+            here = cur == table and (index is None or count.get(cur) == index)
+            for k in ([key] if here else [sub_key] if sub_table and cur == sub_table else []):
+                pat = re.escape(k).replace("\\-", "[-_]").replace("_", "[-_]")
+                if re.match(rf'\s*"?{pat}"?\s*[=.]', raw):
+                    return i
+        return header or 1
+
+    def error(self, msg, table=None, key=None, index=None):
+        return CliError(f"{self.path}:{self.line(table, key, index)}: {msg}")
+
+
+def _kind(t):
+    """int, float, str, bool or list for a RunOptions annotation."""
+    if t in (int, float, str, bool):
+        return t
+    args = [a for a in typing.get_args(t) if a is not type(None)]
+    if typing.get_origin(t) is typing.Union and len(args) == 1:
+        return _kind(args[0])
+    return list
+
+
+def check_value(src, name, v, table, index=None):
+    """A level or base value of option name, as RunOptions takes it."""
+    fields = option_fields()
+    if name.startswith("hpl."):
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise src.error(f"{name} = {v!r}: an HPL.dat setting is a number or a name (e.g. {name} = 1)",
+                            table, name, index)
+        return v
+    kind = _kind(fields[name])
+    ok = ((kind is int and isinstance(v, int) and not isinstance(v, bool)) or
+          (kind is float and isinstance(v, (int, float)) and not isinstance(v, bool)) or
+          (kind is str and isinstance(v, str)) or (kind is bool and isinstance(v, bool)) or
+          (kind is list and isinstance(v, list) and all(isinstance(x, str) for x in v)))
+    if not ok:
+        what = {int: "a whole number", float: "a number", str: "a text in quotes", bool: "true or false",
+                list: 'a list of texts, e.g. ["bcast=5", "depth=0"]'}[kind]
+        raise src.error(f"{name.replace('_', '-')} = {v!r}: expected {what}", table, name, index)
+    return float(v) if kind is float else v
+
+
+def option_name(src, key, table, index=None):
+    """A study key -> RunOptions field (or hpl.KEY); an unknown one lists the valid."""
+    if key.startswith("hpl."):
+        k = key[4:].lower().replace("-", "_")
+        if k not in hpldat.DEFAULTS:
+            raise src.error(f"unknown HPL setting '{key}'; the HPL settings are "
+                            f"{', '.join('hpl.' + k for k in hpldat.DEFAULTS)}", table, key, index)
+        return "hpl." + k
+    name = key.replace("-", "_")
+    if name not in option_fields():
+        hint = ("; replicates (seeds) are set in [study]" if name == "seed" else
+                "; a study runs every point, on its engine" if name in NOT_OPTIONS else "")
+        raise src.error(f"unknown factor or option '{key}'{hint}; the valid ones are "
+                        f"{', '.join(valid_names())}", table, key, index)
+    return name
+
+
+def flat_table(d):
+    """{'hpl': {'bcast': [..]}} -> {'hpl.bcast': [..]} (TOML's dotted keys)."""
+    out = {}
+    for k, v in d.items():
+        if k == "hpl" and isinstance(v, dict):
+            out.update({f"hpl.{kk}": vv for kk, vv in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
+@dataclasses.dataclass
+class Point:
+    id: str
+    factors: Dict[str, Any]     # the factors' values at this point (None: the base's)
+    seed: Optional[int]
+    options: RunOptions
+    values: Dict[str, Any] = None  # the same, None replaced by the base's value or run's default when known
+
+
+@dataclasses.dataclass
+class Study:
+    path: str
+    text: str
+    name: str
+    dir: str
+    base: Dict[str, Any]
+    factors: Dict[str, List[Any]]   # name -> levels, in the file's order
+    design: str                     # factorial | points
+    seeds: List[Optional[int]]
+    outputs: List[str]
+    points: List[Point]
+
+
+def parse(path, text=None):
+    """The study file -> (Source, its tables, its text); file:line for a
+    malformed file."""
+    if text is None:
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError as e:
+            raise CliError(f"{path}: cannot read the study file ({e.strerror})")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CliError(f"{path}:1: not UTF-8 text: a study file is TOML")
+    src = Source(path, text)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column \d+\)|\(at end of document\)", msg)
+        line = int(m.group(1)) if m and m.group(1) else len(src.lines) if m else 1
+        what = msg[:m.start()].strip() if m else msg
+        raise CliError(f"{path}:{line}: {what} (not valid TOML)")
+    return src, doc, text
+
+
+def load(path, dir_opt=None, text=None):
+    """Read and check a study file: a Study whose every point is planned."""
+    src, doc, text = parse(path, text)
+    for k in doc:
+        if k not in SECTIONS:
+            raise src.error(f"unknown section [{k}]; a study has [study], [base], [factors] and [[points]]",
+                            *((k, None) if isinstance(doc[k], dict) else (None, k)))
+    head = doc.get("study", {})
+    for k in head:
+        if k not in STUDY_KEYS:
+            raise src.error(f"unknown key '{k}' in [study]; its keys are {', '.join(STUDY_KEYS)}", "study", k)
+    name = head.get("name", os.path.splitext(os.path.basename(path))[0])
+    if not isinstance(name, str):
+        raise src.error("name: expected a text in quotes", "study", "name")
+    # replicates
+    if "replicates" in head and "seeds" in head:
+        raise src.error("give replicates = R (seeds 1..R) or seeds = [...], not both", "study", "seeds")
+    if "seeds" in head:
+        seeds = head["seeds"]
+        if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
+                                                          for s in seeds)) or len(set(seeds)) != len(seeds):
+            raise src.error("seeds: expected a list of distinct whole numbers >= 0, e.g. [1, 2, 3]", "study", "seeds")
+    else:
+        r = head.get("replicates", 1)
+        if not isinstance(r, int) or isinstance(r, bool) or r < 1:
+            raise src.error(f"replicates = {r!r}: expected a whole number >= 1", "study", "replicates")
+        seeds = list(range(1, r + 1)) if r > 1 else [None]
+    # base
+    base_raw = doc.get("base", {})
+    if not isinstance(base_raw, dict):
+        raise src.error("[base] must be a table of run options", "base")
+    base = {}
+    for k, v in flat_table(base_raw).items():
+        n = option_name(src, k, "base")
+        base[n] = check_value(src, n, v, "base")
+    # factors and points: every combination of the factors' levels, for
+    # each listed point (the points alone, the factors alone, or both)
+    factors, rows = {}, [{}]
+    if "factors" in doc:
+        if not isinstance(doc["factors"], dict):
+            raise src.error("[factors] must be a table: FACTOR = [level, level, ...]", "factors")
+        for k, levels in flat_table(doc["factors"]).items():
+            n = option_name(src, k, "factors")
+            if not isinstance(levels, list) or not levels:
+                raise src.error(f"{k} = {levels!r}: a factor has a list of levels, e.g. {k} = [1, 2]",
+                                "factors", k)
+            if n in base:
+                raise src.error(f"{k} is both in [base] and a factor: keep it in one place", "factors", k)
+            vals = [check_value(src, n, v, "factors") for v in levels]
+            if len({json.dumps(v) for v in vals}) != len(vals):
+                raise src.error(f"{k}: a level is given twice", "factors", k)
+            factors[n] = vals
+        rows = [dict(zip(factors, combo)) for combo in itertools.product(*factors.values())]
+    listed = []
+    if "points" in doc:
+        pts = doc["points"]
+        if not isinstance(pts, list) or not all(isinstance(p, dict) for p in pts):
+            raise src.error("points: expected [[points]] tables, each a point's options", "points")
+        crossed = dict(factors)
+        for i, p in enumerate(pts):
+            row = {}
+            for k, v in flat_table(p).items():
+                n = option_name(src, k, "points", i)
+                if n in crossed:
+                    raise src.error(f"{k} is both a factor and in a point: keep it in one place", "points", k, i)
+                row[n] = check_value(src, n, v, "points", i)
+                factors.setdefault(n, [])
+                if row[n] not in factors[n]:
+                    factors[n].append(row[n])
+            listed.append(row)
+        listed = [{n: row.get(n) for n in factors if n not in crossed} for row in listed]
+        rows = [{**pt, **combo} for pt in listed for combo in rows]
+    design = "factorial" if not listed else "points" if "factors" not in doc else "points x factorial"
+    # outputs
+    outputs = head.get("outputs")
+    if outputs is None:
+        outputs = [o for o in DEFAULT_OUTPUTS if o != "energy_j" or "energy" in base or "energy" in factors]
+    elif not (isinstance(outputs, list) and outputs and all(isinstance(o, str) for o in outputs)):
+        raise src.error('outputs: expected a list of JSON fields, e.g. ["gflops", "hpl_time_s"]', "study", "outputs")
+    for o in outputs:
+        if o not in OUTPUTS:
+            raise src.error(f"unknown output '{o}'; the outputs are {', '.join(OUTPUTS)}", "study", "outputs")
+    # the directory
+    here = os.path.dirname(os.path.abspath(path))
+    if dir_opt:
+        d = os.path.abspath(dir_opt)
+    elif "dir" in head:
+        if not isinstance(head["dir"], str):
+            raise src.error("dir: expected a path in quotes", "study", "dir")
+        d = os.path.normpath(os.path.join(here, head["dir"]))
+    else:
+        d = os.path.abspath(os.path.splitext(os.path.basename(path))[0])
+    if any(c.isspace() for c in d):
+        raise CliError(f"the study directory {d!r} contains white space, which smpirun cannot handle; "
+                       "give --dir DIR without spaces")
+    # the points; a listed point's factors that it does not set take the
+    # base's value, or run's default, where known (the baseline of a
+    # one-at-a-time study is then at its place on every axis)
+    points = []
+    for row in rows:
+        values = {k: v if v is not None else base.get(k, default_of(k)) for k, v in row.items()}
+        for k, v in values.items():
+            if v is not None and v not in factors[k]:
+                factors[k].insert(0, v)
+        for seed in seeds:
+            points.append(Point(id=point_id(row, seed), factors=row, seed=seed, options=run_options(base, row, seed),
+                                values=values))
+    return Study(path=os.path.abspath(path), text=text, name=name, dir=d,
+                 base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
+
+
+def default_of(name):
+    """What `run` takes when option name is not given, when it is a value
+    (not a decision of make_plan); None otherwise."""
+    if name.startswith("hpl."):
+        return hpldat.DEFAULTS.get(name[4:])
+    known = {"bw": platforms.DEFAULT_BW, "lat": platforms.DEFAULT_LAT, "speedup": 1.0, "seed": 1, "noise": False}
+    if name in known:
+        return known[name]
+    f = {f.name: f for f in dataclasses.fields(RunOptions)}.get(name)
+    if f is not None and f.default is not dataclasses.MISSING and f.default not in (None, (), False):
+        return f.default
+    return None
+
+
+def run_options(base, row, seed):
+    """A point's RunOptions: the base, with its factors' values instead, its seed."""
+    given = {**base, **{k: v for k, v in row.items() if v is not None}}
+    kw = {k: v for k, v in given.items() if not k.startswith("hpl.")}
+    hpl = {k[4:]: v for k, v in given.items() if k.startswith("hpl.")}
+    if hpl:
+        kw["hpl_opt"] = list(kw.get("hpl_opt") or []) + [f"{k}={v}" for k, v in hpl.items()]
+    kw["seed"] = seed
+    kw["progress"] = 0
+    return RunOptions(**kw)
+
+
+def slug(v):
+    """A value as a directory name takes it: letters, digits, '.', '+', '-'
+    (SimGrid splits its options at ',' and the shell at much else)."""
+    return re.sub(r"[^A-Za-z0-9.+-]+", "-", str(v)).strip("-") or "x"
+
+
+def point_id(row, seed):
+    """A point's directory name: its factors' values, readable, and a digest
+    of them (unique and stable while the study file keeps its factors)."""
+    canon = json.dumps({"factors": row, "seed": seed}, sort_keys=True)
+    digest = hashlib.sha1(canon.encode()).hexdigest()[:6]
+    parts = [f"{slug(k.replace('_', '-'))}-{slug(v)}" for k, v in row.items() if v is not None]
+    if seed is not None:
+        parts.append(f"seed-{seed}")
+    return f"{'_'.join(parts)[:100] or 'base'}_{digest}"
+
+
+def plan_points(study):
+    """Every point's RunPlan (make_plan: the checks `run` makes), or one
+    CliError naming the point; warnings said once, not once per point."""
+    plans, warned = [], set()
+    for pt in study.points:
+        buf = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(buf):
+                plans.append(make_plan(pt.options))
+        except CliError as e:
+            raise CliError(f"{study.path}: point {describe(pt)}: {str(e).removeprefix('simblas-hpl: ')} "
+                           "(nothing was run)", e.status)
+        finally:
+            for ln in buf.getvalue().splitlines():
+                if ln not in warned:
+                    warned.add(ln)
+                    print(ln, file=sys.stderr)
+    return plans
+
+
+def describe(pt):
+    what = [f"{k.replace('_', '-')}={v}" for k, v in pt.factors.items() if v is not None]
+    if pt.seed is not None:
+        what.append(f"seed={pt.seed}")
+    return " ".join(what) or "(the base run)"
+
+
+# ---- the directory -----------------------------------------------------------------
+def design_json(study):
+    return {"format": 1, "name": study.name, "file": study.path, "design": study.design,
+            "factors": {k: v for k, v in study.factors.items()}, "base": study.base, "seeds": study.seeds,
+            "outputs": study.outputs,
+            "points": [{"id": p.id, "factors": p.values, "seed": p.seed} for p in study.points]}
+
+
+def point_record(pt, plan):
+    """What point.json says: the factors, the seed, and what the run was
+    asked (the options, the model and HPL actually used)."""
+    opts = {k: v for k, v in dataclasses.asdict(pt.options).items()
+            if v not in (None, False, ()) and k not in ("progress",)}
+    return {"id": pt.id, "factors": pt.factors, "seed": pt.seed, "options": opts, "model": plan.model,
+            "xhpl": plan.xhpl}
+
+
+def prepare(study, plans):
+    """Write the study's directory: study.toml, study.json and the points.
+    A done point run with other options refuses the whole study."""
+    pdir = os.path.join(study.dir, POINTS)
+    for pt, plan in zip(study.points, plans):
+        d = os.path.join(pdir, pt.id)
+        old = engine.info(d) if os.path.isdir(d) else None
+        new = point_record(pt, plan)
+        if old and engine.state(d) == "done" and {k: old.get(k) for k in ("options", "model", "xhpl")} != \
+                {k: new[k] for k in ("options", "model", "xhpl")}:
+            diff = [k for k in sorted(set(old.get("options", {})) | set(new["options"]))
+                    if old.get("options", {}).get(k) != new["options"].get(k)]
+            what = (", ".join(f"{k.replace('_', '-')} {old.get('options', {}).get(k)!r} -> {new['options'].get(k)!r}"
+                              for k in diff[:3]) if diff else
+                    f"model {old.get('model')} -> {new['model']}" if old.get("model") != new["model"] else
+                    f"HPL {old.get('xhpl')} -> {new['xhpl']}")
+            raise CliError(f"{d} was run with other settings than {study.path} now gives ({what}): its result "
+                           "would be mixed with the new ones; give another --dir, or remove that point's directory "
+                           "to run it again")
+    os.makedirs(pdir, exist_ok=True)
+    write_atomic(os.path.join(study.dir, STUDY_TOML), study.text)
+    write_atomic(os.path.join(study.dir, STUDY_JSON), json.dumps(design_json(study), indent=2) + "\n")
+    dirs = []
+    for pt, plan in zip(study.points, plans):
+        d = os.path.join(pdir, pt.id)
+        if engine.state(d) not in ("done", "running", "queued"):
+            engine.write_point(d, plan, point_record(pt, plan))
+        dirs.append(d)
+    return dirs
+
+
+def open_dir(target, dir_opt=None):
+    """status, collect, plot: the study directory of a study file or the
+    directory itself -> (dir, its study.json)."""
+    if os.path.isdir(target) and not dir_opt:
+        d = os.path.abspath(target)
+    elif os.path.isfile(target):
+        src, doc, _ = parse(target)
+        head = doc.get("study", {}) if isinstance(doc.get("study"), dict) else {}
+        here = os.path.dirname(os.path.abspath(target))
+        d = (os.path.abspath(dir_opt) if dir_opt else
+             os.path.normpath(os.path.join(here, head["dir"])) if isinstance(head.get("dir"), str) else
+             os.path.abspath(os.path.splitext(os.path.basename(target))[0]))
+    else:
+        raise CliError(f"{target}: no such study file or directory")
+    design = engine._read_json(os.path.join(d, STUDY_JSON))
+    if not design:
+        raise CliError(f"{d}: no study there yet ({STUDY_JSON} is missing): run `simblas-hpl study FILE.toml` first")
+    return d, design
+
+
+def point_dirs(d, design):
+    return [os.path.join(d, POINTS, p["id"]) for p in design["points"]]
+
+
+# ---- status -------------------------------------------------------------------------
+def status(d, design, out=print):
+    """Print where the points are; returns {state: count}."""
+    dirs = point_dirs(d, design)
+    st = engine.states(dirs)
+    counts = {s: sum(1 for x in st.values() if x == s) for s in engine.STATES}
+    out(f"study {design['name']} ({d}): {len(dirs)} point(s): {counts['done']} done, {counts['running']} running, "
+        f"{counts['queued']} queued, {counts['failed']} failed, {counts['todo']} to do")
+    for p, dd in zip(design["points"], dirs):
+        s = st[dd]
+        if s == "failed":
+            f = engine.failure(dd) or {}
+            first = (f.get("message") or "?").splitlines()[0]
+            out(f"  failed   {p['id']}: {first} (attempt {f.get('attempt', '?')}; stderr tail: "
+                f"{os.path.join(dd, engine.FAILED_TAIL)})")
+        elif s == "running":
+            r = engine._read_json(os.path.join(dd, engine.RUNNING)) or {}
+            where = f"pid {r.get('pid')} on {r.get('host')}" + (f", Slurm job {r['job']}" if r.get("job") else "")
+            out(f"  running  {p['id']}: since {r.get('started', '?')} ({where})")
+        elif s == "queued":
+            q = engine._read_json(os.path.join(dd, engine.QUEUED)) or {}
+            out(f"  queued   {p['id']}: Slurm job {q.get('job')}, array task {q.get('task')}")
+    return counts
+
+
+# ---- collect ------------------------------------------------------------------------
+def t_quantile(n):
+    """The two-sided 95% Student quantile for n values (scipy), None
+    without scipy or with fewer than 2 values."""
+    if n < 2:
+        return None
+    try:
+        from scipy import stats
+    except ImportError:
+        return None
+    return float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1))
+
+
+def have_scipy():
+    try:
+        import scipy.stats  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def flatten(obj, prefix=""):
+    """A JSON summary -> {column: cell}: nested objects as a.b, lists and
+    per-host maps as JSON text."""
+    out = {}
+    for k, v in obj.items():
+        key = prefix + k
+        if isinstance(v, dict) and k not in JSON_CELLS:
+            out.update(flatten(v, key + "."))
+        elif isinstance(v, (dict, list)):
+            out[key] = json.dumps(v, separators=(",", ":"))
+        else:
+            out[key] = v
+    return out
+
+
+def mean_ci(values):
+    """(mean, half-width of its 95% interval or None, standard deviation or None, n)."""
+    vals = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+    if not vals:
+        return None, None, None, 0
+    n = len(vals)
+    m = statistics.fmean(vals)
+    if n < 2:
+        return m, None, None, n
+    sd = statistics.stdev(vals)
+    t = t_quantile(n)
+    return m, (t * sd / math.sqrt(n) if t is not None else None), sd, n
+
+
+def cell(v):
+    """A CSV cell: '' for none, true/false, floats to their last digit."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v) if isinstance(v, (int, str)) else json.dumps(v)
+
+
+def collect(d, design, out=None):
+    """Write results.csv (one row per done point: factors, seed, every JSON
+    field, the means and 95% intervals of the outputs over the point's
+    replicates) and means.csv (one row per factor combination), both
+    atomically.  Returns (rows written, points, whether intervals could be
+    computed)."""
+    dirs = point_dirs(d, design)
+    factors = list(design["factors"])
+    outputs = design["outputs"]
+    rows, combos = [], {}
+    for p, dd in zip(design["points"], dirs):
+        r = engine.result(dd)
+        if r is None:
+            continue
+        key = tuple(json.dumps(p["factors"].get(f), sort_keys=True) for f in factors)
+        combos.setdefault(key, {"factors": p["factors"], "results": []})["results"].append(r)
+        rows.append((p, r, key))
+    stats = {}
+    for key, c in combos.items():
+        stats[key] = {o: mean_ci([r.get(o) for r in c["results"]]) for o in outputs}
+    fields = []
+    flat_rows = []
+    for p, r, key in rows:
+        f = flatten(r)
+        for k in f:
+            if k not in fields:
+                fields.append(k)
+        flat_rows.append((p, f, key))
+    stat_cols = [c for o in outputs for c in (f"{o}_mean", f"{o}_ci95", f"{o}_n")]
+    header = factors + ["seed", "point"] + [k for k in fields if k not in factors and k not in ("seed",)] + stat_cols
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for p, f, key in flat_rows:
+        row = {**f, **{k: p["factors"].get(k) for k in factors}, "seed": p["seed"] if p["seed"] is not None else
+               f.get("seed"), "point": p["id"]}
+        for o in outputs:
+            m, ci, sd, n = stats[key][o]
+            row.update({f"{o}_mean": m, f"{o}_ci95": ci, f"{o}_n": n})
+        w.writerow([cell(row.get(h)) for h in header])
+    write_atomic(os.path.join(d, RESULTS), buf.getvalue())
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    mean_cols = [c for o in outputs for c in (f"{o}_mean", f"{o}_ci95", f"{o}_sd")]
+    w.writerow(factors + ["replicates"] + mean_cols)
+    order = {json.dumps([json.dumps(p["factors"].get(f), sort_keys=True) for f in factors]): i
+             for i, p in reversed(list(enumerate(design["points"])))}
+    for key in sorted(combos, key=lambda k: order.get(json.dumps(list(k)), 0)):
+        c = combos[key]
+        cells = [cell(c["factors"].get(f)) for f in factors] + [len(c["results"])]
+        for o in outputs:
+            m, ci, sd, n = stats[key][o]
+            cells += [cell(m), cell(ci), cell(sd)]
+        w.writerow(cells)
+    write_atomic(os.path.join(d, MEANS), buf.getvalue())
+    return len(rows), len(dirs), have_scipy()
+
+
+def read_means(d, design):
+    """means.csv as [{factor: value, output_mean: float...}] (values typed as in study.json)."""
+    path = os.path.join(d, MEANS)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    factors = design["factors"]
+    out = []
+    for r in rows:
+        row = {}
+        for k, v in r.items():
+            if k in factors:
+                levels = factors[k]
+                row[k] = next((lv for lv in levels if cell(lv) == v), None if v == "" else v)
+            else:
+                try:
+                    row[k] = float(v) if v != "" else None
+                except ValueError:
+                    row[k] = v
+        out.append(row)
+    return out
+
+
+# ---- plot ---------------------------------------------------------------------------
+def numeric(levels):
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in levels if v is not None)
+
+
+def axis(f, levels):
+    """How factor f's levels are shown: (the axis label, each level's text,
+    each level's x when they are numbers, else None).  Texts that differ in
+    one number only (fat trees 2;16,32;1,T;1,1, 1Gbps and 10Gbps) are shown
+    as that number, on a numeric axis."""
+    name = f.replace("_", "-")
+    if numeric(levels):
+        return name, [str(v) for v in levels], [float(v) for v in levels]
+    texts = [str(v) for v in levels]
+    if len(texts) >= 2:
+        pre = os.path.commonprefix(texts)
+        suf = os.path.commonprefix([t[::-1] for t in texts])[::-1]
+        pre = pre.rstrip("0123456789.")  # the varying part is whole numbers
+        suf = suf.lstrip("0123456789.")
+        mids = [t[len(pre):len(t) - len(suf)] for t in texts]
+        if all(re.fullmatch(r"\d+(\.\d+)?", m) for m in mids):
+            return f"{name} ({pre}*{suf})", mids, [float(m) for m in mids]
+    return name, texts, None
+
+
+def gp_quote(s):
+    return "'" + str(s).replace("'", "''") + "'"
+
+
+def label(name):
+    return LABELS.get(name, name.replace("_", " "))
+
+
+def plot(d, design, gnuplot):
+    """gnuplot figures in d/plots/: each output against each factor (one
+    line per combination of the other factors, up to 8, else their mean;
+    95% intervals as error bars; logarithmic axes for levels or values
+    spanning 50 or 20 times), and a heat map of each output over each
+    pair of factors (the other factors averaged).  SVG and PNG, as the
+    calibration report makes them.  Returns the figures made."""
+    rows = read_means(d, design)
+    pdir = os.path.join(d, PLOTS)
+    os.makedirs(pdir, exist_ok=True)
+    factors = {k: v for k, v in design["factors"].items() if len([x for x in v if x is not None]) >= 1}
+    made = []
+    for o in design["outputs"]:
+        if not any(r.get(f"{o}_mean") is not None for r in rows):
+            continue
+        for f, levels in factors.items():
+            made += _plot_vs(pdir, design, rows, o, f, [lv for lv in levels if lv is not None], gnuplot)
+        names = [f for f, lv in factors.items() if len(lv) >= 2]
+        for f1, f2 in itertools.combinations(names, 2):
+            made += _heatmap(pdir, design, rows, o, f1, f2, gnuplot)
+    return made
+
+
+def _render(pdir, base, script, gnuplot):
+    """script -> base.svg and base.png (base.gp and its data kept beside)."""
+    gp = os.path.join(pdir, base + ".gp")
+    with open(gp, "w") as f:
+        f.write(script)
+    for term, ext in (("svg size 900,600 dynamic", "svg"), ("pngcairo size 900,600", "png")):
+        r = subprocess.run([gnuplot, "-e", f"set terminal {term}; set output '{base}.{ext}'", base + ".gp"],
+                           cwd=pdir, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise CliError(f"gnuplot failed on {gp}: {(r.stderr.strip().splitlines() or ['?'])[-1]}", 1)
+    return [os.path.join(pdir, base + ".svg"), os.path.join(pdir, base + ".png")]
+
+
+def _safe(s):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", s)
+
+
+def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
+    others = [g for g in design["factors"] if g != f]
+    series = {}
+    for r in rows:
+        key = tuple((g, cell(r.get(g))) for g in others)
+        if r.get(f) is not None and r.get(f"{o}_mean") is not None:
+            series.setdefault(key, {})[json.dumps(r.get(f))] = r
+    if any(len(pts) >= 2 for pts in series.values()):  # lines against f; a single point is no line
+        series = {k: pts for k, pts in series.items() if len(pts) >= 2}
+    if len(series) > 8:  # too many lines: the mean over the other factors
+        merged = {}
+        for s in series.values():
+            for lv, r in s.items():
+                merged.setdefault(lv, []).append(r)
+        series = {(("mean over the other factors", ""),): {
+            lv: {f"{o}_mean": statistics.fmean([x[f"{o}_mean"] for x in rs if x.get(f"{o}_mean") is not None] or
+                                               [float("nan")]), f"{o}_ci95": None} for lv, rs in merged.items()}}
+    xlabel, texts, xs = axis(f, levels)
+    num = xs is not None
+    base = _safe(f"{o}-vs-{f}")
+    data, titles = [], []
+    for key, pts in series.items():
+        lines = []
+        for j, lv in enumerate(levels):
+            r = pts.get(json.dumps(lv))
+            if not r or r.get(f"{o}_mean") is None:
+                continue
+            ci = r.get(f"{o}_ci95")
+            lines.append((xs[j] if num else j, f"{xs[j] if num else j} {r[f'{o}_mean']!r} "
+                          f"{ci if ci is not None else 0!r} {json.dumps(texts[j])}"))
+        lines = [ln for _, ln in sorted(lines)]  # a line joins the levels in the axis' order
+        if lines:
+            data += [f"# {', '.join(f'{g}={v}' for g, v in key)}"] + lines + ["\n"]
+            titles.append(", ".join(f"{g.replace('_', '-')}={v}" for g, v in key) or design["name"])
+    if not titles:
+        return []
+    with open(os.path.join(pdir, base + ".dat"), "w") as fh:
+        fh.write("\n".join(data) + "\n")
+    logx = num and min(xs) > 0 and max(xs) / min(xs) >= 50
+    ys = [r[f"{o}_mean"] for pts in series.values() for r in pts.values() if r.get(f"{o}_mean") is not None]
+    logy = ys and min(ys) > 0 and max(ys) / min(ys) >= 20  # lines far apart: each visible
+    plots = ", ".join(
+        f"'{base}.dat' index {i} using 1:2:3{'' if num else ':xtic(4)'} with yerrorlines title {gp_quote(t)}"
+        for i, t in enumerate(titles))
+    script = (f"set title {gp_quote(design['name'] + ': ' + label(o) + ' against ' + f.replace('_', '-'))}\n"
+              f"set xlabel {gp_quote(xlabel)}\nset ylabel {gp_quote(label(o))}\nset grid\n"
+              "set key outside right top\nset bars small\n"
+              + ("set logscale x\n" if logx else "") + ("set logscale y\n" if logy else "")
+              + ("" if num else f"set xrange [-0.5:{len(levels) - 0.5}]\n")
+              + f"plot {plots}\n")
+    return _render(pdir, base, script, gnuplot)
+
+
+def _heatmap(pdir, design, rows, o, f1, f2, gnuplot):
+    l1 = [v for v in design["factors"][f1] if v is not None]
+    l2 = [v for v in design["factors"][f2] if v is not None]
+    cells = {}
+    for r in rows:
+        if r.get(f"{o}_mean") is not None:
+            cells.setdefault((json.dumps(r.get(f1)), json.dumps(r.get(f2))), []).append(r[f"{o}_mean"])
+    base = _safe(f"{o}-{f1}-{f2}")
+    lines = []
+    for i, a in enumerate(l1):
+        for j, b in enumerate(l2):
+            v = cells.get((json.dumps(a), json.dumps(b)))
+            lines.append(f"{i} {j} {statistics.fmean(v)!r}" if v else f"{i} {j} NaN")
+        lines.append("")
+    with open(os.path.join(pdir, base + ".dat"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    (x1, t1, _), (x2, t2, _) = axis(f1, l1), axis(f2, l2)
+    xt = ", ".join(f"{gp_quote(v)} {i}" for i, v in enumerate(t1))
+    yt = ", ".join(f"{gp_quote(v)} {j}" for j, v in enumerate(t2))
+    script = (f"set title {gp_quote(design['name'] + ': ' + label(o))}\n"
+              f"set xlabel {gp_quote(x1)}\nset ylabel {gp_quote(x2)}\n"
+              f"set xtics ({xt})\nset ytics ({yt})\nset xrange [-0.5:{len(l1) - 0.5}]\n"
+              f"set yrange [-0.5:{len(l2) - 0.5}]\nset cblabel {gp_quote(label(o))}\nset palette rgb 33,13,10\n"
+              "unset key\n"
+              f"plot '{base}.dat' using 1:2:3 with image, '{base}.dat' using 1:2:(sprintf('%.4g', $3)) "
+              "with labels\n")
+    return _render(pdir, base, script, gnuplot)
