@@ -31,7 +31,7 @@ DESCRIPTION = ("Run HPL for real with Open MPI and OpenBLAS (xhpl-mpi, from `sim
 def add_arguments(v):
     v.add_argument("--set", choices=["default", "check"], default="default",
                    help="default: 1x1, 1xC, Cx1 at two or three sizes, the three row swaps, two broadcasts, depth 0 "
-                        "and 1 (C = this machine's cores; about 8 min on 2 cores); check: one 1xC run (make check)")
+                        "and 1 (C = this machine's cores; about 8 min on 2 cores); check: one Cx1 run (make check)")
     v.add_argument("--config", action="append", metavar="N:PxQ[:KEY=V,...]",
                    help="a configuration instead of the set (repeatable), e.g. 12000:2x1:swap=0; keys: NB and "
                         "--hpl-opt's")
