@@ -624,6 +624,20 @@ static int from_trace(int nfiles, char **files)
                       "(it predicts their total %+.1f%% off)\n", kn, calls, n, 100 * before);
       continue;
     }
+    /* the refit's error on the traced calls' total: a fit that predicts
+     * them worse than the base model (few shapes, a poor held-out score)
+     * is not kept */
+    double pred = 0, meas = 0;
+    for (size_t i = 0; i < n; i++) {
+      pred += fit_result_predict(&r, (double)sh[i].m, (double)sh[i].n, (double)sh[i].k) * (double)sh[i].calls;
+      meas += sh[i].t * (double)sh[i].calls;
+    }
+    double after = meas > 0 ? pred / meas - 1 : 0;
+    if (!(fabs(after) <= fabs(before))) {
+      fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: the refit predicts their total %+.1f%% off, the base model "
+                      "%+.1f%%: the base model's line kept\n", kn, calls, n, 100 * after, 100 * before);
+      continue;
+    }
     forget_key(m, key, kn);
     sb_coefs *co = sb_model_line(m, 0, op, v);
     if (!co || sb_model_add_quality(m, "%s n=%zu r2=%.4f median_rel_err=%.4f p95_rel_err=%.4f heldout=%zu scope=%s "
