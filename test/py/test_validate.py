@@ -6,6 +6,7 @@ describes this machine (one rank on a 2-core host)."""
 import json
 import os
 import re
+import time
 from unittest import mock
 
 from support import Sandbox
@@ -40,6 +41,24 @@ class Configs(Sandbox):
         four = validation.default_set(4)
         self.assertEqual(max(c.ranks for c in four), 4)
         self.assertEqual([c.label for c in validation.default_set(1)], ["N=8000 1x1"])
+
+    def test_check_set(self):
+        # make check's run is Cx1 (real 1x2 runs parted from passthrough on the EPYC VM)
+        self.assertEqual([c.label for c in validation.check_set(2)], ["N=6000 2x1"])
+        self.assertEqual([c.label for c in validation.check_set(1)], ["N=6000 1x1"])
+
+    def test_sigterm_interrupts(self):
+        import signal
+        from simblas_hpl.verbs import validate
+        saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+        try:
+            validate.interrupt_on_term()
+            with self.assertRaises(KeyboardInterrupt):
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(1)  # the handler runs before this returns
+        finally:
+            for s, h in saved.items():
+                signal.signal(s, h)
 
 
 def fake_report(errors, real=(100.0, 98.0, 102.0)):

@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -65,7 +66,18 @@ def model_name(path, taken):
     return out
 
 
+def interrupt_on_term():
+    """SIGTERM and SIGHUP stop validate as Ctrl-C does: the running mpirun
+    or simulation, started in a session of its own, is stopped with it
+    (before, a SIGTERM left mpirun and its ranks running)."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+
 def main(args):
+    interrupt_on_term()
     cores = args.cores_per_node or machine_cores()
     if args.runs < 1:
         raise CliError(f"--runs {args.runs}: must be >= 1 (3 or more for a median and a spread)")
