@@ -32,7 +32,7 @@ page simblas-hpl-validate 'simblas-hpl-validate \- simulated HPL against real mp
   '\-\-max\-error' '\-\-runs' '\-\-passthrough' '\-\-plot' '\-\-config'
 if [ -x "$build/calibrator/simblas-calibrate" ]; then
   page simblas-calibrate "simblas-calibrate \\- measure this machine's BLAS and write a SimBLAS model" \
-    '--summary MODEL' '\-\-quick' '\-\-output'
+    '\-\-summary' '\-\-from\-trace' '\-\-force' '\-\-quick' '\-\-output'
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
