@@ -195,13 +195,13 @@ fi
 
 # a model that cannot be put in place at the end is kept elsewhere, not
 # lost: its directory removed during the measuring
-mkdir -p "$tmp/gone" "$tmp/keep"
-TMPDIR=$tmp/keep "$cal" --quick --force --budget 4 --routines dgemm --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
+mkdir -p "$tmp/gone" "$tmp/keep.gone"  # not $tmp/keep, where the refused run's model is
+TMPDIR=$tmp/keep.gone "$cal" --quick --force --budget 4 --routines dgemm --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
 pid=$!
 sleep 1
 rm -rf "$tmp/gone"
 wait $pid; rc=$?
-kept=$(ls "$tmp/keep"/simblas-calibrate.*.model 2> /dev/null | head -1)
+kept=$(ls "$tmp/keep.gone"/simblas-calibrate.*.model 2> /dev/null | head -1)
 if [ $rc -eq 2 ] && [ -n "$kept" ] && grep -q "the model is kept in $kept" "$tmp/gone.err" && "$cal" --summary "$kept" > /dev/null; then
   ok "a model that could not be put in place is kept: $(grep -o 'cannot write the model: [^;]*' "$tmp/gone.err")"
 else ko "directory removed during the run: rc=$rc: $(cat "$tmp/gone.err")"; fi
