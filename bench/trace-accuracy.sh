@@ -20,7 +20,7 @@ wait
 echo "model: $model; $cores concurrent processes x $calls calls, shapes 64..1500 log-uniform (seeds 1000+)"
 printf '%-12s %6s %12s %12s %12s\n' routine calls median_err p95_err mean_signed
 cat "$tmp"/t*.csv | awk -F, 'NR > 1 && $1 != "routine" && $6 >= 1e-3 {
-    key = $1; if ($1 ~ /trsm/ && $4 == $3 && $4 != $2) key = $1 ".right"
+    key = $1; if ($1 ~ /trsm$/ && $4 == $3 && $4 != $2) key = $1 ".right"  # traces before the .right suffix
     e = ($5 - $6) / $6; print key, (e < 0 ? -e : e), e }' | sort -k1,1 -k2,2g |
   awk '{ v[$1, ++n[$1]] = $2; s[$1] += $3 } END { for (k in n) { m = n[k];
     printf "%-12s %6d %11.2f%% %11.2f%% %+11.2f%%\n", k, m, 100 * v[k, int((m + 1) / 2)], 100 * v[k, int(0.95 * m + 0.999)],

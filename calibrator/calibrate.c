@@ -30,6 +30,8 @@
 #include "config.h"
 #endif
 #include <dlfcn.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -42,6 +44,7 @@
 
 #include "calls.h"
 #include "report.h"
+#include "trace.h"
 #include "simblas.h"
 
 #ifndef SB_CALIBRATION_BLAS
@@ -50,15 +53,16 @@
 
 /* ---- options ---------------------------------------------------------------- */
 static struct {
-  const char *out, *summary, *blas, *routines;
-  int quick, cores, reps, report;
-  double budget, max_call;
+  const char *out, *summary, *blas, *routines, *base;
+  int quick, cores, reps, report, packed, force, mixed, from_trace;
+  double budget, max_call, lld;
   uint64_t seed;
-} opt = {NULL, NULL, NULL, NULL, 0, 0, 0, 1, 0, 0, 1};
+} opt = {.report = 1, .seed = 1};
 
 static void usage(FILE *f)
 {
   fprintf(f, "usage: simblas-calibrate [--quick] [-o MODEL] [options]\n"
+              "       simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...\n"
               "       simblas-calibrate --summary MODEL\n"
               "Measures this machine's BLAS and writes a SimBLAS model file.\n"
               "  -o, --output FILE     model to write (default: ./simblas.model); written atomically\n"
@@ -70,8 +74,18 @@ static void usage(FILE *f)
               "      --routines LIST   only these ops, comma-separated (e.g. dgemm,dtrsm)\n"
               "      --blas LIB        the real BLAS to measure (default %s)\n"
               "      --seed N          experiment seed (default 1)\n"
+              "      --lld N           leading dimension of HPL's local matrix (default: HPL's local rows\n"
+              "                        when its matrix fills 80%% of this machine's memory)\n"
+              "      --packed          HPL's dgemm and dtrsm on packed operands in the caches, not in\n"
+              "                        HPL's layout (the calibrator before issue 23; for comparisons)\n"
+              "      --mixed-order     each pass in one random order, not level 3 first (for comparisons)\n"
               "      --no-report       no gnuplot figures\n"
-              "      --summary MODEL   check a model as libsimblas reads it and print its quality figures\n",
+              "      --force           install the model even when other processes took more than 5%% of\n"
+              "                        the timed calls' wall time (refused otherwise, the model kept aside)\n"
+              "      --summary MODEL   check a model as libsimblas reads it and print its quality figures\n"
+              "      --from-trace      refit the routines an application called from its trace-mode runs\n"
+              "                        (SIMBLAS_MODE=trace CSV files, the arguments) and write the model\n"
+              "      --base MODEL      the model --from-trace refines (default: -o's, when it exists)\n",
           SB_CALIBRATION_BLAS);
 }
 
@@ -92,7 +106,10 @@ static void parse_options(int argc, char **argv)
       {"reps", required_argument, 0, 'r'},   {"cores", required_argument, 0, 'c'},
       {"routines", required_argument, 0, 'R'}, {"blas", required_argument, 0, 'B'},
       {"seed", required_argument, 0, 's'},   {"no-report", no_argument, 0, 'N'},
-      {"summary", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+      {"summary", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+      {"lld", required_argument, 0, 'L'},    {"packed", no_argument, 0, 'P'},
+      {"force", no_argument, 0, 'F'},        {"mixed-order", no_argument, 0, 'X'},
+      {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'}, {0, 0, 0, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
@@ -108,6 +125,12 @@ static void parse_options(int argc, char **argv)
     case 's': opt.seed = strtoull(optarg, NULL, 0); break;
     case 'N': opt.report = 0; break;
     case 'S': opt.summary = optarg; break;
+    case 'L': opt.lld = parse_pos("--lld", optarg); break;
+    case 'P': opt.packed = 1; break;
+    case 'F': opt.force = 1; break;
+    case 'X': opt.mixed = 1; break;
+    case 'T': opt.from_trace = 1; break;
+    case 'A': opt.base = optarg; break;
     case 'h': usage(stdout); exit(0);
     default:
       fprintf(stderr, "simblas-calibrate: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -115,8 +138,12 @@ static void parse_options(int argc, char **argv)
       exit(2);
     }
   }
-  if (optind < argc)
+  if (optind < argc && !opt.from_trace)
     cal_die("unexpected argument '%s' (see --help)", argv[optind]);
+  if (opt.from_trace && optind == argc)
+    cal_die("--from-trace needs the trace files: simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...");
+  if (opt.base && !opt.from_trace)
+    cal_die("--base MODEL is the model --from-trace refines: add --from-trace and the trace files");
   if (!opt.out)
     opt.out = "simblas.model";
   if (!opt.budget)
@@ -127,6 +154,8 @@ static void parse_options(int argc, char **argv)
     opt.reps = opt.quick ? 3 : 5;
   if (opt.reps < 2)
     cal_die("--reps must be at least 2 (the noise model needs repetitions)");
+  if (opt.lld && (opt.lld < 1024 || opt.lld > 1 << 20 || opt.lld != floor(opt.lld)))
+    cal_die("--lld %g: a whole number of rows from 1024 to 1048576", opt.lld);
 }
 
 /* ---- the BLAS and the routines to measure ------------------------------------ */
@@ -215,6 +244,27 @@ static int machine(hwloc_topology_t topo, const blas *b, cal_info *info)
   snprintf(info->backend, sizeof info->backend, "%s%s%s", b->config ? b->config() : b->name, found ? " at " : "",
            found ? di.dli_fname : "");
   return ncores;
+}
+
+/* HPL's local matrix on this machine: its leading dimension is the local
+ * row count of an HPL run whose matrix fills 80% of the memory on a P x Q
+ * grid of the node's cores (P the largest divisor of the cores up to their
+ * square root, as HPL's tuning advice has P <= Q), from 4,096 to 65,536;
+ * its columns fill a sixteenth of a core's share of the memory, from 256
+ * MiB to 1 GiB, so that it is many times the caches: an operand placed
+ * anywhere in it is in memory, as the trailing update's are */
+static void local_matrix_size(int ncores, cal_design *d)
+{
+  /* the kernel's count: hwloc's NUMA nodes saw 8.9 of a VM's 23.5 GiB */
+  double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  int p = 1;
+  for (int i = 1; i * i <= ncores; i++)
+    if (ncores % i == 0)
+      p = i;
+  double lld = opt.lld ? opt.lld : fmin(65536, fmax(4096, sqrt(0.8 * mem / 8) / p));
+  d->lld = (int64_t)lld / 8 * 8;
+  double bytes = fmin(1 << 30, fmax(256 << 20, mem / ncores / 16));
+  d->lcols = (int64_t)fmax((double)d->maxdim, bytes / 8 / (double)d->lld);
 }
 
 /* ---- the output, checked before measuring ---------------------------------------- */
@@ -310,14 +360,32 @@ static void fit_all(const cal_run *run, cal_info *info)
   info->cores = cores;
 }
 
-/* the node model's rate for a large dgemm (the probe's without one), to 6
- * digits */
-static double reference_speed(const cal_info *info, double rate3)
+/* the reference speed: the median rate, over the cores and the timed
+ * repetitions' means, of the reference calls (design.c: HPL's large
+ * trailing update, measured); without them (no dgemm measured) the node
+ * model's rate at m = n = k = 4096, or the probe's; to 6 digits */
+static double reference_speed(const cal_info *info, const cal_run *run, double rate3, char *said, size_t len)
 {
   int gop = sb_op_lookup("dgemm");
-  double speed = rate3, big = 4096, t;
-  if (info->node[gop].ok && (t = fit_result_predict(&info->node[gop], 4096, 4096, 4096)) > 0)
+  double speed = rate3, big = 4096, t, rates[64 * CAL_REF_CALLS];
+  size_t nr = 0;
+  const cal_point *ref = NULL;
+  for (int w = 0; w < run->ncores; w++)
+    for (size_t j = 0; j < run->npts; j++)
+      if (run->pts[j].ref && run->res[w][j].t > 0 && nr < sizeof rates / sizeof *rates) {
+        ref = &run->pts[j];
+        rates[nr++] = 2.0 * (double)ref->m * (double)ref->n * (double)ref->k / run->res[w][j].t;
+      }
+  if (nr) {
+    gsl_sort(rates, 1, nr);
+    speed = gsl_stats_median_from_sorted_data(rates, 1, nr);
+    snprintf(said, len, "measured: dgemm m=%lld n=%lld k=%lld %s, median of %zu", (long long)ref->m,
+             (long long)ref->n, (long long)ref->k, ref->layout ? "in HPL's layout" : "packed", nr);
+  } else if (info->node[gop].ok && (t = fit_result_predict(&info->node[gop], 4096, 4096, 4096)) > 0) {
     speed = 2 * big * big * big / t;
+    snprintf(said, len, "the dgemm model's rate at m = n = k = 4096");
+  } else
+    snprintf(said, len, "the probe's dgemm rate");
   char s[32];
   snprintf(s, sizeof s, "%.6g", speed);
   return strtod(s, NULL);
@@ -357,7 +425,10 @@ static sb_model *build_model(const cal_info *c)
             sb_model_add_meta(m, "cores %d", c->ncores) || sb_model_add_meta(m, "backend \"%s\"", c->backend) ||
             sb_model_add_meta(m, "date %s", date) || sb_model_add_meta(m, "mode %s", c->quick ? "quick" : "full") ||
             sb_model_add_meta(m, "seed %llu", (unsigned long long)c->seed) || sb_model_add_meta(m, "wall_s %.1f", c->wall) ||
-            sb_model_add_meta(m, "interrupted_calls %zu", c->interrupted) || sb_model_add_meta(m, "stolen_s %.3f", c->stolen);
+            sb_model_add_meta(m, "interrupted_calls %zu", c->interrupted) || sb_model_add_meta(m, "stolen_s %.3f", c->stolen) ||
+            sb_model_add_meta(m, "stolen_share %.4f", c->stolen_share) ||
+            sb_model_add_meta(m, "spread %.4f", c->spread) || sb_model_add_meta(m, "drift %.4f", c->drift) ||
+            sb_model_add_meta(m, "reference_speed \"%s\"", c->reference_said);
   for (int w = 0; !bad && w < c->ncores && c->cores; w++) {
     char name[32];
     snprintf(name, sizeof name, "core%d", w);
@@ -388,42 +459,79 @@ static sb_model *build_model(const cal_info *c)
 
 /* the model into its place; if that fails now, into the temporary
  * directory, so that the measuring is not lost */
-static void write_model(const cal_info *c)
+/* the model where it is kept when it is not put in place: the temporary
+ * directory, so that the measuring is not lost */
+static int keep_aside(sb_model *m, const char *comment, char *keep, size_t len, char *err, size_t elen)
+{
+  const char *tmpdir = getenv("TMPDIR");
+  snprintf(keep, len, "%s/simblas-calibrate.%ld.model", tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid());
+  sb_model_out *o = sb_model_out_open(keep, 0, err, elen);
+  return o && sb_model_out_commit(o, m, comment, err, elen) == 0 ? 0 : -1;
+}
+
+/* the model into its place; if that fails now, or when the calibration is
+ * refused (refused: why), into the temporary directory.  Returns the path
+ * written. */
+static const char *write_model(const cal_info *c, const char *refused)
 {
   static const char comment[] =
       "written by simblas-calibrate " PACKAGE_VERSION "; read with simblas-calibrate --summary\n"
-      "reference-speed: the node model's dgemm rate at m = n = k = 4096, one core, all cores busy";
-  char err[1024], err2[1024], keep[4096];
+      "reference-speed: one core's dgemm rate while all cores work (meta reference_speed says how it was obtained)";
+  static char keep[4096];
+  char err[1024], err2[1024];
   sb_model *m = build_model(c);
+  if (refused) {
+    drop_output();
+    if (keep_aside(m, comment, keep, sizeof keep, err2, sizeof err2) != 0)
+      cal_die("%s; and the model could not be kept: %s", refused, err2);
+    sb_model_free(m);
+    return keep;
+  }
   sb_model_out *out = output;
   output = NULL; /* committed or abandoned by sb_model_out_commit */
   if (sb_model_out_commit(out, m, comment, err, sizeof err) != 0) {
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(keep, sizeof keep, "%s/simblas-calibrate.%ld.model", tmpdir && *tmpdir ? tmpdir : "/tmp", (long)getpid());
-    sb_model_out *o2 = sb_model_out_open(keep, 0, err2, sizeof err2);
-    if (o2 && sb_model_out_commit(o2, m, comment, err2, sizeof err2) == 0)
+    if (keep_aside(m, comment, keep, sizeof keep, err2, sizeof err2) == 0)
       cal_die("%s; the model is kept in %s: move it into place once there is room", err, keep);
     cal_die("%s; and it could not be kept elsewhere: %s", err, err2);
   }
   sb_model_free(m);
+  return opt.out;
 }
 
 /* ---- what the run says at the end ------------------------------------------------------ */
 /* other tasks on the cores: the calls they interrupted were timed in CPU
  * time (fit_call_time), which corrects the time slices they took but not
  * what they did to the caches and memory bandwidth */
-static void say_interruptions(const cal_run *run)
+/* a calibration in which other processes took more than this share of
+ * the timed calls' wall time is refused (not put in place) unless
+ * --force: their time slices are corrected, what they do to the caches
+ * and the memory bandwidth is not (issue 23: a quick calibration with
+ * 5.7% taken came out slower by about as much) */
+#define CAL_MAX_STOLEN 0.05
+
+/* other tasks on the cores: the calls they interrupted were timed in CPU
+ * time (fit_call_time).  Returns the refusal, or NULL. */
+static const char *say_interruptions(const cal_run *run)
 {
-  if (!run->interrupted)
-    return;
+  static char why[512];
   double share = run->timed_wall > 0 ? run->stolen / run->timed_wall : 0;
-  fprintf(stderr,
-          "simblas-calibrate: other processes interrupted %zu of %zu timed calls and took %.1f s (%.1f%%) of "
-          "their wall time; those calls are timed in CPU time, the short ones made again%s\n",
-          run->interrupted, run->timed, run->stolen, 100 * share,
-          share > 0.05 ? ", but the others' use of the caches and memory is in every time: for the best "
-                         "model, stop them and run the calibration again"
-                       : "");
+  if (run->interrupted)
+    fprintf(stderr,
+            "simblas-calibrate: other processes interrupted %zu of %zu timed calls and took %.1f s (%.1f%%) of "
+            "their wall time; those calls are timed in CPU time, the short ones made again\n",
+            run->interrupted, run->timed, run->stolen, 100 * share);
+  if (share <= CAL_MAX_STOLEN)
+    return NULL;
+  if (opt.force) {
+    fprintf(stderr, "simblas-calibrate: more than %.0f%% taken: the others' use of the caches and memory is in "
+                    "every time; installing the model anyway (--force)\n", 100 * CAL_MAX_STOLEN);
+    return NULL;
+  }
+  snprintf(why, sizeof why,
+           "refused: other processes took %.1f%% of the timed calls' wall time (more than %.0f%%), and their use "
+           "of the caches and memory is in every time; %s is left as it was",
+           100 * share, 100 * CAL_MAX_STOLEN, opt.out);
+  return why;
 }
 
 static void say_quality(const cal_info *c, const blas *b)
@@ -437,10 +545,128 @@ static void say_quality(const cal_info *c, const blas *b)
             sb_ops[op].name, r->n, r->r2, 100 * r->median_rel_err, 100 * r->p95_rel_err, r->n_scored,
             r->scored_ge_1ms ? " >= 1 ms" : ", all sizes");
   }
-  fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s) in %.1f s wall time\n", opt.out,
-          c->reference_speed, c->wall);
+  fprintf(stderr, "simblas-calibrate: repetitions: a call's spread %.2f%% (median sd/mean, calls >= 1 ms), the "
+                  "passes' totals %.2f%% apart (drift)\n", 100 * c->spread, 100 * c->drift);
+  fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s, %s) in %.1f s wall time\n", opt.out,
+          c->reference_speed, c->reference_said, c->wall);
   if (b->skipped)
     fprintf(stderr, "simblas-calibrate: not in %s, so modelled by flop count:%s\n", b->name, b->skipped_names);
+}
+
+/* ---- --from-trace: the calls an application made ------------------------------- */
+/* the base model's mean relative error on a key's traced calls, weighted
+ * by their count: how far the model was from the application */
+static double signed_error(const sb_model *m, int op, int variant, const cal_shape *s, size_t n)
+{
+  const sb_coefs *co = sb_model_coefs_v(m, 0, op, variant);
+  double pred = 0, meas = 0;
+  for (size_t i = 0; i < n; i++) {
+    sb_call c = {.op = op, .m = s[i].m, .n = s[i].n, .k = s[i].k, .variant = variant};
+    double p = co ? sb_model_mean(m, co, &c) : sb_call_flops(&c) / m->reference_speed;
+    pred += p * (double)s[i].calls;
+    meas += s[i].t * (double)s[i].calls;
+  }
+  return meas > 0 ? pred / meas - 1 : 0;
+}
+
+/* drop what the model says of a key: its lines in every set and its quality line */
+static void forget_key(sb_model *m, int key, const char *name)
+{
+  for (int s = 0; s < m->nsets; s++) {
+    free(m->sets[s]->line[key]);
+    m->sets[s]->line[key] = NULL;
+  }
+  size_t len = strlen(name);
+  for (int i = 0; i < m->nquality; i++)
+    if (!strncmp(m->quality[i], name, len) && m->quality[i][len] == ' ') {
+      free(m->quality[i]);
+      m->quality[i--] = m->quality[--m->nquality];
+    }
+}
+
+static int from_trace(int nfiles, char **files)
+{
+  char err[1024], kn[64];
+  const char *base = opt.base ? opt.base : access(opt.out, F_OK) == 0 ? opt.out : NULL;
+  if (!base)
+    cal_die("--from-trace refines a model: give it with --base MODEL (the installed default.model, which `make "
+            "calibrate` writes), or -o an existing model");
+  sb_model *m = sb_model_load(base, err, sizeof err);
+  if (!m)
+    cal_die("--base %s", err);
+  cal_trace t;
+  if (cal_trace_read((const char *const *)files, nfiles, &t, err, sizeof err) != 0)
+    cal_die("%s", err);
+  open_output();
+  fprintf(stderr, "simblas-calibrate: %zu calls of %zu shapes in %d trace file(s) (%zu quick returns left out); "
+                  "refining %s\n", t.calls, t.nshapes, nfiles, t.skipped, base);
+  fit_point *fp = malloc(sizeof *fp * (t.nshapes ? t.nshapes : 1));
+  if (!fp)
+    cal_die("out of memory for %zu shapes", t.nshapes);
+  int refitted = 0;
+  for (int key = 0; key < CAL_NKEYS; key++) {
+    size_t first, n = cal_trace_key(&t, key, &first);
+    if (!n)
+      continue;
+    int op = key % SB_OP_COUNT, v = key >= SB_OP_COUNT;
+    const cal_shape *sh = t.shapes + first;
+    size_t calls = 0;
+    for (size_t i = 0; i < n; i++) {
+      calls += sh[i].calls;
+      fp[i] = (fit_point){sh[i].m, sh[i].n, sh[i].k, sh[i].t, sh[i].sd, (int)(sh[i].calls > 1 << 20 ? 1 << 20 : sh[i].calls), 0};
+    }
+    cal_key_name(key, kn, sizeof kn);
+    double before = signed_error(m, op, v, sh, n);
+    fit_result r;
+    fit_holdout(fp, n, 0.2, opt.seed + (uint64_t)key * 31);
+    if (n < 8 || fit_model(op, fp, n, &r) != 0) {
+      fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: too few shapes to fit; the base model's line kept "
+                      "(it predicts their total %+.1f%% off)\n", kn, calls, n, 100 * before);
+      continue;
+    }
+    /* the refit's error on the traced calls' total: a fit that predicts
+     * them worse than the base model (few shapes, a poor held-out score)
+     * is not kept */
+    double pred = 0, meas = 0;
+    for (size_t i = 0; i < n; i++) {
+      pred += fit_result_predict(&r, (double)sh[i].m, (double)sh[i].n, (double)sh[i].k) * (double)sh[i].calls;
+      meas += sh[i].t * (double)sh[i].calls;
+    }
+    double after = meas > 0 ? pred / meas - 1 : 0;
+    if (!(fabs(after) <= fabs(before))) {
+      fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: the refit predicts their total %+.1f%% off, the base model "
+                      "%+.1f%%: the base model's line kept\n", kn, calls, n, 100 * after, 100 * before);
+      continue;
+    }
+    forget_key(m, key, kn);
+    sb_coefs *co = sb_model_line(m, 0, op, v);
+    if (!co || sb_model_add_quality(m, "%s n=%zu r2=%.4f median_rel_err=%.4f p95_rel_err=%.4f heldout=%zu scope=%s "
+                                       "source=trace", kn, r.n, r.r2, r.median_rel_err, r.p95_rel_err, r.n_scored,
+                                    r.scored_ge_1ms ? "ge1ms" : "all"))
+      cal_die("out of memory for the model");
+    put_result(co, &r);
+    refitted++;
+    fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: refitted (held-out median error %.2f%%); the base model "
+                    "predicted their total %+.1f%% off, the new one %+.1f%%\n",
+            kn, calls, n, 100 * r.median_rel_err, 100 * before, 100 * signed_error(m, op, v, sh, n));
+  }
+  free(fp);
+  time_t now_t = time(NULL);
+  char date[64];
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now_t));
+  if (sb_model_add_meta(m, "from_trace %s calls=%zu shapes=%zu files=%d base=\"%s\"", date, t.calls, t.nshapes,
+                        nfiles, base))
+    cal_die("out of memory for the model");
+  sb_model_out *out = output;
+  output = NULL;
+  if (sb_model_out_commit(out, m, "refined by simblas-calibrate --from-trace " PACKAGE_VERSION
+                          " from the calls an application made (trace mode)", err, sizeof err) != 0)
+    cal_die("%s", err);
+  fprintf(stderr, "simblas-calibrate: wrote %s: %d routine(s) refitted on the traced calls, the rest as in %s\n",
+          opt.out, refitted, base);
+  cal_trace_free(&t);
+  sb_model_free(m);
+  return 0;
 }
 
 int main(int argc, char **argv)
@@ -448,6 +674,8 @@ int main(int argc, char **argv)
   parse_options(argc, argv);
   if (opt.summary)
     return cal_summary(opt.summary);
+  if (opt.from_trace)
+    return from_trace(argc - optind, argv + optind);
   open_output();
   static blas b;
   open_blas(&b);
@@ -464,6 +692,9 @@ int main(int argc, char **argv)
                   .rate3 = 1e10, .rate12 = 1e9};
   cal_probe(dlsym(b.handle, "dgemm_"), dlsym(b.handle, "daxpy_"), &d.rate3, &d.rate12);
   d.maxdim = cal_design_maxdim(opt.max_call, d.rate3);
+  d.hpl_layout = !opt.packed;
+  d.mixed_order = opt.mixed;
+  local_matrix_size(ncores, &d);
   size_t npts;
   cal_point *pts = cal_design_points(&d, b.ops, b.nops, &npts);
   if (!pts)
@@ -475,9 +706,12 @@ int main(int argc, char **argv)
   fprintf(stderr,
           "simblas-calibrate: %s, %d core(s); %s\n"
           "simblas-calibrate: %d routines (%d not in this BLAS), %zu shapes x %d repetitions on every core, "
-          "about %.0f s (probe: dgemm %.1f GFlop/s, daxpy %.2f GFlop/s)\n",
+          "about %.0f s (probe: dgemm %.1f GFlop/s, daxpy %.2f GFlop/s)\n"
+          "simblas-calibrate: HPL's local matrix: %lld rows (its leading dimension) x %lld columns, %.0f MB per "
+          "core; HPL's dgemm and dtrsm %s\n",
           info.machine, ncores, info.backend, b.nops, b.skipped, npts, opt.reps, total_est, d.rate3 / 1e9,
-          d.rate12 / 1e9);
+          d.rate12 / 1e9, (long long)d.lld, (long long)d.lcols, (double)d.lld * (double)d.lcols * 8 / 1e6,
+          opt.packed ? "packed, in the caches (--packed)" : "in HPL's layout, in it");
 
   cal_run run = {.pts = pts, .npts = npts, .syms = b.syms, .design = &d, .ncores = ncores, .topo = topo};
   int sig = cal_measure(&run);
@@ -485,16 +719,24 @@ int main(int argc, char **argv)
     fprintf(stderr, "simblas-calibrate: interrupted (signal %d); %s left untouched\n", sig, opt.out);
     return 130;
   }
-  say_interruptions(&run);
+  const char *refused = say_interruptions(&run);
   info.interrupted = run.interrupted;
   info.stolen = run.stolen;
+  info.stolen_share = run.timed_wall > 0 ? run.stolen / run.timed_wall : 0;
+  info.spread = run.spread;
+  info.drift = run.drift;
 
   fit_all(&run, &info);
-  info.reference_speed = reference_speed(&info, d.rate3);
+  info.reference_speed = reference_speed(&info, &run, d.rate3, info.reference_said, sizeof info.reference_said);
   info.wall = cal_now() - t0;
-  write_model(&info);
+  const char *written = write_model(&info, refused);
   if (opt.report)
-    cal_report(opt.out, &info, &run);
+    cal_report(written, &info, &run);
+  if (refused) {
+    fprintf(stderr, "simblas-calibrate: %s; the model measured is kept in %s; calibrate again on an idle machine "
+                    "(stop the other processes), or add --force to install a disturbed one\n", refused, written);
+    return 1;
+  }
   say_quality(&info, &b);
   cal_run_free(&run);
   free((void *)info.node);

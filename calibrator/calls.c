@@ -10,12 +10,13 @@
  */
 #include "calls.h"
 #include "families.h"
+#include "sb_splitmix.h"
 
 #define L(x) ((x) > 1 ? (int)(x) : 1)
 
 #define CAL_DEF(pfx, T_, R_, K_, fam, stem, ifc)                               \
   static void cal_##pfx##stem(void *sym, int64_t m64, int64_t n64, int64_t k64, int variant,               \
-                              const cal_bufs *bf)                                                          \
+                              cal_bufs *bf)                                                          \
   {                                                                            \
     typedef SB_FR_##fam(T_, R_) (*fn_t)(SB_FP_##fam(T_, R_));                  \
     fn_t f = (fn_t)sym;                                                        \
@@ -84,58 +85,216 @@
 #undef SB_OP
 
 /* ---- kernels.def: HPL's memory movement, written here in plain C ------- *
- * m rows of n columns (m + k rows for HPL_dlaswp04*), rows picked through a
- * permutation as HPL's pivot vectors pick them, in double precision. */
+ * As HPL's own loops (hpl/src/pauxil/HPL_dlaswp*.c, HPL_dlacpy,
+ * HPL_dlatcpy) move data: the row movers take DEPTH = 32 columns at a time
+ * and, for each of the M rows, move those 32 elements along the row.  In
+ * the local matrix A (leading dimension lld: every element on a cache line
+ * of its own, and a page of its own once lld > 512) the rows are scattered
+ * among the local rows, as pivot rows are; in U and W, HPL's contiguous
+ * buffers, a row is contiguous (W, U transposed: the T forms) or strided by
+ * M (U: the N forms).  The first version walked contiguous columns of
+ * small buffers, and predicted HPL_dlaswp00N 20-35 times faster per byte
+ * than HPL's row interchanges run (bench/hpl-conditions). */
+#define DEPTH 32
 static inline size_t perm(size_t i, size_t m) { return (i * 7919u) % m; }
+static uint64_t next(cal_bufs *bf) { return sb_splitmix64(&bf->rng); }
 
-static void cal_mem_COPY(void *sym, int64_t m64, int64_t n64, int64_t k64, int v, const cal_bufs *bf)
+/* A place in the local matrix for an M x N block moved by rows: the first
+ * column (the calls sweep the matrix) and M rows drawn among its rows */
+static double *rows_of(cal_bufs *bf, size_t M, size_t N, size_t *first)
 {
-  (void)sym, (void)v;
-  size_t m = (size_t)(m64 + k64), n = (size_t)n64;
-  const double *A = bf->a;
-  double *B = bf->b;
-  for (size_t j = 0; j < n; j++)
-    for (size_t i = 0; i < m; i++)
-      B[i + j * m] = A[perm(i, m) + j * m];
+  size_t lld = (size_t)bf->lld, cols = (size_t)bf->lcols;
+  size_t c0 = N < cols ? next(bf) % (cols - N + 1) : 0, r0 = M < lld ? next(bf) % (lld - M + 1) : 0;
+  for (size_t i = 0; i < M && i < lld; i++) /* HPL_dlaswp00N: row r0 + i with a row below it */
+    bf->rows[i] = (int)(first ? r0 + i + next(bf) % (lld - r0 - i) : next(bf) % lld);
+  if (first)
+    *first = r0;
+  return bf->local + c0 * lld;
 }
 
-static void cal_mem_TCOPY(void *sym, int64_t m64, int64_t n64, int64_t k64, int v, const cal_bufs *bf)
+enum { MV_AX, MV_XA, MV_SWAP };
+/* rows ra[i] of A (stride lld) against rows of X: element (i, j) of X at
+ * X[xr(i) * xs + j * xj] */
+static void move_rows(int how, size_t M, size_t N, double *A, size_t lld, const int *ra, double *X, size_t xs,
+                      size_t xj, int xperm)
 {
-  (void)sym, (void)v;
-  size_t m = (size_t)(m64 + k64), n = (size_t)n64;
-  const double *A = bf->a;
-  double *B = bf->b;
-  for (size_t j = 0; j < n; j++)
-    for (size_t i = 0; i < m; i++)
-      B[j + i * n] = A[perm(i, m) + j * m];
-}
-
-static void cal_mem_SWAP(void *sym, int64_t m64, int64_t n64, int64_t k64, int v, const cal_bufs *bf)
-{
-  (void)sym, (void)v, (void)k64;
-  size_t m = (size_t)m64, n = (size_t)n64;
-  double *A = bf->a, *B = bf->b;
-  for (size_t j = 0; j < n; j++)
-    for (size_t i = 0; i < m; i++) {
-      double t = A[i + j * m];
-      A[i + j * m] = B[perm(i, m) + j * m];
-      B[perm(i, m) + j * m] = t;
+  for (size_t j0 = 0; j0 < N; j0 += DEPTH) {
+    size_t w = N - j0 < DEPTH ? N - j0 : DEPTH;
+    for (size_t i = 0; i < M; i++) {
+      double *a = A + (size_t)ra[i] + j0 * lld, *x = X + (xperm ? perm(i, M) : i) * xs + j0 * xj;
+      switch (how) {
+      case MV_AX: for (size_t c = 0; c < w; c++) x[c * xj] = a[c * lld]; break;
+      case MV_XA: for (size_t c = 0; c < w; c++) a[c * lld] = x[c * xj]; break;
+      default:
+        for (size_t c = 0; c < w; c++) {
+          double t = a[c * lld];
+          a[c * lld] = x[c * xj];
+          x[c * xj] = t;
+        }
+      }
     }
+  }
 }
 
-static void cal_mem_COLS(void *sym, int64_t m64, int64_t n64, int64_t k64, int v, const cal_bufs *bf)
+#define MEM_ARGS void *sym, int64_t m64, int64_t n64, int64_t k64, int v, cal_bufs *bf
+#define MEM_SETUP                                                              \
+  (void)sym, (void)v, (void)k64;                                               \
+  size_t M = (size_t)m64, N = (size_t)n64, lld = (size_t)bf->lld;              \
+  double *U = bf->b, *W = bf->c;                                               \
+  (void)lld, (void)U, (void)W;
+
+/* HPL_dlaswp00N: rows i of A against rows IPIV[i] below them */
+static void cal_mem_SWAPAA(MEM_ARGS)
 {
-  (void)sym, (void)v, (void)k64;
-  size_t m = (size_t)m64, n = (size_t)n64;
-  double *A = bf->a;
-  for (size_t j = 0; j < n; j++) {
-    double *x = A + j * m, *y = A + perm(j, n) * m;
-    for (size_t i = 0; i < m; i++) {
+  MEM_SETUP
+  size_t r0;
+  double *A = rows_of(bf, M, N, &r0);
+  for (size_t j0 = 0; j0 < N; j0 += DEPTH) {
+    size_t w = N - j0 < DEPTH ? N - j0 : DEPTH;
+    for (size_t i = 0; i < M; i++) {
+      double *a0 = A + r0 + i + j0 * lld, *a1 = A + (size_t)bf->rows[i] + j0 * lld;
+      if (a0 == a1)
+        continue;
+      for (size_t c = 0; c < w; c++) {
+        double t = a0[c * lld];
+        a0[c * lld] = a1[c * lld];
+        a1[c * lld] = t;
+      }
+    }
+  }
+}
+/* HPL_dlaswp01N/T, 02N: rows of A into U (N: strided by M; T: contiguous) or W */
+static void cal_mem_ATOUN(MEM_ARGS) { MEM_SETUP move_rows(MV_AX, M, N, rows_of(bf, M, N, NULL), lld, bf->rows, U, 1, M, 1); }
+static void cal_mem_ATOUT(MEM_ARGS) { MEM_SETUP move_rows(MV_AX, M, N, rows_of(bf, M, N, NULL), lld, bf->rows, U, N, 1, 1); }
+static void cal_mem_ATOW(MEM_ARGS) { MEM_SETUP move_rows(MV_AX, M, N, rows_of(bf, M, N, NULL), lld, bf->rows, W, N, 1, 0); }
+/* HPL_dlaswp05N/T: rows of U into A */
+static void cal_mem_UTOAN(MEM_ARGS) { MEM_SETUP move_rows(MV_XA, M, N, rows_of(bf, M, N, NULL), lld, bf->rows, U, 1, M, 1); }
+static void cal_mem_UTOAT(MEM_ARGS) { MEM_SETUP move_rows(MV_XA, M, N, rows_of(bf, M, N, NULL), lld, bf->rows, U, N, 1, 1); }
+/* HPL_dlaswp06N/T: rows of A against rows of U */
+static void cal_mem_SWAPAUN(MEM_ARGS) { MEM_SETUP move_rows(MV_SWAP, M, N, rows_of(bf, M, N, NULL), lld, bf->rows, U, 1, M, 0); }
+static void cal_mem_SWAPAUT(MEM_ARGS) { MEM_SETUP move_rows(MV_SWAP, M, N, rows_of(bf, M, N, NULL), lld, bf->rows, U, N, 1, 0); }
+
+/* HPL_dlaswp03N/T: the rows of W (received in the binary exchange) into
+ * the rows of U its first row names */
+static void wtou(size_t M, size_t N, const double *W, double *U, int tform)
+{
+  for (size_t j0 = 0; j0 < N; j0 += DEPTH) {
+    size_t w = N - j0 < DEPTH ? N - j0 : DEPTH;
+    for (size_t i = 0; i < M; i++) {
+      const double *w0 = W + i * N + j0;
+      if (tform) {
+        double *u0 = U + perm(i, M) * N + j0;
+        for (size_t c = 0; c < w; c++)
+          u0[c] = w0[c];
+      } else {
+        double *u0 = U + perm(i, M) + j0 * M;
+        for (size_t c = 0; c < w; c++)
+          u0[c * M] = w0[c];
+      }
+    }
+  }
+}
+static void cal_mem_WTOUN(MEM_ARGS) { MEM_SETUP wtou(M, N, W, U, 0); }
+static void cal_mem_WTOUT(MEM_ARGS) { MEM_SETUP wtou(M, N, W, U, 1); }
+
+/* HPL_dlaswp04N/T: M0 rows of A into U, replaced by rows of W; then M1 rows
+ * of W into U */
+static void mix(size_t M0, size_t N, size_t M1, cal_bufs *bf, int tform)
+{
+  double *A = rows_of(bf, M0, N, NULL), *U = bf->b, *W = bf->c;
+  size_t lld = (size_t)bf->lld, M = M0 + M1;
+  for (size_t j0 = 0; j0 < N; j0 += DEPTH) {
+    size_t w = N - j0 < DEPTH ? N - j0 : DEPTH;
+    for (size_t i = 0; i < M0; i++) {
+      double *a = A + (size_t)bf->rows[i] + j0 * lld, *w0 = W + i * N + j0;
+      double *u = tform ? U + perm(i, M) * N + j0 : U + perm(i, M) + j0 * M;
+      size_t us = tform ? 1 : M;
+      for (size_t c = 0; c < w; c++) {
+        u[c * us] = a[c * lld];
+        a[c * lld] = w0[c];
+      }
+    }
+  }
+  wtou(M1, N, W + M0 * N, U, tform);
+}
+static void cal_mem_MIXN(MEM_ARGS) { MEM_SETUP mix(M, N, (size_t)k64, bf, 0); }
+static void cal_mem_MIXT(MEM_ARGS) { MEM_SETUP mix(M, N, (size_t)k64, bf, 1); }
+
+/* HPL_dlaswp10N: column interchanges of A (M rows of N columns) */
+static void cal_mem_COLS(MEM_ARGS)
+{
+  MEM_SETUP
+  double *A = rows_of(bf, 0, N, NULL);
+  for (size_t j = 0; j < N; j++) {
+    double *x = A + j * lld, *y = A + perm(j, N) * lld;
+    for (size_t i = 0; i < M; i++) {
       double t = x[i];
       x[i] = y[i];
       y[i] = t;
     }
   }
+}
+
+/* HPL_dlacpy: M x N of A (columns of lld) into a packed buffer */
+static void cal_mem_COLCOPY(MEM_ARGS)
+{
+  MEM_SETUP
+  const double *A = rows_of(bf, 0, N, NULL);
+  for (size_t j = 0; j < N; j++)
+    for (size_t i = 0; i < M; i++)
+      W[i + j * M] = A[i + j * lld];
+}
+
+/* HPL_dlatcpy: M x N of A into a packed buffer, transposed */
+static void cal_mem_TCOPY(MEM_ARGS)
+{
+  MEM_SETUP
+  const double *A = rows_of(bf, 0, N, NULL);
+  for (size_t j = 0; j < N; j++)
+    for (size_t i = 0; i < M; i++)
+      W[j + i * N] = A[i + j * lld];
+}
+
+/* ---- HPL's layout for its level-3 calls --------------------------------------- */
+typedef void (*gemm_t)(const char *, const char *, const int *, const int *, const int *, const double *,
+                       const double *, const int *, const double *, const int *, const double *, double *,
+                       const int *);
+typedef void (*trsm_t)(const char *, const char *, const char *, const char *, const int *, const int *,
+                       const double *, const double *, const int *, double *, const int *);
+
+int cal_hpl_call(int op, void *sym, int64_t m64, int64_t n64, int64_t k64, int variant, int form, cal_bufs *bf)
+{
+  static int gemm_op = -1, trsm_op = -1;
+  if (gemm_op < 0) {
+    gemm_op = sb_op_lookup("dgemm");
+    trsm_op = sb_op_lookup("dtrsm");
+  }
+  int m = (int)m64, n = (int)n64, k = (int)k64, lld = (int)bf->lld;
+  const double one = 1, mone = -1;
+  double *L = bf->a, *U = bf->b;
+  size_t cols = (size_t)bf->lcols;
+  if (op == gemm_op) {
+    /* C: m x n below a row panel of k rows, at a new column of the matrix */
+    size_t c0 = (size_t)n < cols ? next(bf) % (cols - (size_t)n + 1) : 0;
+    size_t r0 = (size_t)(m + k) < (size_t)lld ? next(bf) % ((size_t)(lld - m - k) + 1) : 0;
+    double *Ab = bf->local + c0 * (size_t)lld + r0;
+    if (form == 0) /* 1xQ: the row panel B in the matrix, above C */
+      ((gemm_t)sym)("N", "N", &m, &n, &k, &mone, L, &m, Ab, &lld, &one, Ab + k, &lld);
+    else /* PxQ: U transposed (n x k) */
+      ((gemm_t)sym)("N", "T", &m, &n, &k, &mone, L, &m, U, &n, &one, Ab + k, &lld);
+    return 0;
+  }
+  if (op == trsm_op) {
+    if (variant == 0) { /* 1xQ: the row panel (m = NB rows) in the matrix */
+      size_t c0 = (size_t)n < cols ? next(bf) % (cols - (size_t)n + 1) : 0;
+      size_t r0 = (size_t)m < (size_t)lld ? next(bf) % ((size_t)(lld - m) + 1) : 0;
+      ((trsm_t)sym)("L", "U", "T", "U", &m, &n, &one, L, &m, bf->local + c0 * (size_t)lld + r0, &lld);
+    } else { /* PxQ: U, m x n (n = NB), leading dimension m */
+      ((trsm_t)sym)("R", "U", "N", "U", &m, &n, &one, L, &n, U, &m);
+    }
+    return 0;
+  }
+  return -1;
 }
 
 #define CAL_ENTRY(pfx, T_, R_, K_, fam, stem, ifc) [SB_OP_##pfx##stem] = {cal_##pfx##stem, #pfx #stem "_"},

@@ -13,10 +13,26 @@
 typedef struct cal_bufs {
   void *a, *b, *c; /* matrices, each big enough for any call made */
   void *x, *y;     /* vectors */
+  /* HPL's local matrix: lld rows (its leading dimension) of lcols columns,
+   * larger than the caches; the calls of HPL's layout (cal_hpl_call) and
+   * the memory kernels work inside it, each at a new place */
+  double *local;
+  int64_t lld, lcols;
+  int *rows;        /* lld row indices, drawn per call */
+  uint64_t rng;     /* where the next call works */
 } cal_bufs;
 
 /* variant 1: the Right-side form (trmm, trsm, symm, hemm) */
-typedef void (*cal_fn)(void *sym, int64_t m, int64_t n, int64_t k, int variant, const cal_bufs *b);
+typedef void (*cal_fn)(void *sym, int64_t m, int64_t n, int64_t k, int variant, cal_bufs *b);
+
+/* dgemm and dtrsm as HPL's trailing update calls them (hpl-patches'
+ * HPL_pdupdate*): dgemm C (and B on a 1xQ grid) inside the local matrix,
+ * leading dimension lld, at a new place each call (out of the caches, as
+ * the update sweeps the matrix); form 0 HPL's 1xQ NN (B the row panel in
+ * the matrix), 1 its PxQ NT (B the transposed U); dtrsm Left (variant 0)
+ * Upper-Trans-Unit with B in the matrix (1xQ), Right (variant 1)
+ * Upper-NoTrans-Unit on U (PxQ).  Returns 0, or -1 for another op. */
+int cal_hpl_call(int op, void *sym, int64_t m, int64_t n, int64_t k, int variant, int form, cal_bufs *b);
 
 typedef struct cal_op {
   cal_fn run;

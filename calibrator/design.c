@@ -55,6 +55,43 @@ static int64_t size_cap(const cal_design *d, int op, int dims)
   return s < 16 ? 16 : (int64_t)s;
 }
 
+/* dgemm and dtrsm, the calls that make HPL's time, are drawn in HPL's
+ * layout (calls.h, cal_hpl_call) */
+static int hpl_layout_op(int op)
+{
+  static int gemm = -2, trsm = -2;
+  if (gemm == -2) {
+    gemm = sb_op_lookup("dgemm");
+    trsm = sb_op_lookup("dtrsm");
+  }
+  return op == gemm || op == trsm;
+}
+
+/* an HPL-shaped call in HPL's layout, up to HPL's sizes: the trailing
+ * update's dgemm (k = NB, m up to the local rows, n up to what a call of
+ * about max_call seconds allows; a third of them n = NB, the look-ahead's
+ * update of the next panel) in the 1xQ (NN) or PxQ (NT) form, and its
+ * dtrsm, Left on the row panel (m = NB, 1xQ) or Right on U (n = NB, PxQ) */
+static void draw_hpl(const cal_design *d, int op, int64_t nb, uint64_t *s, cal_point *p)
+{
+  const double flops = d->max_call * d->rate3, panel = 2.0 * (double)d->maxdim * (double)d->maxdim;
+  p->layout = 1;
+  p->form = (unsigned char)(rnd(s) & 1);
+  if (sb_ops[op].shape == SB_SHAPE_GEMM) {
+    p->k = nb;
+    double mmax = fmin((double)(d->lld - nb), panel / (double)nb); /* L: m x k in a buffer */
+    p->m = loguni(s, (double)nb, fmin(mmax, flops / (2.0 * (double)nb * (double)nb)));
+    double nmax = fmin((double)d->lcols, fmin(panel / (double)nb, flops / (2.0 * (double)p->m * (double)nb)));
+    p->n = unif(s) < 0.3 ? (int64_t)fmin((double)nb, nmax) : loguni(s, 8, nmax);
+  } else if ((p->variant = (int)(rnd(s) & 1)) == 0) { /* Left: the row panel */
+    p->m = p->k = nb;
+    p->n = loguni(s, 8, fmin((double)d->lcols, flops / ((double)nb * (double)nb)));
+  } else { /* Right: U, m x NB */
+    p->n = p->k = nb;
+    p->m = loguni(s, 8, fmin(panel / (double)nb, flops / ((double)nb * (double)nb)));
+  }
+}
+
 /* draw one shape for op, as its shape column says; half of the level-3
  * calls of HPL's kernels are HPL-shaped */
 static void draw(const cal_design *d, int op, uint64_t *s, cal_point *p)
@@ -63,9 +100,7 @@ static void draw(const cal_design *d, int op, uint64_t *s, cal_point *p)
   static const int nbs[] = {64, 128, 256, 384, 512};
   const int64_t maxdim = d->maxdim;
   int64_t *m = &p->m, *n = &p->n, *k = &p->k;
-  p->op = op;
-  p->variant = 0;
-  *m = *n = *k = 0;
+  *p = (cal_point){.op = op}; /* a reference call only when design says so (ref) */
   switch (o->shape) {
   case SB_SHAPE_SCALAR:
     *n = 1;
@@ -75,8 +110,10 @@ static void draw(const cal_design *d, int op, uint64_t *s, cal_point *p)
     return;
   case SB_SHAPE_GEMM: case SB_SHAPE_SIDED: case SB_SHAPE_RANKK:
     break;
-  default: { /* matrices of level 2 and memory kernels */
+  default: { /* matrices of level 2 and memory kernels (n: columns of the local matrix) */
     int64_t cap = size_cap(d, op, 2);
+    if (o->level == SB_LEVEL_M && cap > d->lcols)
+      cap = d->lcols;
     int square = o->shape == SB_SHAPE_SQUARE || o->shape == SB_SHAPE_SQBAND;
     *m = loguni(s, 8, (double)cap);
     *n = square ? *m : loguni(s, 8, (double)cap);
@@ -94,6 +131,10 @@ static void draw(const cal_design *d, int op, uint64_t *s, cal_point *p)
   }
   int64_t cap = size_cap(d, op, 3), nb = nbs[rnd(s) % 5];
   int hpl = o->focus == SB_FOCUS_HPL && unif(s) < 0.5;
+  if (hpl && d->hpl_layout && hpl_layout_op(op)) {
+    draw_hpl(d, op, nb, s, p);
+    return;
+  }
   switch (o->shape) {
   case SB_SHAPE_GEMM:
     if (hpl) { /* trailing update: k = NB; or a long thin panel */
@@ -136,6 +177,17 @@ static double weight(int op)
   return o->level == SB_LEVEL_3 ? 0.006 : o->level == SB_LEVEL_2 ? 0.0015 : 0.0006;
 }
 
+/* p with room for point n (twice its capacity when full), or NULL (p freed) */
+static cal_point *room(cal_point *p, size_t n, size_t *cap)
+{
+  if (n < *cap)
+    return p;
+  cal_point *q = realloc(p, sizeof *p * (*cap *= 2));
+  if (!q)
+    free(p);
+  return q;
+}
+
 cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size_t *npts)
 {
   double wsum = 0;
@@ -150,20 +202,34 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
     int count = 0, min_points = 16,
         max_points = (sb_ops[op].focus == SB_FOCUS_HPL ? 4 : 1) * (l == SB_LEVEL_3 ? 4000 : l == SB_LEVEL_1 ? 400 : 1000);
     while ((spent < budget || count < min_points) && count < max_points) {
-      if (n == cap) {
-        cal_point *q = realloc(p, sizeof *p * (cap *= 2));
-        if (!q) {
-          free(p);
-          return NULL;
-        }
-        p = q;
-      }
+      if (!(p = room(p, n, &cap)))
+        return NULL;
       draw(d, op, &s, &p[n]);
       p[n].est = estimate(d, op, p[n].m, p[n].n, p[n].k) * (d->reps + 1) + 2e-6;
       spent += p[n].est;
       n++;
       count++;
     }
+    /* the reference speed's calls: HPL's large trailing update, in its
+     * layout, both forms, measured rather than extrapolated from the fit
+     * (m = n = k = 4096 extrapolated gave 99.9 Gflop/s where such calls
+     * ran at 88-91 on a Skylake-X VM, issue 23); packed: the largest
+     * cube the buffers hold */
+    if (op == sb_op_lookup("dgemm") && p)
+      for (int r = 0; r < CAL_REF_CALLS; r++) {
+        if (!(p = room(p, n, &cap)))
+          return NULL;
+        cal_point *c = &p[n++];
+        *c = (cal_point){.op = op, .ref = 1};
+        if (d->hpl_layout) {
+          c->m = c->n = (int64_t)fmin(4096, fmin((double)(d->lld - 256), (double)d->lcols));
+          c->k = 256;
+          c->layout = 1;
+          c->form = (unsigned char)(r & 1);
+        } else
+          c->m = c->n = c->k = d->maxdim;
+        c->est = estimate(d, op, c->m, c->n, c->k) * (d->reps + 1) + 2e-6;
+      }
   }
   *npts = n;
   return p;

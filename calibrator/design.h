@@ -18,6 +18,8 @@ typedef struct cal_point {
   int op, variant;
   int64_t m, n, k;
   double est; /* estimated seconds for warm-up + repetitions */
+  unsigned char layout, form; /* layout 1: HPL's (cal_hpl_call, calls.h), in its form */
+  unsigned char ref;          /* one of the reference speed's calls */
 } cal_point;
 
 typedef struct cal_design {
@@ -27,6 +29,9 @@ typedef struct cal_design {
   uint64_t seed;
   double rate3, rate12; /* the probe's dgemm and daxpy flop/s on one core */
   int64_t maxdim;  /* operands are at most maxdim x maxdim (the buffers) */
+  int64_t lld, lcols; /* HPL's local matrix: its leading dimension, its columns */
+  int hpl_layout;  /* HPL-shaped dgemm and dtrsm in HPL's layout (else packed) */
+  int mixed_order; /* each pass in one random order (else level 3 first) */
 } cal_design;
 
 /* the buffers' size for a design: the largest level-3 operand the time cap
@@ -38,6 +43,9 @@ int64_t cal_design_maxdim(double max_call, double rate3);
  * of HPL's level-3 calls HPL-shaped.  Returns malloc'ed points (NULL when
  * out of memory); their estimated time sums to about budget per core. */
 cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size_t *npts);
+
+/* the reference speed's calls (design.c), four: two of each of HPL's forms */
+#define CAL_REF_CALLS 4
 
 /* model keys: op, and op + SB_OP_COUNT for the Right-side form */
 #define CAL_NKEYS (SB_NVARIANTS * SB_OP_COUNT)

@@ -12,6 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "calls.h"
 #include "cpuclock.h"
 #include "fit.h"
@@ -68,6 +71,7 @@ typedef struct worker {
    * time that task took from them */
   size_t interrupted, timed;
   double stolen, timed_wall;
+  double drift; /* (max - min) / mean of the timed passes' totals */
   pthread_barrier_t *start; /* all start measuring together */
 } worker;
 
@@ -92,9 +96,25 @@ typedef struct one_call {
 static double time_one(void *ctx)
 {
   const one_call *c = ctx;
+  const cal_point *p = c->p;
   double t0 = cal_now();
-  c->f(c->sym, c->p->m, c->p->n, c->p->k, c->p->variant, c->bufs);
+  if (p->layout)
+    cal_hpl_call(p->op, c->sym, p->m, p->n, p->k, p->variant, p->form, c->bufs);
+  else
+    c->f(c->sym, p->m, p->n, p->k, p->variant, c->bufs);
   return cal_now() - t0;
+}
+
+/* HPL's local matrix of a worker: lld x lcols, first touched by it */
+static void local_matrix(worker *w)
+{
+  size_t n = (size_t)w->d->lld * (size_t)w->d->lcols, bytes = (n * sizeof(double) + 63) / 64 * 64;
+  if (!(w->bufs.local = aligned_alloc(64, bytes)) || !(w->bufs.rows = malloc(sizeof(int) * (size_t)w->d->lld)))
+    cal_die("out of memory for HPL's local matrix (%zu MB per core)", bytes >> 20);
+  fill(w->bufs.local, bytes, (uint64_t)w->id * 104729 + 17, w->d->lld);
+  w->bufs.lld = w->d->lld;
+  w->bufs.lcols = w->d->lcols;
+  w->bufs.rng = w->d->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(w->id + 1));
 }
 
 static void *run_worker(void *arg)
@@ -114,6 +134,7 @@ static void *run_worker(void *arg)
       cal_die("out of memory for %zu MB of buffers per core; lower --max-call", 5 * mat >> 20);
     fill(*bufs[i], mat, (uint64_t)w->id * 7919 + (uint64_t)i, w->d->maxdim);
   }
+  local_matrix(w);
   /* this worker's own random order: what runs beside a call varies, as
    * it does between HPL's ranks (a synchronised design, every core on the
    * same shape at once, measured 7% core-to-core spread against 5% here) */
@@ -130,7 +151,7 @@ static void *run_worker(void *arg)
     cal_die("out of memory for %zu points", w->npts);
   for (size_t i = 0; i < w->npts; i++) {
     order[i] = i;
-    lvl3[i] = sb_ops[w->pts[i].op].level == SB_LEVEL_3;
+    lvl3[i] = !w->d->mixed_order && sb_ops[w->pts[i].op].level == SB_LEVEL_3;
   }
   uint64_t s = w->d->seed ^ (0xA5A5ull * (uint64_t)(w->id + 1));
   for (size_t i = w->npts; i > 1; i--) {
@@ -194,6 +215,16 @@ static void *run_worker(void *arg)
       rep[i * nreps + (size_t)(pass - 1)] = t;
     }
   }
+  /* drift: every timed pass makes the same calls, so their totals differ
+   * by what the machine did */
+  double lo = INFINITY, hi = 0, sum = 0;
+  for (size_t a = 0; a < nreps && !cal_stop; a++) {
+    double tot = 0;
+    for (size_t i = 0; i < w->npts; i++)
+      tot += rep[i * nreps + a];
+    lo = fmin(lo, tot), hi = fmax(hi, tot), sum += tot;
+  }
+  w->drift = sum > 0 ? (hi - lo) / (sum / (double)nreps) : 0;
   for (size_t i = 0; i < w->npts && !cal_stop; i++) {
     /* the mean, not the median: a simulated run adds durations up, so the
      * model must predict what calls take on average, slow ones included */
@@ -213,6 +244,8 @@ static void *run_worker(void *arg)
   free(lvl3);
   for (int i = 0; i < 5; i++)
     free(*bufs[i]);
+  free(w->bufs.local);
+  free(w->bufs.rows);
   return NULL;
 }
 
@@ -240,7 +273,7 @@ static void progress(worker *ws, int nw, double total, double t0, int tty, doubl
 void cal_probe(void *dgemm, void *daxpy, double *rate3, double *rate12)
 {
   int gop = sb_op_lookup("dgemm"), aop = sb_op_lookup("daxpy");
-  cal_bufs pb;
+  cal_bufs pb = {0};
   size_t bytes = (size_t)512 * 512 * 16;
   void **bufs[] = {&pb.a, &pb.b, &pb.c, &pb.x, &pb.y};
   for (int i = 0; i < 5; i++) {
@@ -269,6 +302,26 @@ void cal_probe(void *dgemm, void *daxpy, double *rate3, double *rate12)
   }
   for (int i = 0; i < 5; i++)
     free(*bufs[i]);
+}
+
+/* the median of sd / t over the calls of 1 ms or more, every core */
+static double median_spread(const cal_run *r)
+{
+  size_t n = 0, cap = r->npts * (size_t)r->ncores;
+  double *v = malloc(sizeof *v * (cap ? cap : 1));
+  if (!v)
+    return 0;
+  for (int w = 0; w < r->ncores; w++)
+    for (size_t i = 0; i < r->npts; i++)
+      if (r->res[w][i].t >= 1e-3)
+        v[n++] = r->res[w][i].sd / r->res[w][i].t;
+  double med = 0;
+  if (n) {
+    gsl_sort(v, 1, n);
+    med = gsl_stats_median_from_sorted_data(v, 1, n);
+  }
+  free(v);
+  return med;
 }
 
 int cal_measure(cal_run *r)
@@ -319,7 +372,9 @@ int cal_measure(cal_run *r)
     r->stolen += ws[w].stolen;
     r->timed += ws[w].timed;
     r->timed_wall += ws[w].timed_wall;
+    r->drift = fmax(r->drift, ws[w].drift);
   }
+  r->spread = median_spread(r);
   free(joined);
   free(th);
   free(ws);

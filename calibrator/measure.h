@@ -33,6 +33,12 @@ typedef struct cal_run {
    * the wall time those tasks took from them, of the timed calls' */
   size_t interrupted, timed;
   double stolen, timed_wall;
+  /* the repetitions: the median spread of a call (the standard deviation
+   * of its repetitions over their mean, calls of 1 ms or more), and the
+   * drift: how far the timed passes' totals, each pass every point once,
+   * lie apart on a core ((max - min) / mean, the largest of the cores),
+   * which the interleaving turns into spread rather than bias */
+  double spread, drift;
 } cal_run;
 
 /* Times the design on every core (the progress on stderr).  Returns 0, or

@@ -50,8 +50,11 @@ static void write_summary(const char *dir, const cal_info *c)
     fprintf(stderr, "simblas-calibrate: no %s: %s\n", path, strerror(errno));
     return;
   }
-  fprintf(sum, "SimBLAS calibration of %s (%d cores), %s\nreference speed %.4g flop/s, wall %.0f s\n\n", c->machine,
+  fprintf(sum, "SimBLAS calibration of %s (%d cores), %s\nreference speed %.4g flop/s, wall %.0f s\n", c->machine,
           c->ncores, c->backend, c->reference_speed, c->wall);
+  fprintf(sum, "repetitions: a call's spread %.2f%% (median of sd/mean, calls >= 1 ms), drift between passes %.2f%%; "
+               "other processes took %.2f%% of the timed wall time\n\n",
+          100 * c->spread, 100 * c->drift, 100 * c->stolen_share);
   fprintf(sum, "%-8s %-4s %6s %8s %10s %10s  (held-out calls, >= 1 ms where enough)\n", "routine", "prec", "n", "r2",
           "median_err", "p95_err");
   for (int i = 0; i < c->nops; i++)

@@ -16,8 +16,11 @@ typedef struct cal_info {
   int ncores, quick;
   uint64_t seed;
   double wall, reference_speed;
+  char reference_said[160]; /* how the reference speed was obtained */
   size_t interrupted; /* timed calls other tasks interrupted */
   double stolen;      /* the wall time they took from them */
+  double stolen_share; /* ... of the timed calls' wall time */
+  double spread, drift; /* the repetitions' (cal_run) */
   int nops;
   const int *ops;
   const fit_result *node;  /* per key (design.h) */

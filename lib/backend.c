@@ -78,8 +78,10 @@ static void trace_open(const sb_model *m)
 
 static void trace_record(sb_rank *r, const sb_call *c, double predicted, double measured)
 {
-  fprintf(be.trace, "%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d\n", sb_ops[c->op].name, (long long)c->m, (long long)c->n,
-          (long long)c->k, predicted, measured, sb_rank_public(r), c->iface);
+  /* the routine as its model key: the Right-side form of trsm, trmm, symm
+   * and hemm is "dtrsm.right" (simblas-calibrate --from-trace fits each) */
+  fprintf(be.trace, "%s%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d\n", sb_ops[c->op].name, c->variant ? SB_RIGHT_SUFFIX : "",
+          (long long)c->m, (long long)c->n, (long long)c->k, predicted, measured, sb_rank_public(r), c->iface);
 }
 
 const sb_sink sb_sink_trace = {"trace", trace_open, NULL, trace_record};

@@ -45,7 +45,7 @@ else ko "summary of the nominal model: rc=$rc: $out"; fi
 
 # a short calibration of a few routines
 routines=dgemm,dtrsm,daxpy,idamax,dgemv,zgemm,sdot
-if "$cal" --quick --budget 2 --routines $routines -o "$tmp/m.model" > "$tmp/cal.out" 2> "$tmp/cal.err"; then
+if "$cal" --quick --budget 2 --force --routines $routines -o "$tmp/m.model" > "$tmp/cal.out" 2> "$tmp/cal.err"; then
   ok "short calibration ran ($(grep -o 'in [0-9.]* s wall time' "$tmp/cal.err"))"
 else
   ko "short calibration failed: $(tail -3 "$tmp/cal.err")"
@@ -103,15 +103,31 @@ fi
 cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
 if command -v taskset > /dev/null && [ -n "$cpu" ]; then
   short="--quick --budget 2 --cores 1 --routines dgemm,dtrsm,daxpy"
-  taskset -c "$cpu" "$cal" $short --no-report -o "$tmp/idle.model" 2> "$tmp/idle.err"
-  : > "$tmp/busy.err"
-  taskset -c "$cpu" "$cal" $short -o "$tmp/busy.model" 2> "$tmp/busy.err" &
-  busy=$!
-  i=0; while ! grep -q 'repetitions on every core' "$tmp/busy.err" && [ $i -lt 300 ]; do sleep 0.02; i=$((i + 1)); done
-  taskset -c "$cpu" sh -c 'while :; do :; done' &
-  spin=$!
-  wait $busy
-  kill $spin
+  taskset -c "$cpu" "$cal" $short --force --no-report -o "$tmp/idle.model" 2> "$tmp/idle.err"
+  busy_run() { # name, options: a short calibration with a spinner on its core
+    name=$1; shift
+    : > "$tmp/$name.err"
+    mkdir -p "$tmp/keep"
+    (TMPDIR=$tmp/keep taskset -c "$cpu" "$cal" $short "$@" 2> "$tmp/$name.err"; echo $? > "$tmp/$name.rc") &
+    busy=$!
+    i=0; while ! grep -q 'repetitions on every core' "$tmp/$name.err" && [ $i -lt 300 ]; do sleep 0.02; i=$((i + 1)); done
+    taskset -c "$cpu" sh -c 'while :; do :; done' &
+    spin=$!
+    wait $busy
+    kill $spin
+  }
+  # more than 5% of the timed wall time taken: refused, the output left
+  # as it was, the model measured kept aside (issue 23)
+  echo previous > "$tmp/refused.model"
+  busy_run refused -o "$tmp/refused.model"
+  kept=$(sed -n 's/.*the model measured is kept in \([^;]*\);.*/\1/p' "$tmp/refused.err")
+  if [ "$(cat "$tmp/refused.rc")" = 1 ] && grep -q "refused: other processes took [0-9.]*% of the timed calls' wall time (more than 5%)" "$tmp/refused.err" \
+     && [ "$(cat "$tmp/refused.model")" = previous ] && [ -f "$kept" ] && grep -q "^meta stolen_share 0\.[0-9]" "$kept"; then
+    ok "busy core: refused, $tmp/refused.model left as it was, the model kept in \$TMPDIR ($(sed -n 's/^meta stolen_share //p' "$kept") taken)"
+  else ko "busy core: not refused as it should be: rc=$(cat "$tmp/refused.rc"): $(tail -2 "$tmp/refused.err")"; fi
+  busy_run busy --force -o "$tmp/busy.model"
+  grep -q "installing the model anyway (--force)" "$tmp/busy.err" && [ "$(cat "$tmp/busy.rc")" = 0 ] \
+    && ok "busy core: --force installs it" || ko "busy core: --force did not install it: $(tail -2 "$tmp/busy.err")"
   n=$(sed -n 's/^meta interrupted_calls //p' "$tmp/busy.model")
   if [ "${n:-0}" -gt 0 ] && grep -q "other processes interrupted $n of" "$tmp/busy.err"; then
     ok "busy core: $(grep -o 'interrupted.*wall time' "$tmp/busy.err")"
@@ -138,7 +154,7 @@ fi
 mk=${MAKE:-make}
 if command -v "$mk" > /dev/null && [ -f "$bld/Makefile" ]; then
   (umask 077; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" calibrate DESTDIR="$tmp/inst" \
-     CALIBRATE_FLAGS="--quick --budget 1 --routines dgemm,daxpy") > "$tmp/make.out" 2>&1
+     CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy") > "$tmp/make.out" 2>&1
   rc=$?
   modes=$(cd "$tmp/inst" 2>/dev/null && find . -path '*simblas/*' \( -name '*.model' -o -path '*.report*' \) -exec stat -c '%a %n' {} + | sort)
   bad=$(echo "$modes" | awk '$1 != ($2 ~ /\.report$/ ? "755" : "644")')
@@ -166,7 +182,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && unshare -m true 2> /d
   full() { # what args...: a 256 kB file system
     what=$1 pat=$2; shift 2
     out=$(unshare -m sh -c 'mount -t tmpfs -o size=256k tmpfs "$0" && exec "$@"' "$tmp/full" \
-          "$cal" --quick --budget 30 "$@" -o "$tmp/full/m.model" 2>&1); rc=$?
+          "$cal" --quick --force --budget 30 "$@" -o "$tmp/full/m.model" 2>&1); rc=$?
     if [ $rc -eq 2 ] && echo "$out" | grep -q -- "$pat" && ! echo "$out" | grep -q 'repetitions on every core'; then
       ok "$what: said before measuring"
     else ko "$what: rc=$rc: $out"; fi
@@ -179,20 +195,55 @@ fi
 
 # a model that cannot be put in place at the end is kept elsewhere, not
 # lost: its directory removed during the measuring
-mkdir -p "$tmp/gone" "$tmp/keep"
-TMPDIR=$tmp/keep "$cal" --quick --budget 4 --routines dgemm --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
+mkdir -p "$tmp/gone" "$tmp/keep.gone"  # not $tmp/keep, where the refused run's model is
+TMPDIR=$tmp/keep.gone "$cal" --quick --force --budget 4 --routines dgemm --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
 pid=$!
 sleep 1
 rm -rf "$tmp/gone"
 wait $pid; rc=$?
-kept=$(ls "$tmp/keep"/simblas-calibrate.*.model 2> /dev/null | head -1)
+kept=$(ls "$tmp/keep.gone"/simblas-calibrate.*.model 2> /dev/null | head -1)
 if [ $rc -eq 2 ] && [ -n "$kept" ] && grep -q "the model is kept in $kept" "$tmp/gone.err" && "$cal" --summary "$kept" > /dev/null; then
   ok "a model that could not be put in place is kept: $(grep -o 'cannot write the model: [^;]*' "$tmp/gone.err")"
 else ko "directory removed during the run: rc=$rc: $(cat "$tmp/gone.err")"; fi
 
+# --from-trace (issue 23): a synthetic trace of known laws refines a model:
+# dgemm (t = 2e-11 mnk + 1e-5, 60 shapes, 3 calls each, 1% noise) and
+# dtrsm's Right form (1e-11 mn^2) are refitted on it and predict the laws;
+# dscal (3 shapes) keeps the base model's line; a quick return (0 s) is
+# left out; the base model is left as it was
+awk 'BEGIN { print "routine,m,n,k,predicted_s,measured_s,rank,cblas"; srand(3)
+  for (i = 0; i < 60; i++) { m = int(100 + rand() * 3000); n = int(100 + rand() * 3000)
+    for (r = 0; r < 3; r++) printf "dgemm,%d,%d,128,0,%.9g,%d,1\n", m, n, (2e-11 * m * n * 128 + 1e-5) * (1 + 0.01 * (rand() - 0.5)), r % 2 }
+  for (i = 0; i < 40; i++) { m = int(200 + rand() * 4000); printf "dtrsm.right,%d,128,128,0,%.9g,0,1\n", m, 1e-11 * m * 128 * 128 }
+  for (i = 0; i < 3; i++) printf "dscal,0,%d,0,0,1e-6,0,0\n", 1000 + i
+  print "dgemm,10,10,10,0,0,0,1" }' > "$tmp/trace.csv"
+cp "$tmp/m.model" "$tmp/base.model"
+if "$cal" --from-trace --base "$tmp/base.model" -o "$tmp/ft.model" "$tmp/trace.csv" 2> "$tmp/ft.err"; then
+  printf 'dgemm 1000 1000 128\ndgemm 3000 200 128\ndtrsm.right 2000 128 128\ndscal 0 5000 0\n' > "$tmp/ftshapes"
+  SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/ft.model "$pred" < "$tmp/ftshapes" > "$tmp/ft.pred"
+  SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/base.model "$pred" < "$tmp/ftshapes" > "$tmp/base.pred"
+  if awk 'NR == 1 { e[1] = $1 / (2e-11 * 1000 * 1000 * 128 + 1e-5) } NR == 2 { e[2] = $1 / (2e-11 * 3000 * 200 * 128 + 1e-5) }
+          NR == 3 { e[3] = $1 / (1e-11 * 2000 * 128 * 128) }
+          END { for (i = 1; i <= 3; i++) if (e[i] < 0.98 || e[i] > 1.02) exit 1 }' "$tmp/ft.pred" \
+     && [ "$(sed -n 4p "$tmp/ft.pred")" = "$(sed -n 4p "$tmp/base.pred")" ] \
+     && grep -q "dgemm  *180 calls,    60 shapes: refitted" "$tmp/ft.err" && grep -q "dscal .*too few shapes to fit; the base model's line kept" "$tmp/ft.err" \
+     && grep -q "223 calls of 103 shapes in 1 trace file(s) (1 quick returns left out)" "$tmp/ft.err" \
+     && cmp -s "$tmp/m.model" "$tmp/base.model" && grep -q '^meta from_trace .*calls=223 shapes=103' "$tmp/ft.model" \
+     && grep -q '^quality dgemm .*source=trace' "$tmp/ft.model"; then
+    ok "--from-trace: dgemm and dtrsm.right refitted within 2% of the traced laws, dscal's line kept, the base untouched"
+  else ko "--from-trace: $(cat "$tmp/ft.err") | predictions $(tr '\n' ' ' < "$tmp/ft.pred")"; fi
+else ko "--from-trace failed: $(cat "$tmp/ft.err")"; fi
+expect_error "--from-trace without traces" "needs the trace files" --from-trace --base "$tmp/base.model" -o "$tmp/ft2.model"
+expect_error "--from-trace without a base" "give it with --base MODEL" --from-trace -o "$tmp/nosuch.model" "$tmp/trace.csv"
+printf 'a,b\n1,2\n' > "$tmp/notrace.csv"
+expect_error "--from-trace on a file that is no trace" "notrace.csv:1: not a SimBLAS trace" --from-trace --base "$tmp/base.model" -o "$tmp/ft2.model" "$tmp/notrace.csv"
+printf 'routine,m,n,k,predicted_s,measured_s,rank,cblas\ndgemx,1,1,1,0,1e-6,0,0\n' > "$tmp/badtrace.csv"
+expect_error "--from-trace on an unknown routine" "badtrace.csv:2: unknown routine 'dgemx'" --from-trace --base "$tmp/base.model" -o "$tmp/ft2.model" "$tmp/badtrace.csv"
+[ ! -e "$tmp/ft2.model" ] && ok "--from-trace refusals write nothing" || ko "a refused --from-trace wrote a model"
+
 # more --cores than the machine has: said, and every core measured
 hw=$(sed -n 's/^meta cores //p' "$tmp/m.model")
-"$cal" --quick --budget 1 --cores 999 --routines daxpy --no-report -o "$tmp/c999.model" 2> "$tmp/c999.err"
+"$cal" --quick --force --budget 1 --cores 999 --routines daxpy --no-report -o "$tmp/c999.model" 2> "$tmp/c999.err"
 if grep -q -- "--cores 999: this machine has $hw core(s); measuring on $hw" "$tmp/c999.err" \
    && [ "$(sed -n 's/^meta cores //p' "$tmp/c999.model")" = "$hw" ]; then ok "--cores 999 on $hw core(s): said, $hw measured"
 else ko "--cores 999: $(head -2 "$tmp/c999.err")"; fi
@@ -200,7 +251,7 @@ else ko "--cores 999: $(head -2 "$tmp/c999.err")"; fi
 # interruption keeps the previous model byte-identical
 cp "$tmp/m.model" "$tmp/keep.model"
 for sig in INT TERM KILL; do
-  "$cal" --budget 120 --routines dgemm,dtrsm -o "$tmp/keep.model" --no-report > /dev/null 2>&1 &
+  "$cal" --force --budget 120 --routines dgemm,dtrsm -o "$tmp/keep.model" --no-report > /dev/null 2>&1 &
   pid=$!
   sleep 2
   kill -$sig $pid 2>/dev/null
@@ -214,7 +265,7 @@ done
 flock "$tmp/.keep.model.tmp.LiVe01" sleep 60 &
 holder=$!
 i=0; while flock -n "$tmp/.keep.model.tmp.LiVe01" true 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-"$cal" --quick --budget 0.5 --routines daxpy --no-report -o "$tmp/keep.model" 2> /dev/null
+"$cal" --quick --force --budget 0.5 --routines daxpy --no-report -o "$tmp/keep.model" 2> /dev/null
 left=$(ls -a "$tmp" | grep '^\.keep\.model\.tmp\.' | tr '\n' ' ')
 if [ "$left" = ".keep.model.tmp.LiVe01 " ]; then ok "stale temporaries removed by the next run, a live writer's kept"
 else ko "temporaries after the next run: '$left' (want only the live writer's)"; fi

@@ -41,7 +41,7 @@ import os, resource, subprocess, sys, time
 cal, tmp = sys.argv[1:3]
 t = time.monotonic()
 with open(os.path.join(tmp, "cal.out"), "w") as out:
-    rc = subprocess.call([cal, "--quick", "--no-report", "-o", os.path.join(tmp, "here.model")],
+    rc = subprocess.call([cal, "--quick", "--force", "--no-report", "-o", os.path.join(tmp, "here.model")],
                          stdout=out, stderr=subprocess.STDOUT)
 wall = time.monotonic() - t
 u = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -20,8 +20,8 @@ page() {
   [ -z "$missing" ] && ok "$(basename "$f"): $name, synopsis, $# options" || ko "$(basename "$f") lacks$missing"
 }
 page simblas-hpl 'simblas-hpl \- build HPL against SimBLAS and simulate it with SimGrid/SMPI' \
-  '{build,run,info,study,tune}' 'simblas-hpl-run(1)'
-page simblas-hpl-build 'simblas-hpl-build \- download, patch and build HPL (xhpl-model, xhpl-real)' \
+  '{build,run,info,study,tune,validate}' 'simblas-hpl-run(1)' 'simblas-hpl-validate(1)'
+page simblas-hpl-build 'simblas-hpl-build \- download, patch and build HPL (the xhpl-* binaries)' \
   '\-\-hpl\-tarball' '\-\-hpl\-dir' '\-\-no\-check' '\-\-build\-id' '\-\-make\-default'
 page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
   'run --n N' '\-\-hpl\-opt' '\-\-iterations' '\-\-energy' '\-\-bw' '\-\-json'
@@ -32,9 +32,11 @@ page simblas-hpl-study 'simblas-hpl-study \- run a study (a TOML file of runs) l
   'status|collect|plot' '\-\-engine' '\-\-slurm\-opt' '\-\-wait'
 page simblas-hpl-tune "simblas-hpl-tune \\- search HPL's parameters for the best Gflops" \
   '\-\-memory\-fraction' '\-\-search' '\-\-sampler' '\-\-plot'
+page simblas-hpl-validate 'simblas-hpl-validate \- simulated HPL against real mpirun runs, here' \
+  '\-\-max\-error' '\-\-runs' '\-\-passthrough' '\-\-plot' '\-\-config'
 if [ -x "$build/calibrator/simblas-calibrate" ]; then
   page simblas-calibrate "simblas-calibrate \\- measure this machine's BLAS and write a SimBLAS model" \
-    '--summary MODEL' '\-\-quick' '\-\-output'
+    '\-\-summary' '\-\-from\-trace' '\-\-force' '\-\-quick' '\-\-output'
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -30,7 +30,6 @@ class Refused(Sandbox):
 
     def test_grid_and_platform(self):
         self.refused(r"P\*Q = 12 ranks.*8 host.*too few", *RUN4, "--p", 3, "--q", 4, "--platform", "fattree:2;4,2;1,4;1,1")
-        self.refused("multiple", *RUN4, "--p", 2, "--q", 3, "--cores-per-node", 4)
         self.refused(r"P\*Q = 4 ranks.*provides 3", *RUN4, "--p", 2, "--q", 2, "--platform", f"{DATA}/two.xml")
         self.refused("N >= NB", "run", "--n", 100, "--nb", 128, "--p", 2, "--q", 2)
         self.refused("must be > 0", "run", "--n", 100, "--nb", 0, "--p", 2, "--q", 2)

@@ -22,6 +22,13 @@ class Builds(Sandbox):
     def make_build(self, bid, source, built, modes=("model", "passthrough")):
         return fake_build(self.data, bid, source, built, modes)
 
+    def empty_tree(self):
+        """An 'HPL tree' of nothing but Make.top and src/: no patch applies."""
+        tree = self.path("hpl")
+        os.makedirs(os.path.join(tree, "src"))
+        open(os.path.join(tree, "Make.top"), "w").close()
+        return tree
+
     def set_default(self, bid):
         with open(os.path.join(self.data, "default"), "w") as f:
             f.write(bid + "\n")
@@ -115,10 +122,19 @@ class Builds(Sandbox):
         self.assertEqual((status, err.count("\n")), (2, 1), err)
         self.assertIn("--build-id '../x': an ID is up to 100 letters", err)
         # an HPL tree the patches do not apply to: the build fails, in the directory of its ID
-        tree = self.path("hpl")
-        os.makedirs(os.path.join(tree, "src"))
-        open(os.path.join(tree, "Make.top"), "w").close()
+        tree = self.empty_tree()
         status, out, err = self.cli("build", "--hpl-dir", tree, "--build-id", "mine", "--mode", "model")
         self.assertEqual(status, 1, err)
         self.assertIn("does not apply", err)
         self.assertTrue(os.path.isdir(os.path.join(self.data, "mine", "src")))
+
+    def test_the_real_mpi_build_needs_mpicc(self):
+        with mock.patch("simblas_hpl.hplbuild.mpicc_or_none", return_value=None):
+            status, out, err = self.cli("build", "--mode", "mpi")
+            self.assertEqual((status, err.count("\n")), (2, 1), err)
+            self.assertIn("xhpl-mpi is built with Open MPI's mpicc, which is not installed: install openmpi-bin", err)
+            # the default builds what it can, and says what it leaves out
+            tree = self.empty_tree()
+            status, out, err = self.cli("build", "--hpl-dir", tree)
+            self.assertIn("no mpicc (Open MPI): building without xhpl-mpi", err)
+        self.assertEqual(hplbuild.MODES["all"], ["model", "passthrough", "mpi"])

@@ -4,8 +4,8 @@ The `simblas-hpl` command (tools/simblas-hpl.in) is a launcher of this
 package; doc/user-guide.md is the manual.  One job per module:
 
   cli             the command line: the top parser, one module per verb in
-                  verbs/ (build, run, info, study; a new verb is a new module
-                  there)
+                  verbs/ (build, run, info, study, validate; a new verb is a
+                  new module there)
   plan            RunOptions (what a run asks for) -> RunPlan (validated,
                   every decision taken): the one place run options are checked
   launch          a RunPlan and a run directory -> a RunResult: the run's
@@ -25,6 +25,8 @@ package; doc/user-guide.md is the manual.  One job per module:
                   address space, the simulator's allocator
   model           what simblas-hpl reads of a SimBLAS model file
   hplbuild        building HPL: source, patches, make, the check run
+  realrun         real HPL runs: xhpl-mpi under Open MPI's mpirun
+  validation      validate's configurations, real and simulated runs, report
   builds          the builds on disk: manifests, listing, the default
   locations       where SimBLAS is installed (configured.py, the environment)
   errors          CliError and the one-line messages

@@ -15,7 +15,10 @@ from .errors import CliError
 from .files import read_text, write_atomic
 from .locations import data_root
 
-BINARIES = {"model": "xhpl-model", "passthrough": "xhpl-real"}
+# model: BLAS predicted, under smpirun; passthrough: BLAS computed, under
+# smpirun; mpi: plain HPL with the real MPI (Open MPI's mpicc) and OpenBLAS,
+# run by mpirun: the ground truth `simblas-hpl validate` compares with
+BINARIES = {"model": "xhpl-model", "passthrough": "xhpl-real", "mpi": "xhpl-mpi"}
 ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")
 
 

@@ -15,19 +15,21 @@ import tarfile
 import tempfile
 
 from . import VERSION
-from . import builds
+from . import builds, realrun
 from .builds import BINARIES
 from .errors import CliError, note
 from .files import read_text, sha256_file, tail_lines
 from .launch import simulate
 from .locations import (cache_root, data_root, default_model, installed, patch_dir, simblas_incdir,
                         simblas_libdir, tool)
+from .hpldat import parse_hpl_opts
 from .plan import RunOptions, make_plan
 
 SERIES = "series"
 SERIES_HPCC = "series.hpcc"
 MAKE_TEMPLATE = "Make.simblas.in"
-ARCHS = {"model": "simblas_model", "passthrough": "simblas_real"}
+ARCHS = {"model": "simblas_model", "passthrough": "simblas_real", "mpi": "simblas_mpi"}
+MODES = {"both": ["model", "passthrough"], "all": ["model", "passthrough", "mpi"]}
 
 
 def read_series(path):
@@ -228,29 +230,56 @@ def fill_template(template, values):
     return text
 
 
-def make_arch(tree, mode, template, libdir, incdir, smpicc, logpath):
+def openblas_link():
+    """The link flags of the real BLAS of xhpl-mpi: the OpenBLAS configure
+    found (the one passthrough computes with and the calibrator measures),
+    else the system's -lopenblas."""
+    ob = installed("OPENBLAS_LIBDIR")
+    if ob and os.path.isdir(ob):
+        return f"-L{ob} -Wl,-rpath,{ob} -lopenblas"
+    return "-lopenblas"
+
+
+def make_arch(tree, mode, template, libdir, incdir, cc, logpath):
+    """Build mode's binary in tree with compiler cc (smpicc; mpicc for mpi)."""
     arch = ARCHS[mode]
-    values = {
-        "TOPDIR": tree, "ARCH": arch, "SIMBLAS_LIBDIR": libdir, "SIMBLAS_INCDIR": incdir,
-        # libsimblas_pmpi first, kept although HPL's MPI references are weak:
-        # its MPI wrappers flush merged injections (SIMBLAS_MERGE=1) and
-        # charge polls per rank (SIMBLAS_POLL_COST), in both modes
-        "LALIB": f"-L{libdir} -Wl,-rpath,{libdir} -Wl,--no-as-needed -lsimblas_pmpi -Wl,--as-needed -lsimblas",
-        # HPL_NO_MPI_DATATYPE: HPL packs panels itself (HPL_dlacpy, modelled)
-        # and sends contiguous, partially folded buffers that SMPI does not
-        # copy; with MPI datatypes SMPI serialises L2 out of the matrix (a
-        # quarter of the wall time at N=20000 on 64 ranks).  Both builds use
-        # it, so that model and passthrough runs communicate alike.
-        "HPL_DEFS_EXTRA": "-DSIMBLAS_HPL -DHPL_NO_MPI_DATATYPE" if mode == "model" else "-DHPL_NO_MPI_DATATYPE",
-    }
+    if mode == "mpi":
+        # plain HPL, computing, with the real MPI and OpenBLAS: the same
+        # patched source, without -DSIMBLAS_HPL; HPL_NO_MPI_DATATYPE as the
+        # simulated builds (and hpcc's HPL 2.0 calls MPI-1's MPI_Type_struct,
+        # which Open MPI 4's mpi.h refuses at compile time)
+        values = {"TOPDIR": tree, "ARCH": arch, "SIMBLAS_LIBDIR": "", "SIMBLAS_INCDIR": "",
+                  "LALIB": openblas_link(), "HPL_DEFS_EXTRA": "-DHPL_NO_MPI_DATATYPE"}
+    else:
+        values = {
+            "TOPDIR": tree, "ARCH": arch, "SIMBLAS_LIBDIR": libdir, "SIMBLAS_INCDIR": incdir,
+            # libsimblas_pmpi first, kept although HPL's MPI references are weak:
+            # its MPI wrappers flush merged injections (SIMBLAS_MERGE=1) and
+            # charge polls per rank (SIMBLAS_POLL_COST), in both modes
+            "LALIB": f"-L{libdir} -Wl,-rpath,{libdir} -Wl,--no-as-needed -lsimblas_pmpi -Wl,--as-needed -lsimblas",
+            # HPL_NO_MPI_DATATYPE: HPL packs panels itself (HPL_dlacpy, modelled)
+            # and sends contiguous, partially folded buffers that SMPI does not
+            # copy; with MPI datatypes SMPI serialises L2 out of the matrix (a
+            # quarter of the wall time at N=20000 on 64 ranks).  Both builds use
+            # it, so that model and passthrough runs communicate alike.
+            "HPL_DEFS_EXTRA": "-DSIMBLAS_HPL -DHPL_NO_MPI_DATATYPE" if mode == "model" else "-DHPL_NO_MPI_DATATYPE",
+        }
     with open(os.path.join(tree, f"Make.{arch}"), "w") as f:
         f.write(fill_template(template, values))
+    # objects of this arch left by an earlier compile (of another
+    # configuration) would be linked as they are: a clean arch every time
+    for old in glob.glob(os.path.join(tree, "*", "*", arch)) + glob.glob(os.path.join(tree, "*", arch)):
+        if os.path.isdir(old) and not os.path.islink(old):
+            shutil.rmtree(old, ignore_errors=True)
     env = dict(os.environ)
-    env["PATH"] = os.path.dirname(smpicc) + os.pathsep + env.get("PATH", "")
+    env["PATH"] = os.path.dirname(cc) + os.pathsep + env.get("PATH", "")
     env.pop("MAKEFLAGS", None)  # HPL's makefiles are not parallel-safe
     note(f"building {BINARIES[mode]} (make arch={arch}; log: {logpath})")
+    # the template names smpicc; the real build's compiler replaces it (a
+    # command-line variable reaches HPL's sub-makes through MAKEFLAGS)
+    cmd = ["make", f"arch={arch}"] + ([f"CC={cc}", f"LINKER={cc}"] if mode == "mpi" else [])
     with open(logpath, "w") as log:
-        r = subprocess.run(["make", f"arch={arch}"], cwd=tree, stdout=log, stderr=subprocess.STDOUT, env=env)
+        r = subprocess.run(cmd, cwd=tree, stdout=log, stderr=subprocess.STDOUT, env=env)
     xhpl = os.path.join(tree, "bin", arch, "xhpl")
     if r.returncode != 0 or not os.path.isfile(xhpl):
         text = read_text(logpath)
@@ -259,6 +288,8 @@ def make_arch(tree, mode, template, libdir, incdir, smpicc, logpath):
         if m:
             hint = (f"\nlibsimblas in {libdir} lacks {m.group(1)}: rebuild/reinstall SimBLAS "
                     "(this HPL patch series needs a newer libsimblas).")
+        elif mode == "mpi" and re.search(r"cannot find -lopenblas|openblas", text, re.I):
+            hint = "\nxhpl-mpi links OpenBLAS: install libopenblas-dev (scripts/install-deps.sh)."
         elif r.returncode == 0:
             hint = f"\nmake succeeded but made no bin/{arch}/xhpl: the patch series does not build an xhpl here."
         raise CliError(f"building {BINARIES[mode]} failed (make arch={arch}, log {logpath}):\n"
@@ -267,9 +298,19 @@ def make_arch(tree, mode, template, libdir, incdir, smpicc, logpath):
 
 
 def smoke_test(d, mode, binary, model):
-    """A tiny run of the new binary: passthrough must pass HPL's residual check."""
-    n, nb = (400, 32) if mode == "passthrough" else (1000, 64)
+    """A tiny run of the new binary: passthrough and mpi must pass HPL's
+    residual check."""
+    n, nb = (400, 32) if mode != "model" else (1000, 64)
     tmp = tempfile.mkdtemp(prefix="check-", dir=d)
+    if mode == "mpi":  # a real run, on up to 2 cores
+        p = min(2, realrun.machine_cores())
+        try:
+            res = realrun.run_real(binary, n, nb, p, 1, parse_hpl_opts([]), tmp, timeout=300)
+        except CliError as e:
+            raise CliError(f"the new {BINARIES[mode]} does not work (mpirun, N={n} on {p}x1): {e}", 1)
+        shutil.rmtree(tmp, ignore_errors=True)
+        res.update(n=n, p=p, q=1)
+        return res
     try:
         plan = make_plan(RunOptions(n=n, nb=nb, p=2, q=2, mode=mode, model=model, timeout=600, xhpl=binary))
         res = simulate(plan, tmp, quiet=True).summary
@@ -287,12 +328,29 @@ def smoke_test(d, mode, binary, model):
     return res
 
 
-def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=False, build_id=None,
+def mpicc_or_none():
+    """Open MPI's mpicc (SIMBLAS_MPICC, else PATH), or None."""
+    c = os.environ.get("SIMBLAS_MPICC") or shutil.which("mpicc")
+    return c if c and os.access(c, os.X_OK) else None
+
+
+def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False, build_id=None,
           make_default=False):
-    """`simblas-hpl build`: the binaries of mode (model, passthrough, both)
-    from the source given (default: Debian's hpcc), patched, checked, in the
-    build build_id (default: the source's ID)."""
-    modes = ["model", "passthrough"] if mode == "both" else [mode]
+    """`simblas-hpl build`: the binaries of mode (model, passthrough, mpi;
+    both: model and passthrough; all: the three; None: the three, or the
+    first two when there is no mpicc) from the source given (default:
+    Debian's hpcc), patched, checked, in the build build_id (default: the
+    source's ID)."""
+    mpicc = mpicc_or_none()
+    if mode is None:
+        mode = "all" if mpicc else "both"
+        if not mpicc:
+            note("no mpicc (Open MPI): building without xhpl-mpi, the real-MPI HPL of `simblas-hpl validate`; "
+                 "install openmpi-bin and libopenmpi-dev (scripts/install-deps.sh) for it")
+    modes = MODES.get(mode, [mode])
+    if "mpi" in modes and not mpicc:
+        raise CliError("xhpl-mpi is built with Open MPI's mpicc, which is not installed: install openmpi-bin and "
+                       "libopenmpi-dev (scripts/install-deps.sh), or set SIMBLAS_MPICC")
     if build_id:
         builds.check_id(build_id)
     libdir, incdir = simblas_libdir(), simblas_incdir()
@@ -316,7 +374,7 @@ def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=Fal
         # the headers HPL compiles against (hpl_simblas.h includes the other two)
         *(sha256_file(os.path.join(incdir, h)) for h in ("simblas.h", "simblas_app.h", "hpl_simblas.h")
           if os.path.exists(os.path.join(incdir, h))),
-        os.path.realpath(smpicc)]).encode()).hexdigest()
+        os.path.realpath(smpicc), os.path.realpath(mpicc) if mpicc else "", openblas_link()]).encode()).hexdigest()
 
     bid = build_id or sid
     d = os.path.join(data_root(), bid)
@@ -358,7 +416,7 @@ def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=Fal
     model = default_model()
     checks = dict(old.get("checks", {})) if same else {}
     for m in todo:
-        xhpl = make_arch(tree, m, template, libdir, incdir, smpicc,
+        xhpl = make_arch(tree, m, template, libdir, incdir, mpicc if m == "mpi" else smpicc,
                          os.path.join(d, f"build-{ARCHS[m]}.log"))
         dest = os.path.join(d, BINARIES[m])
         shutil.copy2(xhpl, dest + ".new")
@@ -366,12 +424,13 @@ def build(mode="both", hpl_tarball=None, hpl_dir=None, force=False, no_check=Fal
         binaries[m] = BINARIES[m]
         if no_check:
             checks[m] = "skipped"
-        elif model and os.path.isfile(model):
+        elif m == "mpi" or (model and os.path.isfile(model)):
             res = smoke_test(d, m, dest, model)
             checks[m] = {"n": res["n"], "gflops": res["gflops"], "residual": res.get("residual"),
                          "wall_s": res["wall_s"]}
-            note(f"{BINARIES[m]} checked: N={res['n']} 2x2 {m}: {res['gflops']:g} Gflops"
-                 + (f", residual {res['residual']} PASSED" if m == "passthrough" else ""))
+            grid = f"{res.get('p', 2)}x{res.get('q', 2)}"
+            note(f"{BINARIES[m]} checked: N={res['n']} {grid} {m}: {res['gflops']:g} Gflops"
+                 + (f", residual {res['residual']} PASSED" if m != "model" else ""))
         else:
             checks[m] = "skipped: no model file"
     manifest = {

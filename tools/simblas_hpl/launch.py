@@ -357,17 +357,8 @@ def simulate(plan, workdir, quiet=False):
     wall = time.monotonic() - t0
     out, err = read_text(out_path), read_text(err_path)
     res = results.parse_output(out, err, workdir)
-    problem = None
-    if timed_out:
-        problem = f"the simulation did not finish within --timeout {plan.timeout} s"
-    elif proc.returncode != 0:
-        problem = f"smpirun exited with status {proc.returncode}"
-    elif "gflops" not in res and not plan.alloc_only:
-        problem = "HPL printed no result line (W[RC]... N NB P Q Time Gflops)"
-    elif res.get("skipped"):
-        problem = "HPL skipped the test: it found the input illegal"
-    elif res.get("residual_passed") is False:
-        problem = f"HPL's residual check FAILED (residual {res.get('residual')})"
+    problem = results.run_problem(res, proc.returncode, timed_out, f"--timeout {plan.timeout} s", "smpirun",
+                                  need_result=not plan.alloc_only)
     if problem:
         shown = "\n".join(filter(None, [
             "--- last lines of stdout ---\n" + tail_lines(out, 15) if out.strip() else "",

@@ -234,10 +234,10 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
             raise CliError("--energy platform needs --platform FILE.xml (whose hosts carry wattage_per_state)")
         cores = cores_per_node or 1
         if spec is None:
-            if ranks % cores:
-                raise CliError(f"P*Q = {ranks} ranks do not fill hosts of --cores-per-node {cores}: "
-                               "choose P, Q with P*Q a multiple of it")
-            hosts = ranks // cores
+            # as many hosts as the ranks need; the last one may be partly
+            # used, as one rank on a 2-core machine (simblas-hpl validate's
+            # 1x1) or an odd grid on a real cluster's last node
+            hosts = -(-ranks // cores)
             topo = fattree_string(*default_fattree(hosts))
         else:
             body = spec.split(":", 1)[1]

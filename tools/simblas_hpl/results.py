@@ -84,6 +84,25 @@ def precise_time(time_text, gflops_text, n):
     return (lo + hi) / 2
 
 
+def run_problem(res, returncode, timed_out, timeout_said, launcher, need_result=True, need_residual=False):
+    """What went wrong with a finished HPL run (parse_output's res), or
+    None: it timed out (timeout_said: the limit, as said), its launcher
+    (smpirun, mpirun) failed, HPL printed no result line (when
+    need_result), skipped its test, or its residual check failed (or, with
+    need_residual, did not run)."""
+    if timed_out:
+        return f"the run did not finish within {timeout_said}"
+    if returncode != 0:
+        return f"{launcher} exited with status {returncode}"
+    if "gflops" not in res and need_result:
+        return "HPL printed no result line (W[RC]... N NB P Q Time Gflops)"
+    if res.get("skipped"):
+        return "HPL skipped the test: it found the input illegal"
+    if res.get("residual_passed") is False or (need_residual and res.get("residual_passed") is not True):
+        return f"HPL's residual check FAILED (residual {res.get('residual')})"
+    return None
+
+
 # ---- --iterations / --samples: extrapolating the full run (doc/scale.md) ---
 def read_iter_log(path):
     """The iteration log libsimblas writes (SIMBLAS_ITER_LOG): passes of marks and the

@@ -4,11 +4,12 @@ from .. import hplbuild
 
 NAME = "build"
 ORDER = 1
-HELP = "download, patch and build HPL (xhpl-model, xhpl-real)"
+HELP = "download, patch and build HPL (the xhpl-* binaries)"
 USAGE = ("%(prog)s [--hpl-tarball FILE | --hpl-dir DIR] [--build-id ID] [--make-default] "
-         "[--mode model|passthrough|both] [--force] [--no-check]")
+         "[--mode model|passthrough|mpi|both|all] [--force] [--no-check]")
 DESCRIPTION = ("Download (or take) HPL's source, apply SimBLAS's patch series and build xhpl-model "
-               "(BLAS predicted) and xhpl-real (BLAS computed, for passthrough runs) against libsimblas; "
+               "(BLAS predicted) and xhpl-real (BLAS computed, for passthrough runs) against libsimblas, and "
+               "xhpl-mpi (plain HPL with Open MPI and OpenBLAS, the real runs of `simblas-hpl validate`); "
                "each new binary is checked by a small run.")
 
 
@@ -17,8 +18,10 @@ def add_arguments(b):
     src.add_argument("--hpl-tarball", metavar="FILE", help="upstream HPL tarball (hpl-2.3.tar.gz)")
     src.add_argument("--hpl-dir", metavar="DIR", help="an unpacked, unpatched HPL tree (copied, not modified)")
     b.add_argument("--force", action="store_true", help="rebuild even if up to date")
-    b.add_argument("--mode", choices=["model", "passthrough", "both"], default="both",
-                   help="model: xhpl-model (-DSIMBLAS_HPL); passthrough: xhpl-real; default both")
+    b.add_argument("--mode", choices=["model", "passthrough", "mpi", "both", "all"],
+                   help="model: xhpl-model (-DSIMBLAS_HPL); passthrough: xhpl-real; mpi: xhpl-mpi (Open MPI's mpicc, "
+                        "OpenBLAS); both: model and passthrough; all: the three (default: all, or both when "
+                        "mpicc is not installed)")
     b.add_argument("--no-check", action="store_true", help="skip the small test run of each new binary")
     b.add_argument("--build-id", metavar="ID",
                    help="the build's name, which `run --build-id` and SIMBLAS_HPL_BUILD give (default: the "

@@ -1,0 +1,157 @@
+/*
+ * trace.c -- see trace.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "design.h"
+#include "trace.h"
+
+typedef struct row {
+  int key;
+  int64_t m, n, k;
+  double t;
+} row;
+
+static int cmp_row(const void *a, const void *b)
+{
+  const row *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->m != y->m)
+    return x->m < y->m ? -1 : 1;
+  if (x->n != y->n)
+    return x->n < y->n ? -1 : 1;
+  return (x->k > y->k) - (x->k < y->k);
+}
+
+/* the model key of a routine column: "dgemm", "dtrsm.right" */
+static int key_of(const char *name, int64_t m, int64_t n, int64_t k)
+{
+  char base[64];
+  size_t len = strlen(name), sl = strlen(SB_RIGHT_SUFFIX);
+  int right = len > sl && !strcmp(name + len - sl, SB_RIGHT_SUFFIX);
+  snprintf(base, sizeof base, "%.*s", (int)(right ? len - sl : len), name);
+  int op = sb_op_lookup(base);
+  if (op < 0 || (right && sb_ops[op].variants < 2))
+    return -1;
+  if (!right && sb_ops[op].variants > 1 && k == n && k != m) /* an older trace: no suffix */
+    right = 1;
+  return op + (right ? SB_OP_COUNT : 0);
+}
+
+static int read_one(const char *path, row **rows, size_t *nrows, size_t *cap, cal_trace *t, char *err, size_t errlen)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "--from-trace %s: %s", path, strerror(errno));
+    return -1;
+  }
+  char line[512];
+  size_t lineno = 0;
+  int rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    if (lineno == 1) {
+      if (strncmp(line, "routine,m,n,k,predicted_s,measured_s", 36) != 0) {
+        snprintf(err, errlen, "--from-trace %s:1: not a SimBLAS trace (its header is not "
+                 "routine,m,n,k,predicted_s,measured_s,rank,cblas); SIMBLAS_MODE=trace writes one", path);
+        rc = -1;
+        break;
+      }
+      continue;
+    }
+    char name[64];
+    long long m, n, k;
+    double pred, meas;
+    if (sscanf(line, "%63[^,],%lld,%lld,%lld,%lf,%lf", name, &m, &n, &k, &pred, &meas) != 6 || m < 0 || n < 0 ||
+        k < 0 || !isfinite(meas)) {
+      snprintf(err, errlen, "--from-trace %s:%zu: not a trace row (routine,m,n,k,predicted_s,measured_s,...)", path,
+               lineno);
+      rc = -1;
+      break;
+    }
+    int key = key_of(name, m, n, k);
+    if (key < 0) {
+      snprintf(err, errlen, "--from-trace %s:%zu: unknown routine '%s'", path, lineno, name);
+      rc = -1;
+      break;
+    }
+    if (!(meas > 0)) { /* a quick return, timed as nothing */
+      t->skipped++;
+      continue;
+    }
+    if (*nrows == *cap) {
+      size_t nc = *cap ? 2 * *cap : 4096;
+      row *r = realloc(*rows, sizeof *r * nc);
+      if (!r) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        rc = -1;
+        break;
+      }
+      *rows = r, *cap = nc;
+    }
+    (*rows)[(*nrows)++] = (row){key, m, n, k, meas};
+    t->calls++;
+  }
+  if (!rc && lineno == 0) {
+    snprintf(err, errlen, "--from-trace %s: an empty file (a trace has a header line, then a row per call)", path);
+    rc = -1;
+  }
+  fclose(f);
+  return rc;
+}
+
+int cal_trace_read(const char *const *paths, int n, cal_trace *t, char *err, size_t errlen)
+{
+  memset(t, 0, sizeof *t);
+  row *rows = NULL;
+  size_t nrows = 0, cap = 0;
+  for (int i = 0; i < n; i++)
+    if (read_one(paths[i], &rows, &nrows, &cap, t, err, errlen) != 0) {
+      free(rows);
+      return -1;
+    }
+  qsort(rows, nrows, sizeof *rows, cmp_row);
+  t->shapes = malloc(sizeof *t->shapes * (nrows ? nrows : 1));
+  if (!t->shapes) {
+    free(rows);
+    snprintf(err, errlen, "out of memory for %zu trace rows", nrows);
+    return -1;
+  }
+  for (size_t a = 0; a < nrows;) {
+    size_t b = a;
+    double sum = 0, ss = 0;
+    while (b < nrows && !cmp_row(&rows[a], &rows[b]))
+      sum += rows[b++].t;
+    double mean = sum / (double)(b - a);
+    for (size_t i = a; i < b; i++)
+      ss += (rows[i].t - mean) * (rows[i].t - mean);
+    t->shapes[t->nshapes++] = (cal_shape){rows[a].key, rows[a].m, rows[a].n, rows[a].k, mean,
+                                          b - a > 1 ? sqrt(ss / (double)(b - a - 1)) : 0, b - a};
+    a = b;
+  }
+  free(rows);
+  return 0;
+}
+
+size_t cal_trace_key(const cal_trace *t, int key, size_t *first)
+{
+  size_t i = 0;
+  while (i < t->nshapes && t->shapes[i].key < key)
+    i++;
+  *first = i;
+  size_t j = i;
+  while (j < t->nshapes && t->shapes[j].key == key)
+    j++;
+  return j - i;
+}
+
+void cal_trace_free(cal_trace *t)
+{
+  free(t->shapes);
+  memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,40 @@
+/*
+ * trace.h -- the calls an application really made, read from the CSV files
+ * libsimblas writes in trace mode (SIMBLAS_MODE=trace, SIMBLAS_TRACE):
+ * routine,m,n,k,predicted_s,measured_s,rank,cblas.  simblas-calibrate
+ * --from-trace fits its models on them (calibrate.c).
+ */
+#ifndef SB_CAL_TRACE_H
+#define SB_CAL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fit.h"
+
+/* the calls of one shape of one model key: their mean time, the standard
+ * deviation and their count */
+typedef struct cal_shape {
+  int key; /* op, or op + SB_OP_COUNT for the Right-side form (design.h) */
+  int64_t m, n, k;
+  double t, sd;
+  size_t calls;
+} cal_shape;
+
+typedef struct cal_trace {
+  cal_shape *shapes; /* sorted by key, then m, n, k */
+  size_t nshapes, calls, skipped;
+} cal_trace;
+
+/* Read the trace files paths[0..n) into t (the shapes of all of them
+ * together).  A routine's name is its model key ("dtrsm", "dtrsm.right");
+ * a SIDED routine without the suffix (a trace of an older libsimblas) is
+ * the Right form when k = n != m.  Returns 0, or -1 with a message naming
+ * the file and line in err. */
+int cal_trace_read(const char *const *paths, int n, cal_trace *t, char *err, size_t errlen);
+void cal_trace_free(cal_trace *t);
+
+/* The fit points of one key: the shapes [first, first + count) of t. */
+size_t cal_trace_key(const cal_trace *t, int key, size_t *first);
+
+#endif

@@ -1,0 +1,66 @@
+#!/bin/sh
+# hpl-validate.sh -- issue 23's real-run fidelity test: a quick calibration
+# of this machine (here and now), then `simblas-hpl validate --set check`:
+# real HPL under Open MPI's mpirun (N=6000 NB=128 on Cx1, C the cores, 3
+# runs, one rank bound to each core) against the same run simulated with
+# that model.  The simulation must be within BOUND of the real median.
+#
+# BOUND is 10% (SB_VALIDATE_BOUND overrides it), chosen from measurements
+# on the 2-core AMD EPYC VM (doc/performance.md, "Fidelity against real
+# runs", 2026-11-25): at N=6000 2x1 the calibration before issue 23 was
+# +27% off the real median (+18% at N=12000 2x1; +12% to +17% on the
+# issue's Skylake-X), this branch's quick one +3.9% (full: +4.4%); the
+# real runs' min-max spread was 13% with 14% of the cores taken by other
+# processes, 2-3% on the less disturbed 2x1 runs.  10% catches the old
+# +12-27% and leaves 6 points above the new model's error for the noise.
+# Cx1 rather than 1xC: the real 1x2 runs there were 13-28% below both the
+# model and passthrough (SMPI's side, or the disturbed real runs), a gap
+# this test of the BLAS model must not mistake for the model's.
+#
+# Ground truth is only ground truth on a quiet machine: when other
+# processes took more than 10% of the cores during the real runs, or more
+# than 10% of the calibration's timed calls, the figures are printed and
+# the test is skipped (77), not failed.  It runs last, alone (Makefile).
+. "$(dirname "$0")/hpl-env.sh"
+case "${LD_PRELOAD:-}" in *libasan*) skip "sanitizer build: no HPL runs (see test/hpl-run.sh)" ;; esac
+cal=$build/calibrator/simblas-calibrate
+[ -x "$cal" ] || missing "no calibrator built ($cal)"
+command -v mpirun > /dev/null 2>&1 || missing "Open MPI's mpirun (openmpi-bin; scripts/install-deps.sh installs it)"
+data=${SB_HPL_DATA:-$build/test/hpl-data}
+XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"xhpl-mpi"' \
+  || missing "no real-MPI HPL (xhpl-mpi) in $data (test/hpl-run.sh builds it when mpicc is there)"
+bound=${SB_VALIDATE_BOUND:-10}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! "$cal" --quick --force --no-report -o "$tmp/here.model" > "$tmp/cal.out" 2>&1; then
+  echo "FAIL: quick calibration: $(tail -3 "$tmp/cal.out")"
+  exit 1
+fi
+stolen=$(sed -n 's/^meta stolen_share //p' "$tmp/here.model")
+echo "quick calibration: reference speed $(sed -n 's/^reference-speed //p' "$tmp/here.model") flop/s," \
+  "other processes took ${stolen:-?} of its timed calls' wall time"
+XDG_DATA_HOME=$data cli validate --set check --runs 3 --model "$tmp/here.model" --json "$tmp/v.json" \
+  > "$tmp/v.out" 2>&1
+rc=$?
+cat "$tmp/v.out"
+[ -f "$tmp/v.json" ] || { echo "FAIL: validate wrote no report (exit $rc)"; exit 1; }
+"$py" - "$tmp/v.json" "$bound" "${stolen:-0}" <<'EOF'
+import json, sys
+rep, bound, stolen = json.load(open(sys.argv[1])), float(sys.argv[2]), float(sys.argv[3])
+row = rep["configs"][0]
+err = next(iter(row["sim"].values()))["error_pct"]
+other = rep.get("other_load_max") or 0.0
+print(f"{row['label']}: real median {row['real']['median']:.4g} Gflops (spread {row['real']['spread_pct']}%), "
+      f"simulated {err:+.1f}% (bound {bound:g}%); other processes: {100 * other:.1f}% of the cores during the "
+      f"real runs, {100 * stolen:.1f}% of the calibration")
+if other > 0.10 or stolen > 0.10:
+    print("SKIP: the machine was busy (more than 10% taken by other processes): the real runs are not ground "
+          "truth; run it on a quiet machine")
+    sys.exit(77)
+sys.exit(0 if abs(err) <= bound else 1)
+EOF
+rc=$?
+[ $rc -eq 0 ] && echo "ok: within ${bound}% of the real runs"
+[ $rc -eq 1 ] && echo "FAIL: the model is more than ${bound}% from the real runs"
+exit $rc

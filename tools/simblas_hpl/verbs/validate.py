@@ -1,0 +1,175 @@
+"""simblas-hpl validate: real HPL (mpirun) against simulated HPL, on this machine."""
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+from .. import builds, validation
+from ..errors import CliError, note
+from ..locations import default_model
+from ..plan import RunOptions, make_plan
+from ..realrun import machine_cores, mpirun_path
+from ..results import check_output_path
+from ..files import write_atomic
+
+NAME = "validate"
+ORDER = 4
+HELP = "simulated HPL against real mpirun runs, here"
+USAGE = ("%(prog)s [--set default|check | --config N:PxQ[:KEY=V,...] ...] [--runs R] [--model FILE ...] "
+         "[--passthrough] [--max-error PCT] [--json FILE] [--csv FILE] [--plot PREFIX] [--real FILE]")
+DESCRIPTION = ("Run HPL for real with Open MPI and OpenBLAS (xhpl-mpi, from `simblas-hpl build`), one rank bound "
+               "to each core and one BLAS thread, R times per configuration in interleaved rounds; simulate the "
+               "same configurations on a platform of one host of this machine's cores with each model (and "
+               "in passthrough with --passthrough); print the real median and spread, each simulated figure and "
+               "its error, and write them as JSON, CSV and a gnuplot figure. Measure on a quiet machine: the "
+               "load other processes put on the cores during each real run is reported.")
+
+
+def add_arguments(v):
+    v.add_argument("--set", choices=["default", "check"], default="default",
+                   help="default: 1x1, 1xC, Cx1 at two or three sizes, the three row swaps, two broadcasts, depth 0 "
+                        "and 1 (C = this machine's cores; about 8 min on 2 cores); check: one Cx1 run (make check)")
+    v.add_argument("--config", action="append", metavar="N:PxQ[:KEY=V,...]",
+                   help="a configuration instead of the set (repeatable), e.g. 12000:2x1:swap=0; keys: NB and "
+                        "--hpl-opt's")
+    v.add_argument("--runs", type=int, default=3, metavar="R", help="real runs per configuration (default 3)")
+    v.add_argument("--model", action="append", metavar="FILE",
+                   help="a model to simulate with (repeatable; default $SIMBLAS_MODEL or the installed one)")
+    v.add_argument("--no-model", action="store_true", help="no model-mode simulation (with --passthrough)")
+    v.add_argument("--passthrough", action="store_true",
+                   help="also simulate in passthrough mode (the real BLAS computing under SMPI; as long as the "
+                        "real runs)")
+    v.add_argument("--max-error", type=float, metavar="PCT",
+                   help="exit with status 1 when a simulation is more than PCT %% from a real median")
+    v.add_argument("--json", metavar="FILE", help="write the report as JSON")
+    v.add_argument("--csv", metavar="FILE", help="write one row per configuration and simulation")
+    v.add_argument("--plot", metavar="PREFIX",
+                   help="PREFIX.svg and PREFIX.png (gnuplot; with PREFIX.gp and PREFIX.dat): simulated against real")
+    v.add_argument("--real", metavar="FILE",
+                   help="take the real runs from an earlier validate's JSON instead of running them")
+    v.add_argument("--cores-per-node", type=int, metavar="C",
+                   help="cores of the simulated host (default: this machine's, %d)" % machine_cores())
+    v.add_argument("--build-id", metavar="ID", help="the HPL build (default: the one runs use)")
+    v.add_argument("--timeout", type=float, metavar="SEC", help="stop a run (real or simulated) after SEC seconds")
+
+
+def model_name(path, taken):
+    base = os.path.basename(path)
+    name = base[:-len(".model")] if base.endswith(".model") else base
+    k, out = 2, name
+    while out in taken:
+        out, k = f"{name}-{k}", k + 1
+    return out
+
+
+def interrupt_on_term():
+    """SIGTERM and SIGHUP stop validate as Ctrl-C does: the running mpirun
+    or simulation, started in a session of its own, is stopped with it
+    (before, a SIGTERM left mpirun and its ranks running)."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+
+def main(args):
+    interrupt_on_term()
+    cores = args.cores_per_node or machine_cores()
+    if args.runs < 1:
+        raise CliError(f"--runs {args.runs}: must be >= 1 (3 or more for a median and a spread)")
+    if args.max_error is not None and not args.max_error > 0:
+        raise CliError(f"--max-error {args.max_error:g}: must be a percentage > 0")
+    if args.config:
+        configs = [validation.parse_config(c) for c in args.config]
+    else:
+        configs = validation.default_set(cores) if args.set == "default" else validation.check_set(cores)
+    labels = [c.label for c in configs]
+    if len(set(labels)) != len(labels):
+        raise CliError("--config: the same configuration is given twice")
+    for c in configs:
+        if c.ranks > machine_cores() and not args.real:
+            raise CliError(f"{c.label}: {c.ranks} ranks, and this machine has {machine_cores()} cores: real runs "
+                           "bind one rank to each core")
+    for opt, path in (("--json", args.json), ("--csv", args.csv)):
+        if path:
+            check_output_path(path, opt)
+    if args.plot:
+        check_output_path(args.plot + ".svg", "--plot")
+    sims = []
+    if not args.no_model:
+        models = args.model or [default_model()]
+        for m in models:
+            if not m:
+                raise CliError("no model file: give --model FILE or set SIMBLAS_MODEL")
+            sims.append(validation.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m)))
+    if args.passthrough:
+        sims.append(validation.Simulation("passthrough", "passthrough"))
+    if not sims and args.max_error is not None:
+        raise CliError("--max-error needs a simulation: drop --no-model or add --passthrough")
+    # every simulation checked before anything runs (bad input: one line, now)
+    for s in sims:
+        for c in configs:
+            make_plan(RunOptions(n=c.n, nb=c.nb, p=c.p, q=c.q, cores_per_node=cores, mode=s.mode, model=s.model,
+                                 hpl_opt=c.hpl_opt, build_id=args.build_id, timeout=args.timeout))
+    build, _ = builds.choose(args.build_id)
+    real_from = None
+    if args.real:
+        real, real_from = validation.load_real(args.real, configs)
+    else:
+        xhpl = build.binary("mpi") if build else None
+        if not xhpl:
+            bid = f" --build-id {build.id}" if build else ""
+            raise CliError("no xhpl-mpi (the real-MPI HPL) in the HPL build"
+                           + (f" {build.id}" if build else "s") +
+                           f": run `simblas-hpl build{bid} --mode mpi` (it needs Open MPI's mpicc)")
+        mpirun_path()
+    machine = validation.machine_info()
+    started = validation.now_iso()
+    t0 = time.monotonic()
+    load = validation.loadavg()
+    if not args.real:
+        est = validation.estimate_seconds(configs, args.runs)
+        note(f"validating {len(configs)} configuration(s) on {machine['cpu']}, {machine['cores']} core(s): "
+             f"{args.runs} real run(s) each (about {est / 60:.0f} min), then {len(sims)} simulation(s) each; "
+             f"load average {load}")
+        if load is not None and load > 0.5:
+            note(f"warning: the load average is {load:g}: other processes are running, and the real runs will "
+                 "show it (measure on a quiet machine)")
+    work = tempfile.mkdtemp(prefix="simblas-validate-")
+    try:
+        if not args.real:
+            real = validation.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout)
+        sim_results = {s.name: validation.simulate_configs(configs, s, cores, work, args.build_id, args.timeout)
+                       for s in sims}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report = validation.build_report(configs, real, sims, sim_results, machine,
+                                     args.runs if not args.real else real_from.get("runs"),
+                                     build.ref("validate") if build else None, started, time.monotonic() - t0)
+    if args.real:
+        report["real_from"] = {"file": os.path.abspath(args.real), "date": real_from.get("date"),
+                               "machine": real_from.get("machine")}
+    print(validation.table(report))
+    sys.stdout.flush()
+    if args.json:
+        write_atomic(args.json, json.dumps(report, indent=2) + "\n")
+    if args.csv:
+        write_atomic(args.csv, validation.csv_text(report))
+    if args.plot:
+        validation.plot(report, args.plot)
+    if report["other_load_max"] is not None and report["other_load_max"] > validation.QUIET_SHARE:
+        note(f"warning: other processes used up to {100 * report['other_load_max']:.1f}% of the cores during a real "
+             "run: the real figures may be low; validate again on a quiet machine")
+    if args.max_error is not None:
+        worst = [(abs(r["sim"][s]["error_pct"]), s, r["label"], r["sim"][s]["error_pct"])
+                 for r in report["configs"] for s in r["sim"]]
+        bad = [w for w in worst if w[0] > args.max_error]
+        if bad:
+            w = max(bad)
+            raise CliError(f"{len(bad)} simulated figure(s) beyond --max-error {args.max_error:g}%: the worst, "
+                           f"{w[1]} on {w[2]}, is {w[3]:+.1f}% from the real median", 1)
+    return 0
