@@ -6,12 +6,13 @@ resumed, status, collect (results.csv, means.csv, 95% intervals from
 scipy's t quantiles) and plot."""
 
 import csv
+import glob
 import os
 import shutil
 import unittest
 from unittest import mock
 
-from support import fake_build
+from support import SRC, fake_build
 from test_engine import FAKE, EngineCase
 from simblas_hpl import study
 
@@ -141,6 +142,17 @@ class Study(EngineCase):
         self.refused("[sweep]\nn = 1\n", rf"{b}:1: unknown section \[sweep\]")
         self.refused("# top\nn = 1\n", rf"{b}:2: unknown section \[n\]")
         self.refused("[[points]]\nn = 1000\n[[points]]\nnn = 2000\n", rf"{b}:4: unknown factor or option 'nn'")
+
+    def test_examples(self):
+        """Every study file of examples/studies/ is valid: read, and every
+        point planned by run's checks, as `study` does before running."""
+        files = sorted(glob.glob(os.path.join(SRC, "examples", "studies", "*.toml")))
+        self.assertGreaterEqual(len(files), 8)
+        for f in files:
+            with self.subTest(f=os.path.basename(f)):
+                s = study.load(f, dir_opt=self.path("ex"))
+                self.assertGreater(len(s.points), 0)
+                self.assertEqual(len(study.plan_points(s)), len(s.points))
 
     def test_a_level_run_refuses_refuses_the_whole_study(self):
         err = self.refused("[base]\nn = 1000\np = 2\nq = 2\n[factors]\nspeedup = [1, 1e9]\n",
