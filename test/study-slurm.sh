@@ -24,8 +24,6 @@ data=${SB_HPL_DATA:-$build/test/hpl-data}
 XDG_DATA_HOME=$data
 export XDG_DATA_HOME
 cli info > /dev/null 2>&1 || missing "no HPL build in $data (test/hpl-run.sh makes it)"
-SIMBLAS_MODEL=${SIMBLAS_MODEL:-$build/models/default.model}
-export SIMBLAS_MODEL
 
 pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
@@ -36,6 +34,11 @@ t=${TMPDIR:-/tmp}
 [ ${#t} -le 24 ] || t=/tmp # the daemons' socket paths are short
 tmp=$(mktemp -d "$t/simblas-study.XXXXXX") || exit 1
 chmod 755 "$tmp"
+# the nominal model with a standard deviation on dgemm, so that --noise
+# draws differ by seed (default.model has none: --noise would change nothing)
+sed '/^dgemm /s/$/ | mnk=2e-11/' "$build/models/default.model" > "$tmp/noisy.model" || exit 1
+SIMBLAS_MODEL=$tmp/noisy.model
+export SIMBLAS_MODEL
 SIMBLAS_SLURM_DIR=$tmp/c SIMBLAS_SLURM_PORT=auto
 export SIMBLAS_SLURM_DIR SIMBLAS_SLURM_PORT
 unset SLURM_CONF
