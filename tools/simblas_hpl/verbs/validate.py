@@ -17,7 +17,7 @@ from ..results import check_output_path
 from ..files import write_atomic
 
 NAME = "validate"
-ORDER = 4
+ORDER = 6
 HELP = "simulated HPL against real mpirun runs, here"
 USAGE = ("%(prog)s [--set default|check | --config N:PxQ[:KEY=V,...] ...] [--runs R] [--model FILE ...] "
          "[--passthrough] [--max-error PCT] [--json FILE] [--csv FILE] [--plot PREFIX] [--real FILE]")
