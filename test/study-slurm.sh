@@ -93,7 +93,7 @@ ls "$tmp/slurm/engine/slurm-${job}_"*.out > /dev/null 2>&1 && ok "the array's ta
   ko "no task log in $tmp/slurm/engine"
 f=$(ls -d "$tmp"/slurm/points/timeout-0.001*seed-1_* 2> /dev/null | head -1)
 if [ -n "$f" ] && grep -q "did not finish within --timeout 0.001 s" "$f/failed.json" && [ -f "$f/failed-stderr.txt" ] &&
-   study status "$tmp/slurm" 2> /dev/null | grep -q "failed   $(basename "$f"): the simulation did not finish"; then
+   study status "$tmp/slurm" 2> /dev/null | grep -q "failed   $(basename "$f"): the .* did not finish"; then
   ok "a failed point keeps its message and stderr tail, and study status shows it"
 else
   ko "the failed point $f: $(cat "$f/failed.json" 2> /dev/null | head -5)"
