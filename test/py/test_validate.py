@@ -121,7 +121,7 @@ class Verb(Sandbox):
         super().setUp()
         d = os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl", "b1")
         os.makedirs(d)
-        names = {"model": "xhpl-model", "mpi": "xhpl-mpi"}
+        names = {"model": "xhpl-model", "passthrough": "xhpl-real", "mpi": "xhpl-mpi"}
         for m, name in names.items():
             with open(os.path.join(d, name), "wb") as f:
                 f.write(b"fake xhpl, linked with libsimblas_pmpi.so")
@@ -169,6 +169,27 @@ class Verb(Sandbox):
             status, out, err = self.cli("validate", "--config", "4000:2x1:swap=0", "--real", js)
             self.assertEqual(status, 0, err)
             self.assertEqual([c[0] for c in calls], ["sim"])
+
+    def test_passthrough_takes_the_models_speed(self):
+        """--passthrough simulates with the first --model's reference speed
+        (the hosts' speed), so --no-model --passthrough --model FILE needs no
+        SIMBLAS_MODEL; with neither it says what to give."""
+        calls, real, _, mpirun, cores = self.fakes(100.0)
+        seen = []
+
+        def sim(plan, workdir, quiet=False):
+            seen.append((plan.mode, plan.model))
+            return mock.Mock(summary={"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 0.5})
+        model = self.env["SIMBLAS_MODEL"]
+        with real, mpirun, cores, mock.patch("simblas_hpl.validation.simulate", sim):
+            status, out, err = self.cli("validate", "--config", "4000:1x1", "--runs", 1, "--no-model",
+                                        "--passthrough", "--model", model, unset=("SIMBLAS_MODEL",))
+            self.assertEqual(status, 0, err)
+            self.assertEqual(seen, [("passthrough", os.path.abspath(model))])
+            status, out, err = self.cli("validate", "--config", "4000:1x1", "--runs", 1, "--no-model",
+                                        "--passthrough", unset=("SIMBLAS_MODEL",))
+            self.assertEqual(status, 2)
+            self.assertIn("no model file", err)
 
     def test_refused(self):
         calls, *patches = self.fakes(100.0)

@@ -100,14 +100,17 @@ def main(args):
     if args.plot:
         check_output_path(args.plot + ".svg", "--plot")
     sims = []
+    models = args.model or [default_model()]
     if not args.no_model:
-        models = args.model or [default_model()]
         for m in models:
             if not m:
                 raise CliError("no model file: give --model FILE or set SIMBLAS_MODEL")
             sims.append(validation.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m)))
     if args.passthrough:
-        sims.append(validation.Simulation("passthrough", "passthrough"))
+        # passthrough times the real BLAS; the model only gives the hosts' speed (its reference speed on both
+        # sides of SMPI's conversion), so the first --model serves, and --no-model --model FILE works
+        sims.append(validation.Simulation("passthrough", "passthrough",
+                                          os.path.abspath(models[0]) if models[0] else None))
     if not sims and args.max_error is not None:
         raise CliError("--max-error needs a simulation: drop --no-model or add --passthrough")
     # every simulation checked before anything runs (bad input: one line, now)
