@@ -331,20 +331,28 @@ static void fit_all(const cal_run *run, cal_info *info)
   const int ncores = run->ncores;
   fit_result *node = calloc(CAL_NKEYS, sizeof *node);
   fit_result *cores = ncores > 1 ? calloc((size_t)ncores * CAL_NKEYS, sizeof *cores) : NULL;
-  fit_point *fp = malloc(sizeof *fp * (run->npts ? run->npts : 1) * (size_t)ncores);
-  if (!node || (ncores > 1 && !cores) || !fp)
+  size_t room = (run->npts ? run->npts : 1) * (size_t)ncores;
+  fit_point *fp = malloc(sizeof *fp * room), *lp = malloc(sizeof *lp * room);
+  int64_t *lds = malloc(sizeof *lds * room);
+  if (!node || (ncores > 1 && !cores) || !fp || !lp || !lds)
     cal_die("out of memory for the fits");
   for (int i = 0; i < info->nops; i++)
     for (int v = 0; v < sb_ops[info->ops[i]].variants; v++) {
       int op = info->ops[i], key = v * SB_OP_COUNT + op;
-      size_t nn = 0;
+      size_t nn = 0, nl = 0;
       for (int w = 0; w < ncores; w++) {
         size_t start = nn;
         for (size_t j = 0; j < run->npts; j++) {
           const cal_point *p = &run->pts[j];
           const cal_result *r = &run->res[w][j];
-          if (p->op == op && p->variant == v && r->t > 0)
-            fp[nn++] = (fit_point){p->m, p->n, p->k, r->t, r->sd, opt.reps, 0};
+          if (p->op != op || p->variant != v || !(r->t > 0))
+            continue;
+          fit_point f = {p->m, p->n, p->k, r->t, r->sd, opt.reps, 0};
+          if (p->ld) { /* at another leading dimension: the @ld factors, not the line */
+            lds[nl] = p->ld;
+            lp[nl++] = f;
+          } else
+            fp[nn++] = f;
         }
         fit_holdout(fp + start, nn - start, 0.2, opt.seed + (uint64_t)key * 31 + (uint64_t)w);
         if (cores)
@@ -354,8 +362,19 @@ static void fit_all(const cal_run *run, cal_info *info)
       if (nn && fit_model(op, fp, nn, &node[key]) != 0)
         fprintf(stderr, "simblas-calibrate: could not fit %s (%zu points); it will use the fallback\n",
                 cal_key_name(key, kn, sizeof kn), nn);
+      /* the factors from the node's line and every core's calls; each
+       * core's line takes the node's (per core they are a few calls each) */
+      if (nl && fit_ld_factors(&node[key], lp, lds, nl, run->design->lld) && cores)
+        for (int w = 0; w < ncores; w++) {
+          fit_result *c = &cores[(size_t)w * CAL_NKEYS + (size_t)key];
+          c->nld = node[key].nld;
+          memcpy(c->ld_at, node[key].ld_at, sizeof c->ld_at);
+          memcpy(c->ld_f, node[key].ld_f, sizeof c->ld_f);
+        }
     }
   free(fp);
+  free(lp);
+  free(lds);
   info->node = node;
   info->cores = cores;
 }
@@ -404,6 +423,9 @@ static void put_result(sb_coefs *co, const fit_result *r)
 {
   put_fit(co->mu, &co->terms, r->mu, r->terms);
   put_fit(co->sigma, &co->sigma_terms, r->sigma, r->has_sigma ? r->terms : 0);
+  co->nld = r->nld;
+  memcpy(co->ld_at, r->ld_at, sizeof co->ld_at);
+  memcpy(co->ld_f, r->ld_f, sizeof co->ld_f);
   co->npieces = r->nsplit;
   for (int i = 0; i < r->nsplit; i++) {
     const struct fit_piece *h = &r->hi[i];

@@ -126,6 +126,16 @@ static void draw(const cal_design *d, int op, uint64_t *s, cal_point *p)
       if (*m + *k > maxdim)
         *m = maxdim - *k;
     }
+    /* two fifths of a kernel's draws at the smaller leading dimensions,
+     * the rows among fewer rows (cal_ld_level) */
+    if (o->ld_dep && unif(s) < 0.4) {
+      int64_t ld = cal_ld_level(d, (int)(rnd(s) % CAL_LD_LEVELS));
+      if (ld) {
+        p->ld = ld;
+        if (*m + *k > ld)
+          *m = ld - *k > 1 ? ld - *k : 1;
+      }
+    }
     return;
   }
   }
@@ -162,6 +172,12 @@ static void draw(const cal_design *d, int op, uint64_t *s, cal_point *p)
   if (*m > maxdim) *m = maxdim;
   if (*n > maxdim) *n = maxdim;
   if (*k > maxdim) *k = maxdim;
+}
+
+int64_t cal_ld_level(const cal_design *d, int i)
+{
+  int64_t ld = d->lld >> (CAL_LD_LEVELS - i);
+  return i >= 0 && i < CAL_LD_LEVELS && ld >= 64 ? ld : 0;
 }
 
 /* share of the measuring time: the HPL level-3 kernels (96% of HPL's

@@ -20,6 +20,9 @@ typedef struct cal_point {
   double est; /* estimated seconds for warm-up + repetitions */
   unsigned char layout, form; /* layout 1: HPL's (cal_hpl_call, calls.h), in its form */
   unsigned char ref;          /* one of the reference speed's calls */
+  int64_t ld; /* kernels.def's ld column: the local matrix seen with this
+                 leading dimension, one of cal_ld_level's (0: the design's
+                 lld, the one the model's line describes) */
 } cal_point;
 
 typedef struct cal_design {
@@ -43,6 +46,15 @@ int64_t cal_design_maxdim(double max_call, double rate3);
  * of HPL's level-3 calls HPL-shaped.  Returns malloc'ed points (NULL when
  * out of memory); their estimated time sums to about budget per core. */
 cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size_t *npts);
+
+/* the leading dimensions a kernel whose time depends on it (kernels.def's
+ * ld column) is also measured at, below the design's lld: lld/16, lld/8,
+ * lld/4, lld/2 (level i of CAL_LD_LEVELS), each the local row count of a
+ * smaller problem or a taller grid; 0 for a level under 64 rows.  The
+ * model scales the kernel's line by the ratio measured at each (its "@ld"
+ * line), 1 at lld itself and beyond it. */
+#define CAL_LD_LEVELS 4
+int64_t cal_ld_level(const cal_design *d, int i);
 
 /* the reference speed's calls (design.c), four: two of each of HPL's forms */
 #define CAL_REF_CALLS 4

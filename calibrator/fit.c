@@ -319,6 +319,43 @@ double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k)
   return fit_predict(c, m, n, k);
 }
 
+int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t n, int64_t ref_ld)
+{
+  r->nld = 0;
+  if (!r->ok || ref_ld <= 0)
+    return 0;
+  double *ratio = malloc(sizeof *ratio * (n ? n : 1));
+  if (!ratio)
+    return 0;
+  int64_t prev = 0;
+  while (r->nld < SB_MAX_LD - 1) {
+    int64_t at = 0; /* the next leading dimension above prev */
+    for (size_t i = 0; i < n; i++)
+      if (ld[i] > prev && ld[i] < ref_ld && (!at || ld[i] < at))
+        at = ld[i];
+    if (!at)
+      break;
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+      double pr = ld[i] == at ? fit_result_predict(r, p[i].m, p[i].n, p[i].k) : 0;
+      if (pr > 0 && p[i].t > 0)
+        ratio[c++] = p[i].t / pr;
+    }
+    if (c >= 3) {
+      gsl_sort(ratio, 1, c);
+      r->ld_at[r->nld] = (double)at;
+      r->ld_f[r->nld++] = gsl_stats_median_from_sorted_data(ratio, 1, c);
+    }
+    prev = at;
+  }
+  free(ratio);
+  if (r->nld) {
+    r->ld_at[r->nld] = (double)ref_ld;
+    r->ld_f[r->nld++] = 1;
+  }
+  return r->nld;
+}
+
 /* fit the pieces of the bounds at[0..nb-1] (ascending) on term dim; -1
  * when a piece has fewer than `need` points or does not fit */
 static int fit_pieces(int op, int dim, const double *at, int nb, const fit_point *p, size_t n, size_t need,

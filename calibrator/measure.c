@@ -97,12 +97,21 @@ static double time_one(void *ctx)
 {
   const one_call *c = ctx;
   const cal_point *p = c->p;
+  cal_bufs *b = c->bufs;
+  const int64_t lld = b->lld, lcols = b->lcols;
+  if (p->ld) { /* the same local matrix seen with another leading dimension (design.h) */
+    b->lcols = lcols * lld / p->ld;
+    b->lld = p->ld;
+  }
   double t0 = cal_now();
   if (p->layout)
-    cal_hpl_call(p->op, c->sym, p->m, p->n, p->k, p->variant, p->form, c->bufs);
+    cal_hpl_call(p->op, c->sym, p->m, p->n, p->k, p->variant, p->form, b);
   else
-    c->f(c->sym, p->m, p->n, p->k, p->variant, c->bufs);
-  return cal_now() - t0;
+    c->f(c->sym, p->m, p->n, p->k, p->variant, b);
+  double t = cal_now() - t0;
+  b->lld = lld;
+  b->lcols = lcols;
+  return t;
 }
 
 /* HPL's local matrix of a worker: lld x lcols, first touched by it */

@@ -60,6 +60,14 @@ SIMBLAS_EXPORT double simblas_predict(const char *routine, int64_t m, int64_t n,
  * negative value for an unknown routine. */
 SIMBLAS_EXPORT double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k);
 
+/* The same for a kernel whose time depends on the leading dimension of
+ * the matrix it moves rows of (lib/kernels.def's ld column: HPL's row
+ * swaps): ld is that leading dimension, which the model's "@ld" line
+ * scales the prediction by (doc/model-format.md); 0 is "not given", the
+ * layout the model was calibrated at. */
+SIMBLAS_EXPORT double simblas_execute_ld(const char *routine, int64_t m, int64_t n, int64_t k, int64_t ld);
+SIMBLAS_EXPORT double simblas_predict_ld(const char *routine, int64_t m, int64_t n, int64_t k, int64_t ld);
+
 /* Per-rank counters: calls modelled, seconds injected so far, how many
  * injections reached SimGrid (fewer than calls with SIMBLAS_MERGE=1), and
  * the time charged for the program's own code (SIMBLAS_CODE_CLOCK=1). */

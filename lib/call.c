@@ -309,23 +309,33 @@ const char *simblas_mode(void) { return sinks[sb_init()]->mode; }
 
 double simblas_predict(const char *routine, int64_t m, int64_t n, int64_t k)
 {
+  return simblas_predict_ld(routine, m, n, k, 0);
+}
+
+double simblas_predict_ld(const char *routine, int64_t m, int64_t n, int64_t k, int64_t ld)
+{
   sb_init();
   int variant, op = sb_model_key(routine, &variant);
   if (op < 0)
     return -1;
-  sb_call c = {op, 0, m, n, k, variant};
+  sb_call c = {.op = op, .m = m, .n = n, .k = k, .variant = variant, .ld = ld > 0 ? ld : 0};
   const sb_coefs *co = sb_model_coefs_v(call.model, 0, op, variant);
   return call.node ? sb_node_time(call.node, call.model, co, &c).t : sb_model_mean(call.model, co, &c);
 }
 
 double simblas_execute(const char *routine, int64_t m, int64_t n, int64_t k)
 {
+  return simblas_execute_ld(routine, m, n, k, 0);
+}
+
+double simblas_execute_ld(const char *routine, int64_t m, int64_t n, int64_t k, int64_t ld)
+{
   sb_init();
   void *code = sb_code_pause();
   int variant, op = sb_model_key(routine, &variant);
   double v = op < 0 ? -1 : 0;
   if (op >= 0 && !sb_computes()) { /* else the caller computes for real */
-    sb_call c = {op, 0, m, n, k, variant};
+    sb_call c = {.op = op, .m = m, .n = n, .k = k, .variant = variant, .ld = ld > 0 ? ld : 0};
     call_rank *cr = CR(sb_rank_self());
     double before = cr->injected;
     sb_model_call(&c);

@@ -305,8 +305,55 @@ static int parse_piece(parser *p, char *key, char *br, int *term, double *at)
   return 0;
 }
 
+/* "hpl_dlaswp01T@ld 3142:0.61 6284:0.65 ...": the leading-dimension
+ * factors of the line before it (model.h) */
+static int parse_ld(parser *p, char *key, char *at_sign, char **save)
+{
+  *at_sign = '\0';
+  if (strcmp(at_sign + 1, "ld"))
+    return fail(p, "bad key '%s@%s'; the only '@' line is '%s@ld LD:FACTOR ...'", key, at_sign + 1, key);
+  int variant = 0, op = sb_model_key(key, &variant);
+  if (op < 0)
+    return fail(p, "unknown routine '%s' in '%s@ld'", key, key);
+  if (p->set < 0)
+    p->set = 0;
+  sb_coefs *co = p->m->sets[p->set]->line[(size_t)variant * SB_OP_COUNT + (size_t)op];
+  if (!co)
+    return fail(p, "%s@ld before the plain %s line; put that line first", key, key);
+  if (co->nld)
+    return fail(p, "%s@ld given twice in set '%s'; keep one", key, p->m->sets[p->set]->name);
+  char *tok;
+  int n = 0;
+  while ((tok = strtok_r(NULL, " \t\r\n", save))) {
+    char *colon = strchr(tok, ':');
+    const char *why = NULL;
+    double at, f;
+    if (!colon)
+      return fail(p, "%s@ld: '%s' is not LD:FACTOR; write e.g. %s@ld 6000:0.6 50000:1", key, tok, key);
+    *colon = '\0';
+    if (number(tok, &at, &why) != 0 || !(at >= 1) || at > 2147483647.0)
+      return fail(p, "%s@ld: the leading dimension '%s' %s; write a size from 1 to 2^31-1", key, tok,
+                  why ? why : "is out of range");
+    if (number(colon + 1, &f, &why) != 0 || !(f > 0) || f > 1e6)
+      return fail(p, "%s@ld: the factor '%s' %s; write a number > 0", key, colon + 1, why ? why : "is out of range");
+    if (n == SB_MAX_LD)
+      return fail(p, "%s@ld: more than %d points", key, SB_MAX_LD);
+    if (n && !(at > co->ld_at[n - 1]))
+      return fail(p, "%s@ld: the leading dimensions must ascend (%.17g after %.17g)", key, at, co->ld_at[n - 1]);
+    co->ld_at[n] = at;
+    co->ld_f[n++] = f;
+  }
+  if (!n)
+    return fail(p, "%s@ld without points; write e.g. %s@ld 6000:0.6 50000:1", key, key);
+  co->nld = n;
+  return 0;
+}
+
 static int parse_routine(parser *p, char *key, char **save)
 {
+  char *at_sign = strchr(key, '@');
+  if (at_sign)
+    return parse_ld(p, key, at_sign, save);
   char *br = strchr(key, '[');
   int pterm = -1;
   double at = 0;
@@ -553,6 +600,23 @@ static const sb_piece *piece_for(const sb_coefs *co, const sb_call *c)
   return best;
 }
 
+double sb_model_ld_factor(const sb_coefs *co, int64_t ld)
+{
+  if (!co || co->nld <= 0 || ld <= 0)
+    return 1;
+  double x = (double)ld;
+  int n = co->nld;
+  if (x <= co->ld_at[0])
+    return co->ld_f[0];
+  if (x >= co->ld_at[n - 1])
+    return co->ld_f[n - 1];
+  int i = 1;
+  while (x > co->ld_at[i])
+    i++;
+  double u = log(x / co->ld_at[i - 1]) / log(co->ld_at[i] / co->ld_at[i - 1]);
+  return co->ld_f[i - 1] + u * (co->ld_f[i] - co->ld_f[i - 1]);
+}
+
 double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb_call *c, const double w[SB_NTERMS])
 {
   if (!co) {
@@ -565,7 +629,7 @@ double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb_call *c, 
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
     t += mu[i] * v[i] * (w ? w[i] : 1);
-  return clamp(t);
+  return clamp(t * sb_model_ld_factor(co, c->ld));
 }
 
 double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c) { return sb_model_mean_w(m, co, c, NULL); }
@@ -582,7 +646,7 @@ double sb_model_sigma(const sb_coefs *co, const sb_call *c)
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
     s += sg[i] * v[i];
-  return clamp(s);
+  return clamp(s * sb_model_ld_factor(co, c->ld));
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -634,6 +698,12 @@ static const char *bad_line(const sb_coefs *co)
       if (co->piece[j].at == p->at)
         return "two pieces at the same bound";
   }
+  if (co->nld < 0 || co->nld > SB_MAX_LD)
+    return "too many @ld points";
+  for (int i = 0; i < co->nld; i++)
+    if (!(co->ld_at[i] >= 1) || co->ld_at[i] > 2147483647.0 || !(co->ld_f[i] > 0) || co->ld_f[i] > 1e6 ||
+        (i && !(co->ld_at[i] > co->ld_at[i - 1])))
+      return "an @ld point whose leading dimension is not an ascending size or whose factor is not > 0";
   return NULL;
 }
 
@@ -657,6 +727,16 @@ static void put_line(FILE *f, const char *key, const sb_coefs *co)
     if (p->sigma_terms) {
       fputs(" |", f);
       put_terms(f, p->sigma, p->sigma_terms);
+    }
+    fputc('\n', f);
+  }
+  if (co->nld > 0) {
+    fprintf(f, "%s@ld", key);
+    for (int i = 0; i < co->nld; i++) {
+      fputc(' ', f);
+      put_number(f, co->ld_at[i]);
+      fputc(':', f);
+      put_number(f, co->ld_f[i]);
     }
     fputc('\n', f);
   }

@@ -43,12 +43,21 @@ typedef struct sb_piece {
 
 /* one routine's line in one set: mean and standard deviation, seconds per
  * unit of each term (0 for a term the line does not give) */
+/* the line "hpl_dlaswp01T@ld 3142:0.61 6284:0.65 ... 50272:1": a call
+ * that gives its operand's leading dimension (sb_call.ld > 0) has its
+ * prediction (mean and deviation) multiplied by f(ld), piecewise linear
+ * in log(ld) through the points (ascending), constant beyond the first
+ * and the last; a call without one, or a line without points, is not
+ * scaled */
+#define SB_MAX_LD 8
 typedef struct sb_coefs {
   double mu[SB_NTERMS];
   double sigma[SB_NTERMS];
   unsigned char terms, sigma_terms; /* bit t: the line gives term t (sigma: after '|') */
   int npieces;
   sb_piece piece[SB_MAX_PIECES];
+  int nld;
+  double ld_at[SB_MAX_LD], ld_f[SB_MAX_LD];
 } sb_coefs;
 
 typedef struct sb_set {
@@ -94,6 +103,8 @@ SB_HIDDEN double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb
 /* standard deviation of the residual (0 without a sigma part), bounded
  * the same way */
 SB_HIDDEN double sb_model_sigma(const sb_coefs *co, const sb_call *c);
+/* the "@ld" factor of co for the call's leading dimension (1 without one) */
+SB_HIDDEN double sb_model_ld_factor(const sb_coefs *co, int64_t ld);
 
 /* ---- building and writing a model ------------------------------------------
  * What the parser builds, a writer builds the same way: a new model (format
@@ -136,8 +147,8 @@ SB_HIDDEN sb_model_out *sb_model_out_open(const char *path, size_t reserve, char
 SB_HIDDEN int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen);
 SB_HIDDEN int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen);
 SB_HIDDEN void sb_model_out_abandon(sb_model_out *o);
-/* the longest line (with its pieces' lines) the writer writes, to size a
+/* the longest line (with its pieces' lines and its @ld line) the writer writes, to size a
  * reservation */
-#define SB_MODEL_LINE_MAX ((SB_MAX_PIECES + 1) * 560)
+#define SB_MODEL_LINE_MAX ((SB_MAX_PIECES + 1) * 560 + 64 + SB_MAX_LD * 50)
 
 #endif

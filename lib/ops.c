@@ -26,8 +26,11 @@ enum { SB_FAMILIES(SB_X_FACTS) };
    SB_X_COLUMNS(f_, SB_SHAPE_OF_##f_, sizeof(T_) > sizeof(R_) || #K_[0] == 'C'), \
    .focus = sizeof(T_) == sizeof(double) && #K_[0] == 'R' ? SB_FOCUS(focus_) : SB_FOCUS_NONE},
 #define SB_OP(...) SB_EXPAND_OP_FOCUS(SB_X_INFO, __VA_ARGS__)
-#define SB_KERNEL(name_, kind_, shape_)                                        \
-  [SB_OP_##name_] = {.name = #name_, .stem = #name_, .dbl = 1, SB_X_COLUMNS(memk, SB_SHAPE_##shape_, 0)},
+#define SB_LD_DEP_LDA 1
+#define SB_LD_DEP_NONE 0
+#define SB_KERNEL(name_, kind_, shape_, ld_)                                   \
+  [SB_OP_##name_] = {.name = #name_, .stem = #name_, .dbl = 1, SB_X_COLUMNS(memk, SB_SHAPE_##shape_, 0), \
+                     .ld_dep = SB_LD_DEP_##ld_},
 const sb_opinfo sb_ops[SB_OP_COUNT] = {
 #include "blas.def"
 #include "kernels.def"

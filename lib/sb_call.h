@@ -16,7 +16,7 @@
 /* ---- ops: one per expanded row of blas.def ------------------------------ */
 #define SB_X_ENUM(pfx, T_, R_, K_, fam, stem, ifc) SB_OP_##pfx##stem,
 #define SB_OP(...) SB_EXPAND_OP(SB_X_ENUM, __VA_ARGS__)
-#define SB_KERNEL(name, kind, shape) SB_OP_##name,
+#define SB_KERNEL(name, kind, shape, ld) SB_OP_##name,
 enum sb_op {
 #include "blas.def"
   SB_OP_BLAS_COUNT, /* the ops with BLAS entry points come first */
@@ -111,6 +111,8 @@ typedef struct sb_opinfo {
   unsigned char shape;     /* enum sb_shape: the family's, or kernels.def's */
   unsigned char variants;  /* 2 for SIDED shapes (Left, Right), else 1   */
   unsigned char focus;     /* enum sb_focus: blas.def's column           */
+  unsigned char ld_dep;    /* kernels.def's ld column: 1 when the time
+                              depends on A's leading dimension (LDA)     */
   unsigned char flop_term; /* enum sb_term: flops = flop_coef x the term */
   double flop_coef;        /* the family's, x4 for complex               */
 } sb_opinfo;
@@ -128,6 +130,9 @@ typedef struct sb_call {
   int64_t m, n, k;
   int variant; /* 1: the Right-side form of trmm/trsm/symm/hemm, which
                   the model may describe with its own line (".right") */
+  int64_t ld;  /* the leading dimension of the operand the time depends
+                  on (kernels.def's ld column), 0 when not given: the
+                  model's "@ld" line scales the prediction by it */
 } sb_call;
 
 enum { SB_GO = 0, SB_QUICK = 1, SB_ERR = 2 };

@@ -145,6 +145,53 @@ static void test_pieces_follow_a_regime_change(void **state)
   gsl_rng_free(r);
 }
 
+/* a memory kernel measured at its design's leading dimension (the line)
+ * and at smaller ones: the @ld factors are each level's measured / line,
+ * ascending, 1 at the design's; a level with fewer than 3 calls is left
+ * out */
+static void test_ld_factors_recover_each_level(void **state)
+{
+  (void)state;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 5);
+  const int64_t ref = 50000, lv[] = {3125, 6250, 12500, 25000, 777};
+  const double want[] = {0.55, 0.6, 0.8, 0.95, 0.3};
+  const int per[] = {40, 40, 40, 40, 2}; /* 777: too few calls */
+  size_t n = 400, nl = 0;
+  fit_point *p = calloc(n, sizeof *p), *lp = calloc(200, sizeof *lp);
+  int64_t *lds = calloc(200, sizeof *lds);
+  for (size_t i = 0; i < n; i++) {
+    draw_shape(r, &p[i]);
+    double t = 1e-8 * (double)p[i].m * (double)p[i].n + 5e-7 * (double)p[i].n + 2e-6;
+    p[i].t = t * (1 + 0.01 * gsl_ran_gaussian(r, 1));
+    p[i].spread = 0.01 * t;
+    p[i].reps = 3;
+  }
+  fit_holdout(p, n, 0.2, 42);
+  fit_result res;
+  assert_int_equal(fit_model(SB_OP_hpl_dlaswp01T, p, n, &res), 0);
+  for (int l = 0; l < 5; l++)
+    for (int j = 0; j < per[l]; j++, nl++) {
+      draw_shape(r, &lp[nl]);
+      double t = fit_result_predict(&res, lp[nl].m, lp[nl].n, lp[nl].k) * want[l];
+      lp[nl].t = t * (1 + 0.02 * gsl_ran_gaussian(r, 1));
+      lds[nl] = lv[l];
+    }
+  assert_int_equal(fit_ld_factors(&res, lp, lds, nl, ref), 5);
+  for (int l = 0; l < 4; l++) {
+    assert_true(res.ld_at[l] == (double)lv[l]);
+    close_to(res.ld_f[l], want[l], 0.02, "factor");
+  }
+  assert_true(res.ld_at[4] == (double)ref && res.ld_f[4] == 1);
+  /* no calls at other leading dimensions: no factors */
+  assert_int_equal(fit_ld_factors(&res, lp, lds, 0, ref), 0);
+  assert_int_equal(res.nld, 0);
+  free(p);
+  free(lp);
+  free(lds);
+  gsl_rng_free(r);
+}
+
 static void test_holdout_is_deterministic_and_about_a_fifth(void **state)
 {
   (void)state;
@@ -252,6 +299,7 @@ int main(void)
       cmocka_unit_test(test_recovers_gemm_coefficients_and_sigma),
       cmocka_unit_test(test_level1_selects_latency_and_slope),
       cmocka_unit_test(test_pieces_follow_a_regime_change),
+      cmocka_unit_test(test_ld_factors_recover_each_level),
       cmocka_unit_test(test_holdout_is_deterministic_and_about_a_fifth),
       cmocka_unit_test(test_too_few_points_fail),
       cmocka_unit_test(test_call_time_takes_cpu_time_only_when_interrupted),

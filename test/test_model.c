@@ -249,11 +249,15 @@ static void same_predictions(const sb_model *a, const sb_model *b)
         for (int i = 0; i < ns * ns * ns; i++) {
           sb_call c = {.op = op, .m = sizes[i % ns], .n = sizes[i / ns % ns], .k = sizes[i / ns / ns], .variant = v};
           const sb_coefs *ca = sb_model_coefs_v(a, s, op, v), *cb = sb_model_coefs_v(b, s, op, v);
-          double ma = sb_model_mean(a, ca, &c), mb = sb_model_mean(b, cb, &c);
-          double sa = sb_model_sigma(ca, &c), sb = sb_model_sigma(cb, &c);
-          if (memcmp(&ma, &mb, sizeof ma) || memcmp(&sa, &sb, sizeof sa))
-            fail_msg("%s%s in set %d at (%lld, %lld, %lld): %.17g | %.17g read back as %.17g | %.17g", sb_ops[op].name,
-                     v ? ".right" : "", s, (long long)c.m, (long long)c.n, (long long)c.k, ma, sa, mb, sb);
+          for (int l = 0; l < 2; l++) { /* without a leading dimension, and with one between @ld points */
+            c.ld = l ? 6000 : 0;
+            double ma = sb_model_mean(a, ca, &c), mb = sb_model_mean(b, cb, &c);
+            double sa = sb_model_sigma(ca, &c), sb = sb_model_sigma(cb, &c);
+            if (memcmp(&ma, &mb, sizeof ma) || memcmp(&sa, &sb, sizeof sa))
+              fail_msg("%s%s in set %d at (%lld, %lld, %lld) ld %lld: %.17g | %.17g read back as %.17g | %.17g",
+                       sb_ops[op].name, v ? ".right" : "", s, (long long)c.m, (long long)c.n, (long long)c.k,
+                       (long long)c.ld, ma, sa, mb, sb);
+          }
         }
 }
 
@@ -273,6 +277,9 @@ static void test_round_trip(void **state)
                             "dtrsm.right mnk=2.5e-11 | mnk=1e-310\n"
                             "daxpy n=0.1 1=-0\n"
                             "hpl_dlaswp04N mn=3e-10 nk=3e-10 1=1e-7\n"
+                            "hpl_dlaswp01T mn=1e-8 1=2e-6 | mn=1e-9\n"
+                            "hpl_dlaswp01T[mn>=4096] mn=1.1e-8\n"
+                            "hpl_dlaswp01T@ld 3142:0.61 6284:0.6300000000000001 50272:1\n"
                             "set core1\n"
                             "set core0\n"
                             "dgemm mnk=2e-11\n"
@@ -294,6 +301,7 @@ static void test_round_trip(void **state)
   assert_non_null(strstr(first, "quality dgemm n=10 r2=0.99\n"));
   assert_non_null(strstr(first, "reference-speed 3.66469e+10\n")); /* the fewest digits */
   assert_non_null(strstr(first, "dgemm[m>=384] mnk=1.05e-11\n"));
+  assert_non_null(strstr(first, "hpl_dlaswp01T[mn>=4096] mn=1.1e-08\nhpl_dlaswp01T@ld 3142:0.61 6284:0.6300000000000001 50272:1\n"));
   assert_non_null(strstr(first, "# a comment\n# of two lines\n"));
   free(first);
   free(second);
@@ -418,6 +426,43 @@ static void test_truncated(void **state)
     sb_model_free(m);
   }
   free(buf);
+}
+
+/* the "@ld" line: a call that gives its leading dimension has its mean and
+ * deviation scaled, piecewise linearly in log(ld) between the points and
+ * constant beyond them; one without is not; the line's refusals */
+static void test_ld_factors(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = parse("simblas-model 1\nreference-speed 1e9\n"
+                      "hpl_dlaswp01T mn=1e-8 | mn=1e-9\nhpl_dlaswp01T@ld 1000:0.5 8000:0.8 64000:1\nend\n",
+                      err, sizeof err);
+  if (!m)
+    fail_msg("%s", err);
+  sb_call c = call("hpl_dlaswp01T", 100, 1000, 0);
+  const sb_coefs *co = sb_model_coefs(m, 0, c.op);
+  static const struct { int64_t ld; double f; } at[] = {
+      {0, 1}, {500, 0.5}, {1000, 0.5}, {8000, 0.8}, {22627, 0.9}, {64000, 1}, {1000000, 1}, {2828, 0.65}};
+  for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+    c.ld = at[i].ld;
+    assert_close(sb_model_mean(m, co, &c), 1e-3 * at[i].f, 1e-3 * 1e-4);
+    assert_close(sb_model_sigma(co, &c), 1e-4 * at[i].f, 1e-4 * 1e-4);
+  }
+  sb_model_free(m);
+#define LDHEAD "simblas-model 1\nreference-speed 1e9\n"
+  expect_error(LDHEAD "hpl_dlaswp01T@ld 1000:0.5\nhpl_dlaswp01T mn=1e-8\nend\n",
+               "test.model:3: hpl_dlaswp01T@ld before the plain hpl_dlaswp01T line");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000:0.5\nhpl_dlaswp01T@ld 2000:0.5\nend\n",
+               "test.model:5: hpl_dlaswp01T@ld given twice");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 2000:0.5 1000:0.6\nend\n",
+               "test.model:4: hpl_dlaswp01T@ld: the leading dimensions must ascend");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000:0\nend\n",
+               "test.model:4: hpl_dlaswp01T@ld: the factor '0'");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000\nend\n", "'1000' is not LD:FACTOR");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld\nend\n", "hpl_dlaswp01T@ld without points");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@nb 1000:1\nend\n", "test.model:4: bad key 'hpl_dlaswp01T@nb'");
+#undef LDHEAD
 }
 
 static void test_pieces_and_sides(void **state)
@@ -559,6 +604,7 @@ int main(void)
       cmocka_unit_test(test_extreme_sizes), cmocka_unit_test(test_malformed),
       cmocka_unit_test(test_truncated),     cmocka_unit_test(test_missing_file),
       cmocka_unit_test(test_pieces_and_sides),
+      cmocka_unit_test(test_ld_factors),
       cmocka_unit_test(test_every_op_has_a_key), cmocka_unit_test(test_table_columns),
       cmocka_unit_test(test_refused_precisely), cmocka_unit_test(test_too_many_sets),
       cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_model_files),
