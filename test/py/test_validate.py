@@ -44,8 +44,8 @@ class Configs(Sandbox):
 
     def test_check_set(self):
         # make check's run is Cx1 (real 1x2 runs parted from passthrough on the EPYC VM)
-        self.assertEqual([c.label for c in validation.check_set(2)], ["N=6000 2x1"])
-        self.assertEqual([c.label for c in validation.check_set(1)], ["N=6000 1x1"])
+        self.assertEqual([c.label for c in validation.check_set(2)], ["N=12000 2x1"])
+        self.assertEqual([c.label for c in validation.check_set(1)], ["N=12000 1x1"])
 
     def test_sigterm_interrupts(self):
         import signal
