@@ -108,6 +108,8 @@ static void parse_line(net_link *k, const char *line)
   }
 }
 
+static volatile pid_t child; /* mpirun's process group, while it runs */
+
 /* run argv, its output (stdout and stderr) parsed line by line; the last
  * line that is not the ping-pong's kept for the error */
 static void run_pingpong(char *const argv[], net_link *k, const char *what)
@@ -129,6 +131,7 @@ static void run_pingpong(char *const argv[], net_link *k, const char *what)
     fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
+  child = pid;
   close(fd[1]);
   char buf[8192], last[512] = "";
   size_t have = 0;
@@ -168,6 +171,7 @@ static void run_pingpong(char *const argv[], net_link *k, const char *what)
   int st = 0;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
     ;
+  child = 0;
   if (timed_out)
     cal_die("the %s ping-pong did not finish in %d s (mpirun stopped): with --hostfile, check that ssh to "
             "each host works without a password (ssh HOST true)", what, NET_TIMEOUT_S);
@@ -225,8 +229,12 @@ static void drop_tmp(void)
     unlink(tmp_path);
 }
 
+/* ^C, SIGTERM, SIGHUP: mpirun (a process group of its own, which the
+ * terminal's ^C does not reach) stopped, the temporary removed */
 static void drop_tmp_signal(int sig)
 {
+  if (child > 0)
+    kill(-child, SIGTERM);
   drop_tmp();
   signal(sig, SIG_DFL);
   raise(sig);
