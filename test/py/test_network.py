@@ -11,8 +11,7 @@ import unittest
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import launch, network
-from simblas_hpl.errors import CliError
+from simblas_hpl import launch, network, validation
 from simblas_hpl.plan import RunOptions, make_plan
 
 INTRA_LAT = "65536:9.5;4096:2.25;0:1"
@@ -166,6 +165,20 @@ class NetworkFile(Sandbox):
         self.assertEqual(net["inter"]["bandwidth_Bps"], 1.25e9)
         self.assertEqual((none["file"], none["factors"], none["loopback"]["source"]),
                          (None, "SimGrid 3.32's defaults", "assumed"))
+
+    def test_validate_reports_the_network_of_its_simulations(self):
+        c = validation.make_config(8000, 1, 2)
+        real = {c.label: {"gflops": [100.0, 99.0, 101.0]}}
+        sims = [validation.Simulation("q", "model", "/m/q.model", "here.network"),
+                validation.Simulation("passthrough", "passthrough", "/m/q.model", "none")]
+        res = {"q": {c.label: {"gflops": 102.0, "hpl_time_s": 1, "wall_s": 1, "network": "/abs/here.network"}},
+               "passthrough": {c.label: {"gflops": 98.0, "hpl_time_s": 1, "wall_s": 1, "network": None}}}
+        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
+        self.assertEqual(r["simulations"]["q"]["network"], "/abs/here.network")
+        self.assertIsNone(r["simulations"]["passthrough"]["network"])
+        text = validation.table(r)
+        self.assertIn("q: worst 2.0%, mean +2.0%, 1 of 1 within 3%; network /abs/here.network", text)
+        self.assertIn("passthrough: worst 2.0%, mean -2.0%, 1 of 1 within 3%; network SimGrid defaults", text)
 
     def test_factor_lists_as_libsimblas_takes_them(self):
         self.assertEqual(network.parse_factors("65536:9.5;0:1"), [(65536, 9.5), (0, 1)])

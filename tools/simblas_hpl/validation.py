@@ -248,7 +248,7 @@ def simulate_configs(configs, sim, cores, workroot, build_id=None, timeout=None,
         res = simulate(plan, d, quiet=True).summary
         shutil.rmtree(d, ignore_errors=True)
         out[c.label] = {"gflops": res["gflops"], "hpl_time_s": res["hpl_time_s"], "wall_s": res["wall_s"],
-                        "network": res["network"]["file"]}
+                        "network": (res.get("network") or {}).get("file")}
         log(f"{sim.name}: {c.label}: {res['gflops']:g} Gflops (simulated in {res['wall_s']:.1f} s)")
     return out
 
@@ -320,7 +320,8 @@ def table(report):
         lines.append(line)
     for s, v in report["simulations"].items():
         lines.append(f"{s}: worst {v['max_abs_error_pct']:.1f}%, mean {v['mean_error_pct']:+.1f}%, "
-                     f"{v['within_3pct']} of {v['configs']} within 3%"
+                     f"{v['within_3pct']} of {v['configs']} within 3%; network "
+                     f"{v.get('network') or 'SimGrid defaults, assumed loopback'}"
                      + (f"; ranked otherwise than the real runs: {'; '.join(v['misranked'])}" if v["misranked"]
                         else ""))
     m = report["machine"]
