@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "calls.h"
+#include "network.h"
 #include "report.h"
 #include "trace.h"
 #include "simblas.h"
@@ -53,8 +54,8 @@
 
 /* ---- options ---------------------------------------------------------------- */
 static struct {
-  const char *out, *summary, *blas, *routines, *base;
-  int quick, cores, reps, report, packed, force, mixed, from_trace;
+  const char *out, *summary, *blas, *routines, *base, *hostfile;
+  int quick, cores, reps, report, packed, force, mixed, from_trace, network;
   double budget, max_call, lld;
   uint64_t seed;
 } opt = {.report = 1, .seed = 1};
@@ -64,7 +65,8 @@ static void usage(FILE *f)
   fprintf(f, "usage: simblas-calibrate [--quick] [-o MODEL] [options]\n"
               "       simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...\n"
               "       simblas-calibrate --summary MODEL\n"
-              "Measures this machine's BLAS and writes a SimBLAS model file.\n"
+              "       simblas-calibrate --network [--hostfile FILE] [-o NETWORK]\n"
+              "Measures this machine's BLAS and writes a SimBLAS model file; with --network, its MPI's messages.\n"
               "  -o, --output FILE     model to write (default: ./simblas.model); written atomically\n"
               "  -q, --quick           short run (under a minute) for CI and demos\n"
               "      --budget SEC      measuring time per core (default 480; quick 30)\n"
@@ -85,7 +87,12 @@ static void usage(FILE *f)
               "      --summary MODEL   check a model as libsimblas reads it and print its quality figures\n"
               "      --from-trace      refit the routines an application called from its trace-mode runs\n"
               "                        (SIMBLAS_MODE=trace CSV files, the arguments) and write the model\n"
-              "      --base MODEL      the model --from-trace refines (default: -o's, when it exists)\n",
+              "      --base MODEL      the model --from-trace refines (default: -o's, when it exists)\n"
+              "      --network         ping-pong and collectives with the real MPI (Open MPI's mpirun): fit SMPI's\n"
+              "                        lat/bw factors and the intra-node link; write the network file that\n"
+              "                        simblas-hpl run --network reads (-o, default ./simblas.network)\n"
+              "      --hostfile FILE   with --network: also the interconnect, between the first two hosts of FILE\n"
+              "                        (passwordless ssh to each)\n",
           SB_CALIBRATION_BLAS);
 }
 
@@ -109,7 +116,8 @@ static void parse_options(int argc, char **argv)
       {"summary", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
       {"lld", required_argument, 0, 'L'},    {"packed", no_argument, 0, 'P'},
       {"force", no_argument, 0, 'F'},        {"mixed-order", no_argument, 0, 'X'},
-      {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'}, {0, 0, 0, 0}};
+      {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'},
+      {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'}, {0, 0, 0, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
@@ -131,6 +139,8 @@ static void parse_options(int argc, char **argv)
     case 'X': opt.mixed = 1; break;
     case 'T': opt.from_trace = 1; break;
     case 'A': opt.base = optarg; break;
+    case 'W': opt.network = 1; break;
+    case 'H': opt.hostfile = optarg; break;
     case 'h': usage(stdout); exit(0);
     default:
       fprintf(stderr, "simblas-calibrate: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -144,8 +154,12 @@ static void parse_options(int argc, char **argv)
     cal_die("--from-trace needs the trace files: simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...");
   if (opt.base && !opt.from_trace)
     cal_die("--base MODEL is the model --from-trace refines: add --from-trace and the trace files");
+  if (opt.network && (opt.from_trace || opt.summary))
+    cal_die("--network measures the MPI, not the BLAS: run it on its own (simblas-calibrate --network [-o FILE])");
+  if (opt.hostfile && !opt.network)
+    cal_die("--hostfile FILE names the hosts of --network's interconnect ping-pong: add --network");
   if (!opt.out)
-    opt.out = "simblas.model";
+    opt.out = opt.network ? "simblas.network" : "simblas.model";
   if (!opt.budget)
     opt.budget = opt.quick ? 30 : 480;
   if (!opt.max_call)
@@ -698,6 +712,8 @@ int main(int argc, char **argv)
     return cal_summary(opt.summary);
   if (opt.from_trace)
     return from_trace(argc - optind, argv + optind);
+  if (opt.network)
+    return cal_network(opt.out, opt.hostfile);
   open_output();
   static blas b;
   open_blas(&b);

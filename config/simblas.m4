@@ -77,6 +77,24 @@ AC_DEFUN([SB_CHECK_CALIBRATOR], [
   AC_SUBST([SB_CALBLAS], [$sb_calblas])
 ])
 
+# Open MPI, for simblas-calibrate --network's ping-pong (simblas-pingpong):
+# mpicc's compile and link flags (mpicc --showme), used with plain $CC so
+# that the program builds like the others (the sanitizer build included).
+AC_DEFUN([SB_CHECK_MPI], [
+  AC_ARG_VAR([MPICC], [Open MPI's mpicc, for simblas-calibrate --network (default: the PATH's)])
+  AC_PATH_PROG([MPICC], [mpicc], [])
+  sb_have_mpi=no
+  AS_IF([test "x$MPICC" != x], [
+    AC_MSG_CHECKING([for Open MPI's flags (mpicc --showme)])
+    MPI_CFLAGS=`$MPICC --showme:compile 2>/dev/null` && MPI_LIBS=`$MPICC --showme:link 2>/dev/null` && sb_have_mpi=yes
+    AC_MSG_RESULT([$sb_have_mpi])])
+  AS_IF([test $sb_have_mpi = yes],
+    [AC_DEFINE([SB_HAVE_PINGPONG], [1], [simblas-pingpong is built: simblas-calibrate --network works])])
+  AC_SUBST([MPI_CFLAGS])
+  AC_SUBST([MPI_LIBS])
+  AM_CONDITIONAL([HAVE_MPICC], [test $sb_have_mpi = yes])
+])
+
 # A system cblas.h lets the compiler check every cblas_ definition.
 AC_DEFUN([SB_CHECK_CBLAS_HEADER], [
   # netlib's header is the reference (OpenBLAS's differs on cblas_csrot,
@@ -128,6 +146,7 @@ AC_DEFUN([SB_SUMMARY], [
   echo "  simblas-calibrate        : $sb_calibrator (measures $sb_calblas)"
   echo "  calibration figures      : ${GNUPLOT:-no (install gnuplot; figures are skipped)}"
   echo "  cmocka unit tests        : $sb_have_cmocka"
+  echo "  network ping-pong (MPI)  : ${sb_have_mpi} (simblas-calibrate --network; needs Open MPI's mpicc)"
   echo "  netlib test programs     : ${GFORTRAN:-no (install gfortran)}"
   echo "  simblas-hpl's Python     : $PYTHON $PYTHON_VERSION ($sb_python_how)"
   echo "  man pages (help2man)     : ${HELP2MAN:-no (install help2man)}"

@@ -19,7 +19,7 @@ san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=
 "$top/configure" -q CFLAGS="-O1 -g $san" LDFLAGS="$san"
 # every optional part found: one configure left out would drop its tests
 # from make check without a word
-for c in SIMGRID SMPIRUN BACKEND CALIBRATOR CMOCKA GFORTRAN HELP2MAN FUZZER; do
+for c in SIMGRID SMPIRUN BACKEND CALIBRATOR CMOCKA GFORTRAN HELP2MAN FUZZER MPICC; do
   grep -q "^S\[\"HAVE_${c}_TRUE\"\]=\"\"" config.status || {
     echo "configure did not enable HAVE_$c, so make check would skip its tests: see $PWD/config.log" \
          "and install what it lacks (sh scripts/install-deps.sh --sources)"; exit 1; }

@@ -24,7 +24,7 @@ page simblas-hpl 'simblas-hpl \- build HPL against SimBLAS and simulate it with 
 page simblas-hpl-build 'simblas-hpl-build \- download, patch and build HPL (the xhpl-* binaries)' \
   '\-\-hpl\-tarball' '\-\-hpl\-dir' '\-\-no\-check' '\-\-build\-id' '\-\-make\-default'
 page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
-  'run --n N' '\-\-hpl\-opt' '\-\-iterations' '\-\-energy' '\-\-bw' '\-\-json'
+  'run --n N' '\-\-hpl\-opt' '\-\-iterations' '\-\-energy' '\-\-bw' '\-\-json' '\-\-network'
 page simblas-hpl-info 'simblas-hpl-info \- show the HPL builds and the one runs use (JSON)' '\-\-build\-id'
 page simblas-probe "simblas-probe \\- measure this node's peak flop rate and memory bandwidth (the figures node files are compared with)" \
   '\-\-hog' '\-\-seconds'
@@ -33,10 +33,10 @@ page simblas-hpl-study 'simblas-hpl-study \- run a study (a TOML file of runs) l
 page simblas-hpl-tune "simblas-hpl-tune \\- search HPL's parameters for the best Gflops" \
   '\-\-memory\-fraction' '\-\-search' '\-\-sampler' '\-\-plot'
 page simblas-hpl-validate 'simblas-hpl-validate \- simulated HPL against real mpirun runs, here' \
-  '\-\-max\-error' '\-\-runs' '\-\-passthrough' '\-\-plot' '\-\-config'
+  '\-\-max\-error' '\-\-runs' '\-\-passthrough' '\-\-plot' '\-\-config' '\-\-network'
 if [ -x "$build/calibrator/simblas-calibrate" ]; then
   page simblas-calibrate "simblas-calibrate \\- measure this machine's BLAS and write a SimBLAS model" \
-    '\-\-summary' '\-\-from\-trace' '\-\-force' '\-\-quick' '\-\-output'
+    '\-\-summary' '\-\-from\-trace' '\-\-force' '\-\-quick' '\-\-output' '\-\-network' '\-\-hostfile'
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

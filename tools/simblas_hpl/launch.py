@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 
-from . import hpldat, platforms, results, settings
+from . import hpldat, network, platforms, results, settings
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines
 from .memory import FOLD_BLOCK, fold_block, max_map_count
@@ -88,6 +88,7 @@ def smpirun_command(plan):
         cfg.append(f"smpi/shared-malloc-hugepage:{plan.hugepages}")  # SMPI's panel buffers
     if plan.energy:
         cfg.append("plugin:host_energy")
+    cfg += network_cfg(plan)
     cmd = [plan.smpirun, "-np", str(plan.ranks), "-platform", "platform.xml", "-hostfile", "hostfile"]
     cmd += [f"--cfg={c}" for c in cfg]
     cmd += ["--log=root.thres:warning", "--log=smpi_utils.thres:info"]
@@ -95,6 +96,16 @@ def smpirun_command(plan):
         cmd.append("--log=host_energy.thres:info")
     cmd.append(plan.xhpl)
     return cmd
+
+
+def network_cfg(plan):
+    """SMPI's piecewise factors from the network file (simblas-calibrate
+    --network); none without one (SimGrid's defaults) or with --alloc-only
+    (no network solved)."""
+    if not plan.network or plan.alloc_only:
+        return []
+    link = network.factors_link(plan.network, plan.platform.hosts)[1]
+    return [f"smpi/lat-factor:{link.lat_factor}", f"smpi/bw-factor:{link.bw_factor}"]
 
 
 def run_env(plan, workdir):
@@ -110,6 +121,10 @@ def run_env(plan, workdir):
         "TMPDIR": os.path.join(workdir, "tmp"),
     }
     env.update(poll_settings(plan)[1])
+    factors = network_cfg(plan)
+    if factors:  # libsimblas's message times (simblas_message_time) with SMPI's factors
+        env["SIMBLAS_LAT_FACTOR"] = factors[0].split(":", 1)[1]
+        env["SIMBLAS_BW_FACTOR"] = factors[1].split(":", 1)[1]
     if plan.mode == "model" and plan.waits == "block":
         env["SIMBLAS_BLOCKING_WAITS"] = "1"  # patch 12: HPL's spin-waits receive blocking
     if plan.mode == "model" and not plan.energy and plan.platform.own_core:

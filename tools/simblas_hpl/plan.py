@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Dict, List, Optional, Sequence, Union
 
-from . import memory, model, nodefile, platforms, units, variability
+from . import memory, model, network, nodefile, platforms, units, variability
 from . import builds
 from .errors import CliError, note
 from .hpldat import parse_hpl_opts
@@ -62,6 +62,7 @@ class RunOptions:
     slow_nodes: Optional[str] = None
     node_speeds: Optional[str] = None
     xhpl: Optional[str] = None
+    network: Optional[str] = None   # a network file, 'none', or None: the installed one (network.resolve)
     dry_run: bool = False       # a missing xhpl is only a warning
 
     @classmethod
@@ -114,6 +115,7 @@ class RunPlan:
     seed: Optional[int] = None              # SIMBLAS_SEED (noise, modelled results), the node speeds' draw
     noise: bool = False                     # SIMBLAS_NOISE: each kernel drawn from the model's noise
     node_speeds: Optional[variability.NodeSpeeds] = None  # per-host speed factors (SIMBLAS_HOST_FACTORS)
+    network: Optional["network.Network"] = None  # simblas-calibrate --network's file (None: SimGrid's defaults)
 
     @property
     def ranks(self):
@@ -211,8 +213,10 @@ def make_plan(o):
     for opt, v in (("--timeout", o.timeout), ("--iprobe", o.iprobe)):
         if v is not None and not (v > 0 and math.isfinite(v)):
             raise CliError(f"{opt} {v:g}: must be a number of seconds > 0")
-    bw = units.parse_bandwidth(o.bw or platforms.DEFAULT_BW)
-    lat = units.parse_latency(o.lat or platforms.DEFAULT_LAT)
+    net = network.resolve(o.network)
+    inter = net.inter if net else None  # the measured interconnect, where --bw / --lat do not say
+    bw = units.parse_bandwidth(o.bw or (inter.bw_text if inter else platforms.DEFAULT_BW))
+    lat = units.parse_latency(o.lat or (inter.lat_text if inter else platforms.DEFAULT_LAT))
     if o.cores_per_node is not None and o.cores_per_node < 1:
         raise CliError(f"--cores-per-node {o.cores_per_node}: must be >= 1")
 
@@ -239,7 +243,8 @@ def make_plan(o):
     shaping = [name for name, v in (("--speedup", o.speedup), ("--host-speed", o.host_speed), ("--bw", o.bw),
                                     ("--lat", o.lat), ("--cores-per-node", o.cores_per_node)) if v is not None]
     platform = platforms.resolve(spec, ranks, bw, lat, hostfile=o.hostfile, cores_per_node=o.cores_per_node,
-                                 energy=energy, shaping=shaping)
+                                 energy=energy, shaping=shaping,
+                                 loopback=(net.intra.bw_text, net.intra.lat_text) if net else None)
 
     model_path = o.model or default_model()
     ref = model.reference_speed(model_path)
@@ -348,7 +353,7 @@ def make_plan(o):
         iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,
         code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""), seed=o.seed,
-        noise=o.noise, node_speeds=node_speeds, node=node)
+        noise=o.noise, node_speeds=node_speeds, node=node, network=net)
 
 
 def check_roll_merge(g, mode, opts, nb):

@@ -40,6 +40,8 @@ class Platform:
     bw_Bps: Optional[float] = None
     lat_s: Optional[float] = None
     topology: str = "FAT_TREE"
+    loopback_bw: str = LOOPBACK_BW  # a generated host's link between its cores (several cores)
+    loopback_lat: str = LOOPBACK_LAT
 
 
 def parse_energy(text):
@@ -223,11 +225,13 @@ def read_hostfile(path):
     return hosts
 
 
-def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=None, shaping=()):
+def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=None, shaping=(), loopback=None):
     """--platform SPEC (None: the default fat tree) -> a Platform; CliError
     when it does not fit.  bw, lat: (value, text) of the links (units.parse_*);
     shaping: the options given that shape a generated platform (--speedup,
-    --bw, --lat, --cores-per-node), which a platform file refuses."""
+    --bw, --lat, --cores-per-node), which a platform file refuses;
+    loopback: (bw, lat) texts of the link between a host's cores (a
+    network file's intra link; None: LOOPBACK_BW, LOOPBACK_LAT)."""
     kind = generated_topology(spec) if spec else "FAT_TREE"
     if kind:
         if energy == "platform":
@@ -269,7 +273,8 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
         # the ranks fill the first hosts, the rest idle
         return Platform(kind="generated", spec=spec or "fattree:" + topo, hosts=hosts, cores_per_node=cores,
                         own_core=True, topo=topo, bw=bw[1], lat=lat[1], bw_Bps=bw[0], lat_s=lat[0],
-                        hostlist=[f"node-{i}" for i in range(hosts) for _ in range(cores)][:ranks], topology=kind)
+                        hostlist=[f"node-{i}" for i in range(hosts) for _ in range(cores)][:ranks], topology=kind,
+                        **(dict(loopback_bw=loopback[0], loopback_lat=loopback[1]) if loopback else {}))
     path = os.path.abspath(spec)
     if not spec.endswith(".xml") and not os.path.isfile(path):
         raise CliError(f"--platform {spec!r}: expected fattree:LEVELS;DOWN...;UP...;PARALLEL..., "
@@ -310,14 +315,15 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
 TOPOLOGY_NAMES = {"FAT_TREE": "fat tree", "DRAGONFLY": "dragonfly", "TORUS": "torus"}
 
 
-def platform_xml(hosts, cores, speed, bw, lat, topo, energy, topology="FAT_TREE"):
+def platform_xml(hosts, cores, speed, bw, lat, topo, energy, topology="FAT_TREE", loopback=(LOOPBACK_BW, LOOPBACK_LAT)):
     """A generated platform: one SimGrid cluster on a fat tree, a dragonfly
     or a torus (every link of the bandwidth and latency given: SimGrid 3.32
-    has one for all the levels of a cluster)."""
+    has one for all the levels of a cluster); with several cores a host,
+    the loopback (bw, lat) that SMPI routes two of its ranks through."""
     attrs = ['id="cluster"', 'prefix="node-"', 'suffix=""', f'radical="0-{hosts - 1}"',
              f'speed="{speed}"', f'core="{cores}"', f'bw="{bw}"', f'lat="{lat}"']
     if cores > 1:
-        attrs += [f'loopback_bw="{LOOPBACK_BW}"', f'loopback_lat="{LOOPBACK_LAT}"']
+        attrs += [f'loopback_bw="{loopback[0]}"', f'loopback_lat="{loopback[1]}"']
     attrs += [f'topology="{topology}"', f'topo_parameters="{topo}"']
     props = ""
     if isinstance(energy, list):
@@ -349,7 +355,8 @@ def write_files(platform, workdir, host_speed, energy, alloc_only):
         text = alloc_only_xml(platform.hosts, platform.cores_per_node, units.fmt_speed(host_speed))
     elif platform.kind == "generated":
         text = platform_xml(platform.hosts, platform.cores_per_node, units.fmt_speed(host_speed),
-                            platform.bw, platform.lat, platform.topo, energy, platform.topology)
+                            platform.bw, platform.lat, platform.topo, energy, platform.topology,
+                            (platform.loopback_bw, platform.loopback_lat))
     else:
         if os.path.abspath(platform.spec) != os.path.abspath(dst):
             shutil.copyfile(platform.spec, dst)

@@ -13,6 +13,7 @@ import resource
 import tempfile
 from typing import Any, Dict, Optional
 
+from . import network
 from .errors import CliError
 from .files import read_text, write_atomic
 
@@ -433,6 +434,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         "reference_speed": plan.reference_speed, "host_speed": plan.host_speed,
         "bw": platform.bw, "lat": platform.lat, "model": plan.model, "xhpl": plan.xhpl, "build": plan.build,
         "hpl": plan.hpl, "model_nominal": plan.model_nominal,
+        "network": network.summary(plan.network, platform),
     }
     if plan.mode == "model":
         summary["hpl_code"] = plan.hpl_code

@@ -236,6 +236,7 @@ class Simulation:
     name: str
     mode: str
     model: Optional[str] = None
+    network: Optional[str] = None   # run --network: a file, 'none', None (the installed one, if any)
 
 
 def simulate_configs(configs, sim, cores, workroot, build_id=None, timeout=None, log=note):
@@ -243,11 +244,13 @@ def simulate_configs(configs, sim, cores, workroot, build_id=None, timeout=None,
     out = {}
     for i, c in enumerate(configs):
         plan = make_plan(RunOptions(n=c.n, nb=c.nb, p=c.p, q=c.q, cores_per_node=cores, mode=sim.mode,
-                                    model=sim.model, hpl_opt=c.hpl_opt, build_id=build_id, timeout=timeout))
+                                    model=sim.model, hpl_opt=c.hpl_opt, build_id=build_id, timeout=timeout,
+                                    network=sim.network))
         d = tempfile.mkdtemp(prefix=f"sim-{i}-", dir=workroot)
         res = simulate(plan, d, quiet=True).summary
         shutil.rmtree(d, ignore_errors=True)
-        out[c.label] = {"gflops": res["gflops"], "hpl_time_s": res["hpl_time_s"], "wall_s": res["wall_s"]}
+        out[c.label] = {"gflops": res["gflops"], "hpl_time_s": res["hpl_time_s"], "wall_s": res["wall_s"],
+                        "network": (res.get("network") or {}).get("file")}
         log(f"{sim.name}: {c.label}: {res['gflops']:g} Gflops (simulated in {res['wall_s']:.1f} s)")
     return out
 
@@ -292,7 +295,9 @@ def build_report(configs, real, sims, sim_results, machine, runs, build, started
     for s in sims:
         errs = [r["sim"][s.name]["error_pct"] for r in rows if s.name in r["sim"]]
         if errs:
-            summary[s.name] = {"mode": s.mode, "model": s.model, "max_abs_error_pct": max(abs(e) for e in errs),
+            nets = {r["sim"][s.name].get("network") for r in rows if s.name in r["sim"]}
+            summary[s.name] = {"mode": s.mode, "model": s.model, "network": nets.pop() if len(nets) == 1 else None,
+                               "max_abs_error_pct": max(abs(e) for e in errs),
                                "mean_error_pct": round(sum(errs) / len(errs), 2),
                                "within_3pct": sum(abs(e) <= 3 for e in errs), "configs": len(errs),
                                "misranked": ranking_problems(rows, s.name)}
@@ -317,7 +322,8 @@ def table(report):
         lines.append(line)
     for s, v in report["simulations"].items():
         lines.append(f"{s}: worst {v['max_abs_error_pct']:.1f}%, mean {v['mean_error_pct']:+.1f}%, "
-                     f"{v['within_3pct']} of {v['configs']} within 3%"
+                     f"{v['within_3pct']} of {v['configs']} within 3%; network "
+                     f"{v.get('network') or 'SimGrid defaults, assumed loopback'}"
                      + (f"; ranked otherwise than the real runs: {'; '.join(v['misranked'])}" if v["misranked"]
                         else ""))
     m = report["machine"]

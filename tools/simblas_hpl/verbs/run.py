@@ -11,7 +11,7 @@ from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, check_workdir, prepare_rundir, simulate
 from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, make_plan
-from ..platforms import DEFAULT_BW, DEFAULT_LAT
+from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT
 from ..results import check_output_path, write_outputs
 from .. import spread
 
@@ -41,6 +41,11 @@ def add_arguments(r):
                         "SPEED / the model's reference-speed)")
     r.add_argument("--bw", metavar="BW", help=f"link bandwidth, SimGrid units (default {DEFAULT_BW})")
     r.add_argument("--lat", metavar="LAT", help=f"link latency, SimGrid units (default {DEFAULT_LAT})")
+    r.add_argument("--network", metavar="FILE|none",
+                   help="simblas-calibrate --network's file: SMPI's lat/bw factors and the link between a host's "
+                        "cores (its intra section), the links of a generated platform where --bw/--lat do not say "
+                        "(its inter section); default: the installed default.network if any; 'none': SimGrid's "
+                        f"default factors and an assumed {LOOPBACK_BW}/{LOOPBACK_LAT} between cores")
     r.add_argument("--energy", metavar="IDLE:EPS:ALLCORES",
                    help="host wattage (W); enables SimGrid's host_energy plugin ('node': the --node file's "
                         "power figures, its accelerators' energy counted from their busy time)")

@@ -51,6 +51,10 @@ def add_arguments(v):
                    help="PREFIX.svg and PREFIX.png (gnuplot; with PREFIX.gp and PREFIX.dat): simulated against real")
     v.add_argument("--real", metavar="FILE",
                    help="take the real runs from an earlier validate's JSON instead of running them")
+    v.add_argument("--network", metavar="FILE|none",
+                   help="the simulations' network file (simblas-calibrate --network; run's --network): default the "
+                        "installed default.network if any, 'none': SimGrid's default factors and the assumed link "
+                        "between cores")
     v.add_argument("--cores-per-node", type=int, metavar="C",
                    help="cores of the simulated host (default: this machine's, %d)" % machine_cores())
     v.add_argument("--build-id", metavar="ID", help="the HPL build (default: the one runs use)")
@@ -105,19 +109,21 @@ def main(args):
         for m in models:
             if not m:
                 raise CliError("no model file: give --model FILE or set SIMBLAS_MODEL")
-            sims.append(validation.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m)))
+            sims.append(validation.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m),
+                                              args.network))
     if args.passthrough:
         # passthrough times the real BLAS; the model only gives the hosts' speed (its reference speed on both
         # sides of SMPI's conversion), so the first --model serves, and --no-model --model FILE works
         sims.append(validation.Simulation("passthrough", "passthrough",
-                                          os.path.abspath(models[0]) if models[0] else None))
+                                          os.path.abspath(models[0]) if models[0] else None, args.network))
     if not sims and args.max_error is not None:
         raise CliError("--max-error needs a simulation: drop --no-model or add --passthrough")
     # every simulation checked before anything runs (bad input: one line, now)
     for s in sims:
         for c in configs:
             make_plan(RunOptions(n=c.n, nb=c.nb, p=c.p, q=c.q, cores_per_node=cores, mode=s.mode, model=s.model,
-                                 hpl_opt=c.hpl_opt, build_id=args.build_id, timeout=args.timeout))
+                                 hpl_opt=c.hpl_opt, build_id=args.build_id, timeout=args.timeout,
+                                 network=s.network))
     build, _ = builds.choose(args.build_id)
     real_from = None
     if args.real:
