@@ -4,8 +4,17 @@
 #   - in passthrough mode: the real BLAS computes under SMPI, which times it;
 #   - in model mode: SimBLAS predicts, with a model calibrated here and now
 #     (simblas-calibrate --quick, on this machine, in this run),
-# and their Gflops must agree within 10% (doc/performance.md says what
-# limits the agreement).  Both time real computation on this machine, so
+# and their Gflops must agree within 15% (doc/performance.md says what
+# limits the agreement).  15%, was 10%: since issue 23 the model is
+# calibrated in HPL's conditions (every core busy, operands out of the
+# caches), while passthrough times each rank's calls with SMPI running
+# the ranks one after the other, the machine's other cores idle: on the
+# quiet 2-core AMD EPYC VM (2026-11-26) passthrough came out +3.8% over
+# the real runs on average and up to +9.8%, the full model within 3.4%
+# of them, and this comparison at -9.9%, -10.7% and -11.1%.  The real-run
+# test (test/hpl-validate.sh, 10% at N=12000) is the fidelity check; this
+# one catches a model gone wrong against the same code under SMPI (the
+# 45-50% of a calibration timed by the wall clock on a busy machine).  Both time real computation on this machine, so
 # the Makefile runs this test after all the others, alone.
 #
 # Needs the HPL build test/hpl-run.sh makes (both binaries); skipped (77)
@@ -22,7 +31,7 @@ XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"passthrough"' \
 # Both sides time real computation on a shared machine (a VM here), and
 # one bad stretch (a neighbour's load, a slow page placement) skews one
 # run by 15-45% either way (seen in CI).  So, as HPL is benchmarked, the
-# passthrough run is the best of two, and a comparison outside 10% is
+# passthrough run is the best of two, and a comparison outside 15% is
 # made once more from a fresh calibration: a model that is really off
 # fails both attempts.
 tmp=$(mktemp -d)
@@ -70,17 +79,17 @@ diff = (b["gflops"] - a["gflops"]) / a["gflops"]
 print(f"N=6000 NB=128 2x2: passthrough {a['gflops']:.4g} Gflops ({a['hpl_time_s']} s; best of "
       f"{', '.join(format(j['gflops'], '.4g') for j in p)}), model {b['gflops']:.4g} Gflops ({b['hpl_time_s']} s, "
       f"HPL's own code {b.get('hpl_code')}): {100 * diff:+.1f}%")
-sys.exit(0 if abs(diff) <= 0.10 else 1)
+sys.exit(0 if abs(diff) <= 0.15 else 1)
 EOF
 }
 if attempt; then
-  echo "ok: within 10%"
+  echo "ok: within 15%"
   exit 0
 fi
-echo "outside 10%: once more, from a fresh calibration"
+echo "outside 15%: once more, from a fresh calibration"
 if attempt; then
-  echo "ok: within 10% (second attempt)"
+  echo "ok: within 15% (second attempt)"
   exit 0
 fi
-echo "FAIL: passthrough and model disagree by more than 10% in both attempts"
+echo "FAIL: passthrough and model disagree by more than 15% in both attempts"
 exit 1
