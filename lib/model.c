@@ -305,6 +305,19 @@ static int parse_piece(parser *p, char *key, char *br, int *term, double *at)
   return 0;
 }
 
+/* the slot of KEY's line (a model-file key: its op and variant) in the
+ * current set (the default set before any 'set' line), NULL for an
+ * unknown key */
+static sb_coefs **line_slot(parser *p, const char *key, int *op, int *variant)
+{
+  *variant = 0;
+  if ((*op = sb_model_key(key, variant)) < 0)
+    return NULL;
+  if (p->set < 0)
+    p->set = 0;
+  return &p->m->sets[p->set]->line[(size_t)*variant * SB_OP_COUNT + (size_t)*op];
+}
+
 /* "hpl_dlaswp01T@ld 3142:0.61 6284:0.65 ...": the leading-dimension
  * factors of the line before it (model.h) */
 static int parse_ld(parser *p, char *key, char *at_sign, char **save)
@@ -312,12 +325,11 @@ static int parse_ld(parser *p, char *key, char *at_sign, char **save)
   *at_sign = '\0';
   if (strcmp(at_sign + 1, "ld"))
     return fail(p, "bad key '%s@%s'; the only '@' line is '%s@ld LD:FACTOR ...'", key, at_sign + 1, key);
-  int variant = 0, op = sb_model_key(key, &variant);
-  if (op < 0)
+  int op, variant;
+  sb_coefs **slot = line_slot(p, key, &op, &variant);
+  if (!slot)
     return fail(p, "unknown routine '%s' in '%s@ld'", key, key);
-  if (p->set < 0)
-    p->set = 0;
-  sb_coefs *co = p->m->sets[p->set]->line[(size_t)variant * SB_OP_COUNT + (size_t)op];
+  sb_coefs *co = *slot;
   if (!co)
     return fail(p, "%s@ld before the plain %s line; put that line first", key, key);
   if (co->nld)
@@ -359,16 +371,14 @@ static int parse_routine(parser *p, char *key, char **save)
   double at = 0;
   if (br && parse_piece(p, key, br, &pterm, &at) != 0)
     return -1;
-  int variant = 0, op = sb_model_key(key, &variant);
-  if (op < 0)
+  int op, variant;
+  sb_coefs **slot = line_slot(p, key, &op, &variant);
+  if (!slot)
     return fail(p,
                 "unknown routine '%s'; a line starts with a routine name (dgemm, ztrsm, ...) or one of "
                 "reference-speed, meta, quality, set, end",
                 key);
-  if (p->set < 0)
-    p->set = 0;
   sb_model *m = p->m;
-  sb_coefs **slot = &m->sets[p->set]->line[(size_t)variant * SB_OP_COUNT + (size_t)op];
   if (!br) {
     if (*slot)
       return fail(p, "second line for %s in set '%s'; keep one", key, m->sets[p->set]->name);
