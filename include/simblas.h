@@ -143,6 +143,17 @@ SIMBLAS_EXPORT void *simblas_fold_malloc_buffer(size_t size);
  * Each call returns its own block; free it with simblas_fold_free. */
 SIMBLAS_EXPORT void *simblas_fold_malloc_partial(size_t size, const size_t *private_ranges, int nranges);
 
+/* Map now the pages of count ranges of bytes bytes, stride bytes apart,
+ * starting at ptr in folded memory (a column-major block: bytes = rows *
+ * element size, count = columns, stride = leading dimension * element
+ * size); nothing if they are not all in one folded range.  The first
+ * touch of a folded page costs a page fault, which the program's code
+ * clock (SIMBLAS_CODE_CLOCK) would charge as the program's time; in the
+ * real run the data is resident and the same code faults nothing.  Call
+ * it, outside the timed code, on the part of folded memory the program's
+ * own code is about to touch (HPL: the panel it factors, patch 16). */
+SIMBLAS_EXPORT void simblas_fold_touch(void *ptr, size_t bytes, size_t count, size_t stride);
+
 /* what folding holds now: address space reserved, memory mappings made,
  * the fold block size and the number of ranges; and the messages (and
  * bytes) sent out of simblas_fold_malloc memory whose copy SMPI skipped */

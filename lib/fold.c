@@ -431,6 +431,49 @@ static void fold_free(void *ptr)
   pthread_mutex_unlock(&fold.lock);
 }
 
+/* Does [p, p + n) lie in one folded range (any kind)? */
+static int folded(const char *p, size_t n)
+{
+  int in = 0;
+  pthread_mutex_lock(&fold.lock);
+  for (region *r = fold.regions; r && !in; r = r->next)
+    in = p >= r->base && n <= r->reserved && (size_t)(p - r->base) <= r->reserved - n;
+  pthread_mutex_unlock(&fold.lock);
+  return in;
+}
+
+/* Map the pages of count ranges of bytes bytes, stride bytes apart, now.
+ * MADV_POPULATE_WRITE (Linux 5.14) makes the page-table entries in one
+ * system call per range; where it is refused, one write per page does it
+ * (the contents are garbage anyway). */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+static void touch_ranges(char *p, size_t bytes, size_t count, size_t stride)
+{
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  static int no_populate;
+  for (size_t i = 0; i < count; i++, p += stride) {
+    uintptr_t a = (uintptr_t)p / page * page, e = ((uintptr_t)p + bytes + page - 1) / page * page;
+    if (!no_populate && madvise((void *)a, e - a, MADV_POPULATE_WRITE) == 0)
+      continue;
+    no_populate = 1;
+    for (volatile char *c = (volatile char *)a; (uintptr_t)c < e; c += page)
+      *c = *c;
+  }
+}
+
+void simblas_fold_touch(void *ptr, size_t bytes, size_t count, size_t stride)
+{
+  size_t span;
+  if (!ptr || !bytes || !count || __builtin_mul_overflow(count - 1, stride, &span) ||
+      __builtin_add_overflow(span, bytes, &span) || !folded(ptr, span))
+    return; /* not folded memory: the program's own, left alone */
+  void *c = sb_code_pause();
+  touch_ranges(ptr, bytes, count, stride);
+  sb_code_resume(c);
+}
+
 simblas_fold_stats simblas_get_fold_stats(void)
 {
   pthread_mutex_lock(&fold.lock);

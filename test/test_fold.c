@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -50,6 +51,47 @@ static void test_fold_aliases_and_costs_one_block(void **state)
     fail_msg("touching 1 GiB of folded memory raised Pss by %ld kB (block %zu kB)", after - before, block >> 10);
   simblas_fold_stats s = simblas_get_fold_stats();
   assert_true(s.mappings >= gib / block && s.mappings <= 2 * (gib / block));
+  simblas_fold_free(p);
+}
+
+static long minor_faults(void)
+{
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+/* writes one byte per page of a column-major block; the minor faults it took */
+static long write_block(char *p, size_t rows, size_t cols, size_t ld)
+{
+  long f0 = minor_faults();
+  for (size_t j = 0; j < cols; j++)
+    for (size_t i = 0; i < rows; i += 4096)
+      p[j * ld + i] = 1;
+  return minor_faults() - f0;
+}
+
+/* simblas_fold_touch maps a block's pages beforehand: writing it then
+ * faults no more, where an untouched block of the same shape faults once
+ * per page; outside folded memory it does nothing */
+static void test_touch_maps_a_block_beforehand(void **state)
+{
+  (void)state;
+  size_t rows = (size_t)64 << 12, cols = 32, ld = (size_t)1 << 20; /* 64 pages per column, 1 MiB apart */
+  char *p = simblas_fold_malloc((size_t)1 << 30);
+  assert_non_null(p);
+  long untouched = write_block(p + ((size_t)512 << 20), rows, cols, ld);
+  simblas_fold_touch(p, rows, cols, ld);
+  long touched = write_block(p, rows, cols, ld);
+  if (untouched < (long)(cols * rows / 4096) / 2 || touched > untouched / 10)
+    fail_msg("writing a %zu-page block faulted %ld times after simblas_fold_touch, %ld times without it",
+             cols * rows / 4096, touched, untouched);
+  /* not folded memory, an overflowing span: left alone */
+  char own[64] = {0};
+  simblas_fold_touch(own, sizeof own, 1, 0);
+  simblas_fold_touch(p, 4096, SIZE_MAX / 2, SIZE_MAX / 2);
+  simblas_fold_touch(p + ((size_t)1 << 30) - 4096, 4096, 2, 4096); /* runs past the range */
+  assert_int_equal(own[0], 0);
   simblas_fold_free(p);
 }
 
@@ -140,6 +182,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_aliases_and_costs_one_block),
+      cmocka_unit_test(test_touch_maps_a_block_beforehand),
       cmocka_unit_test(test_similar_sizes_share_address_space),
       cmocka_unit_test(test_partial_keeps_private_ranges_private),
       cmocka_unit_test(test_buffers_are_shared_ranges_of_their_own),
