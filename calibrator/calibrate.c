@@ -535,9 +535,6 @@ static const char *write_model(const cal_info *c, const char *refused)
 }
 
 /* ---- what the run says at the end ------------------------------------------------------ */
-/* other tasks on the cores: the calls they interrupted were timed in CPU
- * time (fit_call_time), which corrects the time slices they took but not
- * what they did to the caches and memory bandwidth */
 /* a calibration in which other processes took more than this share of
  * the timed calls' wall time is refused (not put in place) unless
  * --force: their time slices are corrected, what they do to the caches

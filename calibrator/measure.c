@@ -17,6 +17,7 @@
 
 #include "calls.h"
 #include "cpuclock.h"
+#include "die.h"
 #include "fit.h"
 #include "measure.h"
 #include "sb_splitmix.h"
@@ -37,12 +38,8 @@ void cal_catch_signals(void)
 _Noreturn void cal_die(const char *fmt, ...)
 {
   va_list ap;
-  fputs("simblas-calibrate: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  exit(2);
+  sb_vdie("simblas-calibrate", fmt, ap);
 }
 
 double cal_now(void)

@@ -415,21 +415,30 @@ static int parse_routine(parser *p, char *key, char **save)
   return 0;
 }
 
-static int parse_line(parser *p, char *buf)
+char *sb_model_split_line(char *buf, char **rest, char **save)
 {
   char *hash = strchr(buf, '#');
   if (hash)
     *hash = '\0';
-  char *save = NULL, *key = strtok_r(buf, " \t\r\n", &save);
+  *save = NULL;
+  char *key = strtok_r(buf, " \t\r\n", save);
+  if (!key)
+    return NULL;
+  char *r = *save ? *save + strspn(*save, " \t\r\n") : key + strlen(key);
+  size_t len = strlen(r);
+  while (len && strchr(" \t\r\n", r[len - 1]))
+    r[--len] = '\0';
+  *rest = r;
+  return key;
+}
+
+static int parse_line(parser *p, char *buf)
+{
+  char *rest, *save, *key = sb_model_split_line(buf, &rest, &save);
   if (!key)
     return 0;
   if (p->ended)
     return fail(p, "text after the 'end' line; remove it or regenerate the model");
-  /* the rest of the line, without its leading and trailing blanks */
-  char *rest = save ? save + strspn(save, " \t\r\n") : key + strlen(key);
-  size_t len = strlen(rest);
-  while (len && strchr(" \t\r\n", rest[len - 1]))
-    rest[--len] = '\0';
   sb_model *m = p->m;
   if (!m->version)
     return parse_version(p, key, rest);

@@ -93,6 +93,14 @@ SB_HIDDEN const sb_coefs *sb_model_coefs_v(const sb_model *m, int set, int op, i
 /* model-file key to (op, variant); -1 if unknown */
 SB_HIDDEN int sb_model_key(const char *key, int *variant);
 
+/* A line of a model file (and of a node file, node.c): BUF cut at its
+ * comment ('#' to the end of the line), then its first word, the key,
+ * returned (NULL: a blank or comment-only line), *REST the rest of the
+ * line without its leading and trailing blanks ("" if nothing follows),
+ * and *SAVE where strtok_r goes on through the rest's words.  BUF is
+ * modified. */
+SB_HIDDEN char *sb_model_split_line(char *buf, char **rest, char **save);
+
 /* the mean prediction, finite, >= 0 and at most SB_MODEL_MAX_SECONDS for
  * any sizes in [0, 2^31) */
 SB_HIDDEN double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c);

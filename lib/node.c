@@ -218,16 +218,9 @@ static int parse_link(nparser *p, char *rest)
 
 static int parse_nline(nparser *p, char *buf)
 {
-  char *hash = strchr(buf, '#');
-  if (hash)
-    *hash = '\0';
-  char *save = NULL, *key = strtok_r(buf, " \t\r\n", &save);
+  char *rest, *save, *key = sb_model_split_line(buf, &rest, &save);
   if (!key)
     return 0;
-  char *rest = save ? save + strspn(save, " \t\r\n") : key + strlen(key);
-  size_t len = strlen(rest);
-  while (len && strchr(" \t\r\n", rest[len - 1]))
-    rest[--len] = '\0';
   sb_node *nd = p->nd;
   if (p->ended)
     return nfail(p, "text after the 'end' line; remove it");
@@ -391,10 +384,8 @@ sb_node *sb_node_parse(FILE *f, const char *name, char *err, size_t errlen)
       goto out;
     }
     if (!p.version) { /* the first directive, and the mini models' */
-      char *hash = strchr(buf, '#'), *save = NULL;
-      if (hash)
-        *hash = '\0';
-      char *key = strtok_r(buf, " \t\r\n", &save), *v = key ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+      char *rest, *save, *key = sb_model_split_line(buf, &rest, &save);
+      char *v = key ? strtok_r(NULL, " \t\r\n", &save) : NULL;
       if (key && (strcmp(key, "simblas-node") || !v || strcmp(v, "1") || strtok_r(NULL, " \t\r\n", &save))) {
         nfail(&p, "not a SimBLAS node file of format %d (the first line must be 'simblas-node %d'); simblas-hpl run "
                   "--node writes one from a TOML node file",

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "die.h"
 #include "sb_rt.h"
 #include "settings.h"
 
@@ -28,12 +29,8 @@ const int sb_setting_count = (int)(sizeof sb_setting_rows / sizeof *sb_setting_r
 _Noreturn void sb_fatal(const char *fmt, ...)
 {
   va_list ap;
-  fputs("simblas: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  exit(2);
+  sb_vdie("simblas", fmt, ap);
 }
 
 /* the value a row takes: the variable when set and not empty, else its

@@ -23,6 +23,7 @@
 
 #include "model.h"
 #include "netfactors.h"
+#include "parse_text.h"
 
 /* cmocka 1.1 has no assert_close */
 #define assert_close(a, b, tol) assert_close_((a), (b), (tol), #a, __FILE__, __LINE__)
@@ -32,22 +33,9 @@ static void assert_close_(double a, double b, double tol, const char *what, cons
     fail_msg("%s:%d: %s = %.17g, expected %.17g", file, line, what, a, b);
 }
 
-static sb_model *parse(const char *text, char *err, size_t errlen)
-{
-  FILE *f = fmemopen((void *)text, strlen(text), "r");
-  assert_non_null(f);
-  sb_model *m = sb_model_parse(f, "test.model", err, errlen);
-  fclose(f);
-  return m;
-}
-
-static void expect_error(const char *text, const char *needle)
-{
-  char err[512] = "";
-  sb_model *m = parse(text, err, sizeof err);
-  if (m || !strstr(err, needle))
-    fail_msg("expected an error containing \"%s\", got %s \"%s\"", needle, m ? "a model and" : "", err);
-}
+static void *model_parser(FILE *f, char *err, size_t errlen) { return sb_model_parse(f, "test.model", err, errlen); }
+static sb_model *parse(const char *text, char *err, size_t errlen) { return parse_text(model_parser, text, err, errlen); }
+static void expect_error(const char *text, const char *needle) { expect_refused(model_parser, "a model", text, needle); }
 
 static const char *good = "simblas-model 1\n"
                           "# a comment\n"

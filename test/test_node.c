@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "node.h"
+#include "parse_text.h"
 
 #define assert_close(a, b, tol) assert_close_((a), (b), (tol), #a, __FILE__, __LINE__)
 static void assert_close_(double a, double b, double tol, const char *what, const char *file, int line)
@@ -42,22 +43,9 @@ static sb_model *model(void)
   return m;
 }
 
-static sb_node *node(const char *text, char *err, size_t errlen)
-{
-  FILE *f = fmemopen((void *)text, strlen(text), "r");
-  assert_non_null(f);
-  sb_node *nd = sb_node_parse(f, "test.node", err, errlen);
-  fclose(f);
-  return nd;
-}
-
-static void expect_error(const char *text, const char *needle)
-{
-  char err[512] = "";
-  sb_node *nd = node(text, err, sizeof err);
-  if (nd || !strstr(err, needle))
-    fail_msg("expected an error containing \"%s\", got %s\"%s\"", needle, nd ? "a node and " : "", err);
-}
+static void *node_parser(FILE *f, char *err, size_t errlen) { return sb_node_parse(f, "test.node", err, errlen); }
+static sb_node *node(const char *text, char *err, size_t errlen) { return parse_text(node_parser, text, err, errlen); }
+static void expect_error(const char *text, const char *needle) { expect_refused(node_parser, "a node", text, needle); }
 
 static sb_call call(const char *name, int64_t m, int64_t n, int64_t k, int variant)
 {
