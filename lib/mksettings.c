@@ -81,6 +81,24 @@ static void json(void)
     json_string(r->help);
     printf("}%s\n", i + 1 < sb_setting_count ? "," : "");
   }
+  printf("  ],\n  \"needs\": [\n");
+  for (int i = 0; i < sb_setting_need_count; i++) {
+    const sb_setting_need *n = &sb_setting_needs[i];
+    printf("    {\"name\": ");
+    json_string(n->name);
+    printf(", \"above\": ");
+    json_number(n->above);
+    printf(", \"needs\": {");
+    for (const char *p = n->needs; *p;) {
+      size_t len = strcspn(p, " "), eq = strcspn(p, "=");
+      printf("%s\"%.*s\": \"%.*s\"", p == n->needs ? "" : ", ", (int)eq, p, (int)(len - eq - 1), p + eq + 1);
+      p += len;
+      p += strspn(p, " ");
+    }
+    printf("}, \"why\": ");
+    json_string(n->why);
+    printf("}%s\n", i + 1 < sb_setting_need_count ? "," : "");
+  }
   printf("  ]\n}\n");
 }
 
@@ -153,6 +171,17 @@ static void markdown(void)
       puts(" |");
     }
     puts("");
+  }
+  puts("## What settings need of each other\n");
+  puts("A setting above the value given needs the others as listed; libsimblas stops");
+  puts("otherwise, and `simblas-hpl` refuses the options that would set them so.\n");
+  puts("| variable | above | needs | why |");
+  puts("|---|---|---|---|");
+  for (int i = 0; i < sb_setting_need_count; i++) {
+    const sb_setting_need *n = &sb_setting_needs[i];
+    printf("| `%s` | %g | `%s` | ", n->name, n->above, n->needs);
+    cell(n->why);
+    puts(" |");
   }
 }
 

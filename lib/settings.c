@@ -26,6 +26,15 @@ const sb_setting_row sb_setting_rows[] = {
 };
 const int sb_setting_count = (int)(sizeof sb_setting_rows / sizeof *sb_setting_rows);
 
+const sb_setting_need sb_setting_needs[] = {
+#define SB_SETTING(...)
+#define SB_NEEDS(NAME, ABOVE, NEEDS, WHY) {NAME, ABOVE, NEEDS, WHY},
+#include "settings.def"
+#undef SB_NEEDS
+#undef SB_SETTING
+};
+const int sb_setting_need_count = (int)(sizeof sb_setting_needs / sizeof *sb_setting_needs);
+
 _Noreturn void sb_fatal(const char *fmt, ...)
 {
   va_list ap;
@@ -145,6 +154,46 @@ static int parse_FACTORS(const sb_setting_row *row, const char *v, sb_factors *o
   return sb_factors_parse(v, out);
 }
 
+/* ---- what the values need of each other (settings.def's SB_NEEDS rows) --------- */
+/* the value a variable takes, as text (NULL: no such row) */
+static const char *value_named(const char *name)
+{
+  const char *given;
+  for (int i = 0; i < sb_setting_count; i++)
+    if (!strcmp(sb_setting_rows[i].name, name))
+      return value_of(&sb_setting_rows[i], &given);
+  return NULL;
+}
+
+static void check_needs(void)
+{
+  for (int i = 0; i < sb_setting_need_count; i++) {
+    const sb_setting_need *r = &sb_setting_needs[i];
+    const char *v = value_named(r->name);
+    if (!v || strtod(v, NULL) <= r->above)
+      continue;
+    for (const char *p = r->needs; *p; p += strspn(p, " ")) {
+      size_t len = strcspn(p, " "), eq = strcspn(p, "=");
+      char var[128], all[512] = "";
+      snprintf(var, sizeof var, "%.*s", (int)(eq < len ? eq : len), p);
+      const char *have = value_named(var), *want = p + eq + 1;
+      if (eq < len && have && strlen(have) == len - eq - 1 && !strncmp(have, want, len - eq - 1)) {
+        p += len;
+        continue;
+      }
+      /* "A=a B=b C=c" said "A=a, B=b and C=c" */
+      for (const char *q = r->needs; *q; q += strspn(q, " ")) {
+        size_t l = strcspn(q, " "), at = strlen(all);
+        const char *sep = !*all ? "" : q[l + strspn(q + l, " ")] ? ", " : " and ";
+        snprintf(all + at, sizeof all - at, "%s%.*s", sep, (int)l, q);
+        q += l;
+      }
+      sb_fatal("%s=%s %s, which needs %s (%s is '%s'); unset it otherwise", r->name, v, r->why, all, var,
+               have ? have : "?");
+    }
+  }
+}
+
 /* ---- what the values imply together ------------------------------------------- */
 static void derive(void)
 {
@@ -153,10 +202,6 @@ static void derive(void)
   s->merge = smpi && s->merge;
   if (s->poll_max < s->poll_cost)
     s->poll_max = s->poll_cost;
-  if (s->pivot_every > 1 && !(smpi && s->merge))
-    sb_fatal("SIMBLAS_PIVOT_EVERY=%ld thins the pivot search of a simulated run, which needs SIMBLAS_MODE=smpi "
-             "(the pivots are SimBLAS's) and SIMBLAS_MERGE=1 (libsimblas_pmpi); unset it otherwise",
-             s->pivot_every);
   /* A wait owed (a thinned pivot exchange, a merged roll: simblas_idle) is
    * slept, then the BLAS time executed: two simulator events.  When every
    * rank has a core of its own, executing the two as one ends at the same
@@ -164,9 +209,6 @@ static void derive(void)
    * energy tells idle from busy.  simblas-hpl sets it for one rank per
    * core without --energy. */
   s->pivot_defer = s->pivot_defer && s->idle_merge;
-  if (s->code_clock && !(smpi && s->merge))
-    sb_fatal("SIMBLAS_CODE_CLOCK=1 charges the program's code within the merged injections, which needs "
-             "SIMBLAS_MODE=smpi and SIMBLAS_MERGE=1 (libsimblas_pmpi); unset it otherwise");
   if (s->given.iterations && s->iterations == 0)
     s->iterations = -1; /* allocate only: every pass stops at once */
   if (s->given.samples && s->iterations <= 0)
@@ -213,6 +255,7 @@ static void load(void)
   i++;
 #include "settings.def"
 #undef SB_SETTING
+  check_needs();
   derive();
   warn_unknown();
 }

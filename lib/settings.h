@@ -68,4 +68,13 @@ typedef struct sb_setting_row {
 extern const sb_setting_row sb_setting_rows[] SB_HIDDEN;
 extern const int sb_setting_count SB_HIDDEN;
 
+/* one SB_NEEDS row: NAME above ABOVE needs NEEDS ("VAR=VALUE ...") */
+typedef struct sb_setting_need {
+  const char *name;
+  double above;
+  const char *needs, *why;
+} sb_setting_need;
+extern const sb_setting_need sb_setting_needs[] SB_HIDDEN;
+extern const int sb_setting_need_count SB_HIDDEN;
+
 #endif

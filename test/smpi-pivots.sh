@@ -118,7 +118,7 @@ badrun() {
 }
 badrun "SIMBLAS_PIVOT_EVERY='0' is not a number of columns" SIMBLAS_PIVOT_EVERY=0
 badrun "SIMBLAS_PIVOT_DEFER='2' is not 0 or 1" SIMBLAS_PIVOT_EVERY=4 SIMBLAS_PIVOT_DEFER=2
-badrun "SIMBLAS_PIVOT_EVERY=4 thins .* needs SIMBLAS_MODE=smpi .* and SIMBLAS_MERGE=1" SIMBLAS_PIVOT_EVERY=4 SIMBLAS_MERGE=0
+badrun "SIMBLAS_PIVOT_EVERY=4 thins .* needs SIMBLAS_MODE=smpi and SIMBLAS_MERGE=1" SIMBLAS_PIVOT_EVERY=4 SIMBLAS_MERGE=0
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -44,6 +44,14 @@ def cases():
     return out
 
 
+def settings_table():
+    """The build tree's settings.json (lib/settings.def as the Python side
+    reads it), or None outside make check."""
+    b = os.environ.get("SB_BUILDDIR")
+    p = os.path.join(b, "settings.json") if b else None
+    return p if p and os.path.isfile(p) else None
+
+
 def sandbox(root):
     """The fake installation under root; returns the environment to run in."""
     lib = os.path.join(root, "lib")
@@ -60,6 +68,9 @@ def sandbox(root):
     os.makedirs(os.path.join(root, "include"))
     open(os.path.join(root, "include", "simblas.h"), "w").close()
     shutil.copy(os.path.join(DATA, "measured.model"), os.path.join(root, "measured.model"))
+    table = settings_table()
+    if table:  # beside the fake libsimblas, where simblas-hpl looks for it (settings.table_path)
+        shutil.copy(table, os.path.join(root, "settings.json"))
     env = {k: v for k, v in os.environ.items() if k not in CLEARED}
     env.update(SIMBLAS_LIBDIR=lib, SIMBLAS_INCDIR=os.path.join(root, "include"),
                SIMBLAS_PATCHDIR=os.path.join(os.path.dirname(os.path.dirname(HERE)), "hpl-patches"),

@@ -10,6 +10,7 @@ import shutil
 import unittest
 from unittest import mock
 
+import dryrun_fixtures
 from support import DATA, Sandbox
 
 RUN4 = ("run", "--n", "8000", "--nb", "128")
@@ -65,11 +66,20 @@ class Refused(Sandbox):
     def test_opt_ins(self):
         self.refused("pivot-every 0: must be >= 1", *RUN4, "--p", 2, "--q", 2, "--pivot-every", 0)
         self.refused("progress -1: must be a number of seconds >= 0", *RUN4, "--p", 2, "--q", 2, "--progress", -1)
-        self.refused("pivot-every thins the pivot search of a modelled run",
-                     *RUN4, "--p", 2, "--q", 2, "--pivot-every", 8, "--mode", "passthrough")
         self.refused("roll-merge -1: must be >= 0", *RUN4, "--p", 2, "--q", 2, "--roll-merge", -1)
         self.refused("roll-merge merges the messages of a modelled run",
                      *RUN4, "--p", 2, "--q", 2, "--roll-merge", 0, "--mode", "passthrough")
+
+    def test_setting_needs(self):
+        # the rule is lib/settings.def's SB_NEEDS row, read from settings.json
+        if not dryrun_fixtures.settings_table():
+            self.skipTest("no settings.json in SB_BUILDDIR (run through make check)")
+        self.refused("--pivot-every 8 thins the pivot search of a simulated run",
+                     *RUN4, "--p", 2, "--q", 2, "--pivot-every", 8, "--mode", "passthrough")
+        self.refused(r"which needs SIMBLAS_MODE=smpi and SIMBLAS_MERGE=1 \(SIMBLAS_MERGE is",
+                     *RUN4, "--p", 2, "--q", 2, "--pivot-every", 8, "--no-merge")
+        self.assertEqual(self.cli(*RUN4, "--p", 2, "--q", 2, "--pivot-every", 8, "--dry-run",
+                                  "--keep", self.path("w"), "--xhpl", self.xhpl)[0], 0)
 
     def test_address_space(self):
         # issue 21: N=10^9 on 2x2 failed after the start, saying "check 'ulimit -v'"

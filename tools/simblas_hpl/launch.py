@@ -108,14 +108,21 @@ def network_cfg(plan):
     return [f"smpi/lat-factor:{link.lat_factor}", f"smpi/bw-factor:{link.bw_factor}"]
 
 
+def mode_env(mode, no_merge):
+    """SIMBLAS_MODE and SIMBLAS_MERGE for a run's --mode and --no-merge."""
+    return {"SIMBLAS_MODE": "smpi" if mode == "model" else "passthrough",
+            # a rank's consecutive BLAS durations reach SimGrid as one injection
+            # at its next MPI call: fewer simulator events, same simulated time
+            "SIMBLAS_MERGE": "0" if no_merge or mode != "model" else "1"}
+
+
 def run_env(plan, workdir):
     """The variables smpirun gets beyond the caller's environment."""
+    mode = mode_env(plan.mode, plan.no_merge)
     env = {
-        "SIMBLAS_MODE": "smpi" if plan.mode == "model" else "passthrough",
+        "SIMBLAS_MODE": mode["SIMBLAS_MODE"],
         "SIMBLAS_MODEL": plan.model,
-        # a rank's consecutive BLAS durations reach SimGrid as one injection
-        # at its next MPI call: fewer simulator events, same simulated time
-        "SIMBLAS_MERGE": "0" if plan.no_merge or plan.mode != "model" else "1",
+        "SIMBLAS_MERGE": mode["SIMBLAS_MERGE"],
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         "TMPDIR": os.path.join(workdir, "tmp"),

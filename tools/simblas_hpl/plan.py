@@ -10,7 +10,7 @@ import sys
 from typing import Dict, List, Optional, Sequence, Union
 
 from . import memory, model, network, nodefile, platforms, units, variability
-from . import builds
+from . import builds, launch, settings
 from .errors import CliError, note
 from .hpldat import parse_hpl_opts
 from .locations import data_root, default_model, simblas_libdir, tool
@@ -234,9 +234,10 @@ def make_plan(o):
     if o.pivot_every is not None:
         if o.pivot_every < 1:
             raise CliError(f"--pivot-every {o.pivot_every}: must be >= 1 (1: every column exchanges)")
-        if o.mode != "model" or o.no_merge:
-            raise CliError("--pivot-every thins the pivot search of a modelled run (SimBLAS decides the pivots); "
-                           "drop it, or use --mode model without --no-merge")
+        broken = settings.unmet_need("SIMBLAS_PIVOT_EVERY", o.pivot_every, launch.mode_env(o.mode, o.no_merge))
+        if broken:
+            raise CliError(f"--pivot-every {o.pivot_every} {broken[0]}, which needs {broken[1]} ({broken[2]} is "
+                           f"what --mode and --no-merge set): drop it, or use --mode model without --no-merge")
     if o.roll_merge is not None:
         check_roll_merge(o.roll_merge, o.mode, opts, nb)
     spec = o.platform

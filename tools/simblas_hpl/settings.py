@@ -48,8 +48,27 @@ def load(path=None):
         if doc.get("format") != _FORMAT:
             raise CliError(f"{path} is settings table format {doc.get('format')}, this simblas-hpl reads "
                            f"{_FORMAT}: install SimBLAS and simblas-hpl from the same build")
-        _cache[path] = {row["name"]: row for row in doc["settings"]}
-    return _cache[path]
+        _cache[path] = ({row["name"]: row for row in doc["settings"]}, doc.get("needs", []))
+    return _cache[path][0]
+
+
+def unmet_need(name, value, others, path=None):
+    """The rule of lib/settings.def (SB_NEEDS) that NAME=VALUE breaks when
+    the other variables are OTHERS ({name: text}; one not given takes its
+    default), as (why, "VAR=VALUE, ... and VAR=VALUE", the variable that differs), or
+    None: none broken, or no table (libsimblas checks it then)."""
+    rows = load(path)
+    if rows is None:
+        return None
+    for rule in _cache[path or table_path()][1]:
+        if rule["name"] != name or float(value) <= rule["above"]:
+            continue
+        for var, want in rule["needs"].items():
+            have = others.get(var, rows.get(var, {}).get("default"))
+            if have != want:
+                said = [f"{k}={v}" for k, v in rule["needs"].items()]
+                return (rule["why"], " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said), var)
+    return None
 
 
 _NUM = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
