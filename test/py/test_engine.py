@@ -132,7 +132,10 @@ class Local(EngineCase):
     def test_interrupted_points_stop_and_resume(self):
         dirs = self.points(1000, 2000, 4000)
         self.run_local(dirs[:1])  # done before; the next two sleep until interrupted
-        script = (f"import sys; sys.path.insert(0, {os.path.join(SRC, 'tools')!r})\n"
+        # ^C as a terminal's foreground engine gets it: a background job of
+        # a non-interactive shell (nohup ... &) starts with SIGINT ignored
+        script = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+                  f"import sys; sys.path.insert(0, {os.path.join(SRC, 'tools')!r})\n"
                   "from simblas_hpl import engine, errors\n"
                   f"dirs = {dirs!r}\n"
                   "try:\n"

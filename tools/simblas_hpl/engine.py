@@ -158,6 +158,11 @@ def states(dirs, live_tasks=None):
 HELD = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
 
 
+def _unblock_held():
+    """In a new worker, before it runs: the signals its engine held."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
+
+
 def catch_signals():
     """In a worker: SIGTERM and SIGHUP raise Terminated (SIGINT raises
     KeyboardInterrupt), so that a simulation stops cleanly."""
@@ -364,12 +369,21 @@ def _run_local(dirs, jobs, retry_failed, say, poll_s):
         while queue or running:
             while queue and len(running) < jobs:
                 d = queue.pop(0)
-                with open(_path(d, "worker.log"), "w") as log:
-                    # a session of its own: a terminal's ^C reaches this
-                    # engine only, which stops the workers in order
-                    p = subprocess.Popen(worker_command("run", d), env=env, stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-                running[p] = d
+                # a signal held from the fork until the worker is in
+                # `running`, which the stop goes through: a ^C arriving
+                # inside Popen left its worker unknown, unstopped (seen in
+                # test_engine under load); the worker starts unblocked
+                signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+                try:
+                    with open(_path(d, "worker.log"), "w") as log:
+                        # a session of its own: a terminal's ^C reaches this
+                        # engine only, which stops the workers in order
+                        p = subprocess.Popen(worker_command("run", d), env=env, stdin=subprocess.DEVNULL,
+                                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                             preexec_fn=_unblock_held)
+                    running[p] = d
+                finally:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
             time.sleep(poll_s)
             for p in [p for p in running if p.poll() is not None]:
                 d = running.pop(p)
