@@ -46,3 +46,4 @@ simblas-hpl run --n "$n" --nb 128 --p "$p" --q "$q" --energy 95:120:200 --json "
 awk '/"energy_per_host_j"/ { skip = 1; print "  \"energy_per_host_j\": { ... one value per host ... },"; next }
      skip { if (/}/) skip = 0; next } { print }' run.out
 echo "== JSON summary: $top/_build/demo/result.json"
+echo "== to use simblas-hpl and its manual pages (man simblas-hpl): export PATH=$prefix/bin:\$PATH"
