@@ -89,13 +89,14 @@ static void json(void)
     printf(", \"above\": ");
     json_number(n->above);
     printf(", \"needs\": {");
-    for (const char *p = n->needs; *p;) {
-      size_t len = strcspn(p, " "), eq = strcspn(p, "=");
-      printf("%s\"%.*s\": \"%.*s\"", p == n->needs ? "" : ", ", (int)eq, p, (int)(len - eq - 1), p + eq + 1);
-      p += len;
-      p += strspn(p, " ");
-    }
-    printf("}, \"why\": ");
+    const char *p = n->needs, *item;
+    size_t len, eq;
+    for (int k = 0; (len = sb_need_next(&p, &item, &eq)); k++) /* settings.def's rows all have the '=' */
+      printf("%s\"%.*s\": \"%.*s\"", k ? ", " : "", (int)eq, item, (int)(len - eq - 1), item + eq + 1);
+    char said[512];
+    printf("}, \"said\": ");
+    json_string(sb_needs_said(n->needs, said, sizeof said));
+    printf(", \"why\": ");
     json_string(n->why);
     printf("}%s\n", i + 1 < sb_setting_need_count ? "," : "");
   }

@@ -155,6 +155,31 @@ static int parse_FACTORS(const sb_setting_row *row, const char *v, sb_factors *o
 }
 
 /* ---- what the values need of each other (settings.def's SB_NEEDS rows) --------- */
+size_t sb_need_next(const char **p, const char **item, size_t *eq)
+{
+  *p += strspn(*p, " ");
+  *item = *p;
+  size_t len = strcspn(*p, " ");
+  *eq = strcspn(*item, "=");
+  if (*eq > len)
+    *eq = len;
+  *p += len;
+  return len;
+}
+
+const char *sb_needs_said(const char *needs, char *out, size_t outlen)
+{
+  const char *p = needs, *item;
+  size_t len, eq, at = 0;
+  out[0] = '\0';
+  while ((len = sb_need_next(&p, &item, &eq)) && at < outlen) {
+    const char *sep = !at ? "" : p[strspn(p, " ")] ? ", " : " and ";
+    int w = snprintf(out + at, outlen - at, "%s%.*s", sep, (int)len, item);
+    at += w > 0 ? (size_t)w : 0;
+  }
+  return out;
+}
+
 /* the value a variable takes, as text (NULL: no such row) */
 static const char *value_named(const char *name)
 {
@@ -169,27 +194,18 @@ static void check_needs(void)
 {
   for (int i = 0; i < sb_setting_need_count; i++) {
     const sb_setting_need *r = &sb_setting_needs[i];
-    const char *v = value_named(r->name);
+    const char *v = value_named(r->name), *p = r->needs, *item;
     if (!v || strtod(v, NULL) <= r->above)
       continue;
-    for (const char *p = r->needs; *p; p += strspn(p, " ")) {
-      size_t len = strcspn(p, " "), eq = strcspn(p, "=");
-      char var[128], all[512] = "";
-      snprintf(var, sizeof var, "%.*s", (int)(eq < len ? eq : len), p);
-      const char *have = value_named(var), *want = p + eq + 1;
-      if (eq < len && have && strlen(have) == len - eq - 1 && !strncmp(have, want, len - eq - 1)) {
-        p += len;
+    size_t len, eq;
+    while ((len = sb_need_next(&p, &item, &eq))) {
+      char var[128], said[512];
+      snprintf(var, sizeof var, "%.*s", (int)eq, item);
+      const char *have = value_named(var);
+      if (eq < len && have && strlen(have) == len - eq - 1 && !strncmp(have, item + eq + 1, len - eq - 1))
         continue;
-      }
-      /* "A=a B=b C=c" said "A=a, B=b and C=c" */
-      for (const char *q = r->needs; *q; q += strspn(q, " ")) {
-        size_t l = strcspn(q, " "), at = strlen(all);
-        const char *sep = !*all ? "" : q[l + strspn(q + l, " ")] ? ", " : " and ";
-        snprintf(all + at, sizeof all - at, "%s%.*s", sep, (int)l, q);
-        q += l;
-      }
-      sb_fatal("%s=%s %s, which needs %s (%s is '%s'); unset it otherwise", r->name, v, r->why, all, var,
-               have ? have : "?");
+      sb_fatal("%s=%s %s, which needs %s (%s is '%s'); unset it otherwise", r->name, v, r->why,
+               sb_needs_said(r->needs, said, sizeof said), var, have ? have : "?");
     }
   }
 }

@@ -55,7 +55,7 @@ def load(path=None):
 def unmet_need(name, value, others, path=None):
     """The rule of lib/settings.def (SB_NEEDS) that NAME=VALUE breaks when
     the other variables are OTHERS ({name: text}; one not given takes its
-    default), as (why, "VAR=VALUE, ... and VAR=VALUE", the variable that differs), or
+    default), as (why, the needs as libsimblas says them: "A=a and B=b", the variable that differs), or
     None: none broken, or no table (libsimblas checks it then)."""
     rows = load(path)
     if rows is None:
@@ -66,8 +66,7 @@ def unmet_need(name, value, others, path=None):
         for var, want in rule["needs"].items():
             have = others.get(var, rows.get(var, {}).get("default"))
             if have != want:
-                said = [f"{k}={v}" for k, v in rule["needs"].items()]
-                return (rule["why"], " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said), var)
+                return (rule["why"], rule["said"], var)
     return None
 
 
