@@ -75,14 +75,19 @@ static struct {
 /* SMPI's copy callback asks: does [p, p + n) lie in one matrix range
  * (simblas_fold_malloc, whose bytes are folded garbage)?  Then the
  * message carries no data, and SMPI copies nothing. */
+/* does region r hold [c, c + n)? (under fold.lock) */
+static int holds(const region *r, const char *c, size_t n)
+{
+  return c >= r->base && n <= r->reserved && (size_t)(c - r->base) <= r->reserved - n;
+}
+
 static int matrix_holds(const void *p, size_t n)
 {
   const char *c = p;
   int in = 0;
   pthread_mutex_lock(&fold.lock);
   for (region *r = fold.regions; r && !in; r = r->next)
-    in = !r->buffer && !r->partial && !r->smpi && c >= r->base && n <= r->reserved &&
-         (size_t)(c - r->base) <= r->reserved - n;
+    in = !r->buffer && !r->partial && !r->smpi && holds(r, c, n);
   if (in) {
     fold.uncopied++;
     fold.uncopied_bytes += n;
@@ -437,7 +442,7 @@ static int folded(const char *p, size_t n)
   int in = 0;
   pthread_mutex_lock(&fold.lock);
   for (region *r = fold.regions; r && !in; r = r->next)
-    in = p >= r->base && n <= r->reserved && (size_t)(p - r->base) <= r->reserved - n;
+    in = holds(r, p, n);
   pthread_mutex_unlock(&fold.lock);
   return in;
 }
