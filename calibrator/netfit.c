@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "netfit.h"
 
 /* weighted sums of points [i, j) with weights 1/t^2: least squares on
@@ -162,13 +165,8 @@ int nf_fit_segments(const nf_point *p, size_t n, int max_seg, int min_points, nf
       out->max_rel_err = fmax(out->max_rel_err, e[i]);
     }
   }
-  for (size_t i = 1; i < n; i++) /* insertion sort: about a hundred sizes */
-    for (size_t j = i; j > 0 && e[j - 1] > e[j]; j--) {
-      double t = e[j];
-      e[j] = e[j - 1];
-      e[j - 1] = t;
-    }
-  out->median_rel_err = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
+  gsl_sort(e, 1, n); /* as fit.c's quality figures */
+  out->median_rel_err = gsl_stats_median_from_sorted_data(e, 1, n);
   free(e);
   return 0;
 }

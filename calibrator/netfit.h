@@ -10,7 +10,7 @@
  * segment t = a + S / b by least squares on relative errors; the link's L
  * is the first segment's a and B the last segment's b, so that the
  * factors are a / L and b / B (1 for the smallest messages' latency and
- * the largest messages' bandwidth).  Pure C, for test/test_netfit.c.
+ * the largest messages' bandwidth).  C and GSL, for test/test_netfit.c.
  */
 #ifndef CAL_NETFIT_H
 #define CAL_NETFIT_H
