@@ -98,14 +98,19 @@ def smpirun_command(plan):
     return cmd
 
 
-def network_cfg(plan):
-    """SMPI's piecewise factors from the network file (simblas-calibrate
-    --network); none without one (SimGrid's defaults) or with --alloc-only
-    (no network solved)."""
+def factors_link(plan):
+    """The network file's link whose piecewise factors the run takes
+    (simblas-calibrate --network); None without a file (SimGrid's
+    defaults) or with --alloc-only (no network solved)."""
     if not plan.network or plan.alloc_only:
-        return []
-    link = network.factors_link(plan.network, plan.platform.hosts)[1]
-    return [f"smpi/lat-factor:{link.lat_factor}", f"smpi/bw-factor:{link.bw_factor}"]
+        return None
+    return network.factors_link(plan.network, plan.platform.hosts)[1]
+
+
+def network_cfg(plan):
+    """SMPI's piecewise factors (factors_link), as smpirun's --cfg."""
+    link = factors_link(plan)
+    return [f"smpi/lat-factor:{link.lat_factor}", f"smpi/bw-factor:{link.bw_factor}"] if link else []
 
 
 def mode_env(mode, no_merge):
@@ -128,10 +133,10 @@ def run_env(plan, workdir):
         "TMPDIR": os.path.join(workdir, "tmp"),
     }
     env.update(poll_settings(plan)[1])
-    factors = network_cfg(plan)
-    if factors:  # libsimblas's message times (simblas_message_time) with SMPI's factors
-        env["SIMBLAS_LAT_FACTOR"] = factors[0].split(":", 1)[1]
-        env["SIMBLAS_BW_FACTOR"] = factors[1].split(":", 1)[1]
+    link = factors_link(plan)
+    if link:  # libsimblas's message times (simblas_message_time) with SMPI's factors
+        env["SIMBLAS_LAT_FACTOR"] = link.lat_factor
+        env["SIMBLAS_BW_FACTOR"] = link.bw_factor
     if plan.mode == "model" and plan.waits == "block":
         env["SIMBLAS_BLOCKING_WAITS"] = "1"  # patch 12: HPL's spin-waits receive blocking
     if plan.mode == "model" and not plan.energy and plan.platform.own_core:
