@@ -103,6 +103,12 @@ double fit_predict(const double coef[SB_NTERMS], int64_t m, int64_t n, int64_t k
   return t > 0 ? t : 0;
 }
 
+/* wls's passes: the first weighted by the measured times, the others by
+ * the line of the pass before (on a quick calibration's row swaps, the
+ * second pass moved the coefficients by 20%, the third by 0.3%, a fourth
+ * by under 0.01%) */
+#define FIT_REWEIGHT_PASSES 3
+
 /* weighted least squares of y on the chosen terms; which: 0 training
  * points, 1 all points; absolute: fit the spreads instead of the times */
 static int wls(unsigned terms, const fit_point *p, size_t n, int all, int spreads, const double *mu_for_weight,
@@ -143,26 +149,38 @@ static int wls(unsigned terms, const fit_point *p, size_t n, int all, int spread
   gsl_vector *y = gsl_vector_alloc(rows), *w = gsl_vector_alloc(rows), *c = gsl_vector_alloc((size_t)nt);
   gsl_matrix *cov = gsl_matrix_alloc((size_t)nt, (size_t)nt);
   gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(rows, (size_t)nt);
-  size_t r = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!(all || !p[i].heldout))
-      continue;
-    double v[SB_NTERMS];
-    term_values(p[i].m, p[i].n, p[i].k, v);
+  /* relative errors: each point weighted by 1 / its time squared.  The
+   * time its own measurement gave would favour the points that came out
+   * fast (a call measured low weighs more than one measured high) and put
+   * the line below the points' means by about their spread squared: for
+   * the row swaps, whose calls spread by 15-20%, the points (each the mean
+   * of its repetitions) lay 2.8% above their line on average (AMD EPYC
+   * VM, a quick calibration at leading dimension 12,000).  So the weights
+   * are taken again from the line's own prediction (iteratively
+   * reweighted least squares), the first pass's from the measured times */
+  int rc = 0, passes = mu_for_weight || spreads ? 1 : FIT_REWEIGHT_PASSES;
+  for (int pass = 0; pass < passes && rc == 0; pass++) {
+    size_t r = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (!(all || !p[i].heldout))
+        continue;
+      double v[SB_NTERMS];
+      term_values(p[i].m, p[i].n, p[i].k, v);
+      for (int j = 0; j < nt; j++)
+        gsl_matrix_set(X, r, (size_t)j, v[idx[j]]);
+      double yi = spreads ? p[i].spread : p[i].t;
+      double scale = mu_for_weight ? mu_for_weight[i] : pass ? fit_predict(coef, p[i].m, p[i].n, p[i].k) : p[i].t;
+      if (!(scale > fit_t0))
+        scale = fit_t0;
+      gsl_vector_set(y, r, yi);
+      gsl_vector_set(w, r, 1 / (scale * scale));
+      r++;
+    }
+    double chisq;
+    rc = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, ws);
     for (int j = 0; j < nt; j++)
-      gsl_matrix_set(X, r, (size_t)j, v[idx[j]]);
-    double yi = spreads ? p[i].spread : p[i].t;
-    double scale = mu_for_weight ? mu_for_weight[i] : p[i].t;
-    if (!(scale > fit_t0))
-      scale = fit_t0;
-    gsl_vector_set(y, r, yi);
-    gsl_vector_set(w, r, 1 / (scale * scale));
-    r++;
+      coef[idx[j]] = gsl_vector_get(c, (size_t)j);
   }
-  double chisq;
-  int rc = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, ws);
-  for (int j = 0; j < nt; j++)
-    coef[idx[j]] = gsl_vector_get(c, (size_t)j);
   gsl_multifit_linear_free(ws);
   gsl_matrix_free(cov);
   gsl_vector_free(c);
@@ -427,9 +445,15 @@ int fit_model(int op, const fit_point *p, size_t n, fit_result *out)
   static const double dims3[NB] = {64, 128, 256, 384, 512, 768, 1024, 2048};
   static const double flops3[NB] = {1e5, 1e6, 3e6, 1e7, 3e7, 1e8, 3e8, 1e9};
   static const double cache[NB] = {4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
-  static const int terms3[] = {1, 2, 4, 7}, termsm[] = {3};
+  /* and the rows moved per column (m): a row mover's cost per element
+   * falls with them, from 14 to 4.5 ns between 16 and 1,024 rows (AMD
+   * EPYC VM, hpl_dlaswp00N at leading dimension 12,000), as more of them
+   * share a cache line and a page; one line in mn, n, m cannot follow
+   * that, and predicted HPL's 128-row swaps 10-25% fast */
+  static const double rows[NB] = {8, 16, 32, 64, 128, 256, 512, 1024};
+  static const int terms3[] = {1, 2, 4, 7}, termsm[] = {3, 1};
   const int *tl = memk ? termsm : terms3;
-  int ntl = memk ? 1 : 4;
+  int ntl = memk ? 2 : 4;
   size_t need = n / 10 > 40 ? n / 10 : 40;
   fit_point *buf = malloc(sizeof *buf * n), *cv = malloc(sizeof *cv * n);
   unsigned char *fold = malloc(n);
@@ -454,7 +478,7 @@ int fit_model(int op, const fit_point *p, size_t n, fit_result *out)
              (d == 4 && p[i].k == p[i].m);
     if (same)
       continue;
-    const double *bounds = memk ? cache : d == 7 ? flops3 : dims3;
+    const double *bounds = memk ? (d == 3 ? cache : rows) : d == 7 ? flops3 : dims3;
     double at[SB_MAX_PIECES - 1], cur_score = one;
     int nb = 0;
     /* greedy: add the bound that helps most, while one helps */

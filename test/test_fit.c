@@ -192,6 +192,70 @@ static void test_ld_factors_recover_each_level(void **state)
   gsl_rng_free(r);
 }
 
+/* calls spread by 20% around their line (multiplicative, the mean on the
+ * line): the fitted line must describe the calls' mean, which the
+ * simulation adds up.  Weighted by each point's own measured time, the
+ * line came out 4% low (the points measured fast weigh more) */
+static void test_noisy_points_fit_their_mean(void **state)
+{
+  (void)state;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 23);
+  const double sd = 0.2;
+  size_t n = 4000;
+  fit_point *p = calloc(n, sizeof *p);
+  for (size_t i = 0; i < n; i++) {
+    p[i].n = (int64_t)exp(log(1e3) + gsl_rng_uniform(r) * log(1e3));
+    p[i].t = (2e-6 + 5e-10 * (double)p[i].n) * exp(sd * gsl_ran_gaussian(r, 1) - sd * sd / 2);
+    p[i].reps = 1;
+  }
+  fit_holdout(p, n, 0.2, 3);
+  fit_result res;
+  assert_int_equal(fit_op(SB_OP_daxpy, p, n, &res), 0);
+  double ratio = 0;
+  for (size_t i = 0; i < n; i++)
+    ratio += p[i].t / fit_result_predict(&res, p[i].m, p[i].n, p[i].k) / (double)n;
+  close_to(ratio, 1, 0.01, "mean of measured / predicted");
+  close_to(res.mu[TN], 5e-10, 0.02, "mu.n");
+  free(p);
+  gsl_rng_free(r);
+}
+
+/* a row mover whose cost per element falls with the rows moved per
+ * column, as HPL's row swaps do (more rows share a line and a page):
+ * fit_model cuts on m and predicts HPL's 128-row calls, which one line
+ * in mn, n, m, 1 (or pieces along mn) misses */
+static double rows_cost(int64_t m, int64_t n)
+{
+  double per = 14e-9 - 2.4e-9 * log2((double)m / 16); /* 14 ns at 16 rows, 4.4 at 2,048 */
+  return 2e-6 + 1e-7 * (double)n + per * (double)m * (double)n;
+}
+
+static void test_memory_kernel_cuts_on_rows(void **state)
+{
+  (void)state;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 29);
+  size_t n = 3000;
+  fit_point *p = calloc(n, sizeof *p);
+  for (size_t i = 0; i < n; i++) {
+    p[i].m = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+    p[i].n = (int64_t)exp(log(8) + gsl_rng_uniform(r) * log(4096 / 8.0));
+    double t = rows_cost(p[i].m, p[i].n);
+    p[i].t = t * (1 + 0.02 * gsl_ran_gaussian(r, 1));
+    p[i].spread = 0.02 * t;
+    p[i].reps = 3;
+  }
+  fit_holdout(p, n, 0.2, 42);
+  fit_result res;
+  assert_int_equal(fit_model(SB_OP_hpl_dlaswp00N, p, n, &res), 0);
+  assert_int_equal(res.split_dim, 1); /* m */
+  for (int64_t cols = 128; cols <= 4096; cols *= 8)
+    close_to(fit_result_predict(&res, 128, cols, 0), rows_cost(128, cols), 0.05, "128 rows");
+  free(p);
+  gsl_rng_free(r);
+}
+
 static void test_holdout_is_deterministic_and_about_a_fifth(void **state)
 {
   (void)state;
@@ -300,6 +364,8 @@ int main(void)
       cmocka_unit_test(test_level1_selects_latency_and_slope),
       cmocka_unit_test(test_pieces_follow_a_regime_change),
       cmocka_unit_test(test_ld_factors_recover_each_level),
+      cmocka_unit_test(test_noisy_points_fit_their_mean),
+      cmocka_unit_test(test_memory_kernel_cuts_on_rows),
       cmocka_unit_test(test_holdout_is_deterministic_and_about_a_fifth),
       cmocka_unit_test(test_too_few_points_fail),
       cmocka_unit_test(test_call_time_takes_cpu_time_only_when_interrupted),
