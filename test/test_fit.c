@@ -27,12 +27,26 @@ static void close_to(double got, double want, double rel, const char *what)
     fail_msg("%s: got %.6g, want %.6g (+-%.0f%%)", what, got, want, 100 * rel);
 }
 
+/* a generator seeded with SEED (in *R) and N zeroed points */
+static fit_point *new_points(gsl_rng **r, unsigned long seed, size_t n)
+{
+  *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(*r, seed);
+  return calloc(n, sizeof(fit_point));
+}
+
+/* log-uniform in [lo, hi) */
+static int64_t log_uniform(gsl_rng *r, double lo, double hi)
+{
+  return (int64_t)exp(log(lo) + gsl_rng_uniform(r) * log(hi / lo));
+}
+
 /* a gemm-like shape: m, n, k log-uniform in [16, 2048) */
 static void draw_shape(gsl_rng *r, fit_point *p)
 {
-  p->m = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
-  p->n = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
-  p->k = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
+  p->m = log_uniform(r, 16, 2048);
+  p->n = log_uniform(r, 16, 2048);
+  p->k = log_uniform(r, 16, 2048);
 }
 
 /* points of a gemm-like op: R repetitions ~ N(mu, sigma), median and sd */
@@ -87,12 +101,11 @@ static void test_recovers_gemm_coefficients_and_sigma(void **state)
 static void test_level1_selects_latency_and_slope(void **state)
 {
   (void)state;
-  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(r, 11);
+  gsl_rng *r;
   size_t n = 800;
-  fit_point *p = calloc(n, sizeof *p);
+  fit_point *p = new_points(&r, 11, n);
   for (size_t i = 0; i < n; i++) {
-    p[i].n = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(1e6 / 16));
+    p[i].n = log_uniform(r, 16, 1e6);
     p[i].t = (2e-7 + 5e-10 * (double)p[i].n) * (1 + 0.01 * gsl_ran_gaussian(r, 1));
     p[i].reps = 1;
   }
@@ -199,13 +212,12 @@ static void test_ld_factors_recover_each_level(void **state)
 static void test_noisy_points_fit_their_mean(void **state)
 {
   (void)state;
-  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(r, 23);
+  gsl_rng *r;
   const double sd = 0.2;
   size_t n = 4000;
-  fit_point *p = calloc(n, sizeof *p);
+  fit_point *p = new_points(&r, 23, n);
   for (size_t i = 0; i < n; i++) {
-    p[i].n = (int64_t)exp(log(1e3) + gsl_rng_uniform(r) * log(1e3));
+    p[i].n = log_uniform(r, 1e3, 1e6);
     p[i].t = (2e-6 + 5e-10 * (double)p[i].n) * exp(sd * gsl_ran_gaussian(r, 1) - sd * sd / 2);
     p[i].reps = 1;
   }
@@ -234,13 +246,12 @@ static double rows_cost(int64_t m, int64_t n)
 static void test_memory_kernel_cuts_on_rows(void **state)
 {
   (void)state;
-  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(r, 29);
+  gsl_rng *r;
   size_t n = 3000;
-  fit_point *p = calloc(n, sizeof *p);
+  fit_point *p = new_points(&r, 29, n);
   for (size_t i = 0; i < n; i++) {
-    p[i].m = (int64_t)exp(log(16) + gsl_rng_uniform(r) * log(2048 / 16.0));
-    p[i].n = (int64_t)exp(log(8) + gsl_rng_uniform(r) * log(4096 / 8.0));
+    p[i].m = log_uniform(r, 16, 2048);
+    p[i].n = log_uniform(r, 8, 4096);
     double t = rows_cost(p[i].m, p[i].n);
     p[i].t = t * (1 + 0.02 * gsl_ran_gaussian(r, 1));
     p[i].spread = 0.02 * t;
