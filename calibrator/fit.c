@@ -24,6 +24,8 @@
  * time is in its long dgemm and dtrsm calls), 1 us for the rest (their
  * calls are short; the timer resolves about 20 ns). */
 static _Thread_local double fit_t0 = 1e-4;
+/* reweight wls by its own line (not for level 3): set by fit_op for its op */
+static _Thread_local int fit_reweight = 1;
 static double t0_for(int op) { return sb_ops[op].level == SB_LEVEL_3 ? 1e-4 : 1e-6; }
 
 enum { T1 = 1u << 0, TM = 1u << 1, TN = 1u << 2, TMN = 1u << 3, TK = 1u << 4, TMK = 1u << 5, TNK = 1u << 6, TMNK = 1u << 7 };
@@ -157,8 +159,15 @@ static int wls(unsigned terms, const fit_point *p, size_t n, int all, int spread
    * of its repetitions) lay 2.8% above their line on average (AMD EPYC
    * VM, a quick calibration at leading dimension 12,000).  So the weights
    * are taken again from the line's own prediction (iteratively
-   * reweighted least squares), the first pass's from the measured times */
-  int rc = 0, passes = mu_for_weight || spreads ? 1 : FIT_REWEIGHT_PASSES;
+   * reweighted least squares), the first pass's from the measured times.
+   * Not for level 3 (fit_reweight): their calls spread by a few percent,
+   * so the bias is a tenth of a point, while a line misses some shapes by
+   * more (OpenBLAS's regimes), and weighting a shape by a line that misses
+   * it 2-3 times gives it 4-9 times its weight: refitted from HPL's traced
+   * calls (N=12000 1x2), dgemm's total came out +4.7% off reweighted,
+   * +0.5% weighted by the measured times; daxpy, idamax and dger -1.2%,
+   * -1.1% and +4.3% reweighted, -9.6%, -17.3% and -25.3% not */
+  int rc = 0, passes = mu_for_weight || spreads || !fit_reweight ? 1 : FIT_REWEIGHT_PASSES;
   for (int pass = 0; pass < passes && rc == 0; pass++) {
     size_t r = 0;
     for (size_t i = 0; i < n; i++) {
@@ -276,6 +285,7 @@ int fit_op(int op, const fit_point *p, size_t n, fit_result *out)
   memset(out, 0, sizeof *out);
   out->n = n;
   fit_t0 = t0_for(op);
+  fit_reweight = sb_ops[op].level != SB_LEVEL_3;
   if (n < FIT_MIN_POINTS)
     return -1;
   unsigned cand[8];
