@@ -3,13 +3,13 @@
  * simblas-pingpong (pingpong.c) under Open MPI's mpirun, between two ranks
  * of this host and, with --hostfile, between two hosts; fits SMPI's
  * piecewise factors and the link on its times (netfit.c); writes the
- * network file that simblas-hpl run reads (temporary file + rename).
+ * network file that simblas-hpl run reads, written atomically as model
+ * files are (sb_model_out_*, lib/model.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "model.h"
 #include "netfit.h"
 #include "network.h"
 
@@ -30,6 +31,7 @@
 #define NET_MAX_COLL 16
 #define NET_MAX_SEG 8
 #define NET_MIN_POINTS 4 /* a segment: at least an octave of sizes (four per octave) */
+#define NET_FILE_BYTES 65536 /* reserved for the network file: a link's text takes at most about 12 kB */
 
 static const char needs_mpi[] =
     "--network needs Open MPI's mpicc and mpirun: install openmpi-bin and libopenmpi-dev "
@@ -110,6 +112,16 @@ static void parse_line(net_link *k, const char *line)
 
 static volatile pid_t child; /* mpirun's process group, while it runs */
 
+/* ^C, SIGTERM, SIGHUP: mpirun (a process group of its own, which the
+ * terminal's ^C does not reach) stopped; sb_model_out_guard then removes
+ * the temporary and the signal ends this program */
+static void stop_mpirun(int sig)
+{
+  (void)sig;
+  if (child > 0)
+    kill(-child, SIGTERM);
+}
+
 /* run argv, its output (stdout and stderr) parsed line by line; the last
  * line that is not the ping-pong's kept for the error */
 static void run_pingpong(char *const argv[], net_link *k, const char *what)
@@ -118,10 +130,22 @@ static void run_pingpong(char *const argv[], net_link *k, const char *what)
   if (pipe(fd) != 0)
     cal_die("cannot make a pipe for mpirun: %s", strerror(errno));
   fflush(stderr);
+  /* a stop that arrives while mpirun is being started waits until `child`
+   * names it, so that it reaches mpirun */
+  sigset_t stops, old;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  sigaddset(&stops, SIGHUP);
+  sigprocmask(SIG_BLOCK, &stops, &old);
   pid_t pid = fork();
   if (pid < 0)
     cal_die("cannot start mpirun: %s", strerror(errno));
   if (pid == 0) {
+    signal(SIGINT, SIG_DFL); /* this program's handler is not mpirun's */
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     setpgid(0, 0); /* its own group: stopped as a whole on a timeout */
     dup2(fd[1], 1);
     dup2(fd[1], 2);
@@ -132,6 +156,7 @@ static void run_pingpong(char *const argv[], net_link *k, const char *what)
     _exit(127);
   }
   child = pid;
+  sigprocmask(SIG_SETMASK, &old, NULL);
   close(fd[1]);
   char buf[8192], last[512] = "";
   size_t have = 0;
@@ -222,42 +247,6 @@ static void measure(net_link *k, const char *hostfile, const char *mpirun, const
 }
 
 /* ---- the network file ---------------------------------------------------------- */
-static char tmp_path[PATH_MAX + 32];
-static void drop_tmp(void)
-{
-  if (*tmp_path)
-    unlink(tmp_path);
-}
-
-/* ^C, SIGTERM, SIGHUP: mpirun (a process group of its own, which the
- * terminal's ^C does not reach) stopped, the temporary removed */
-static void drop_tmp_signal(int sig)
-{
-  if (child > 0)
-    kill(-child, SIGTERM);
-  drop_tmp();
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-/* the temporary beside OUT, opened before anything is measured: an
- * unwritable place is said now */
-static FILE *open_tmp(const char *out)
-{
-  snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", out, (long)getpid());
-  int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    *tmp_path = 0;
-    cal_die("-o %s: cannot write beside it (%s): choose another place with -o", out, strerror(errno));
-  }
-  atexit(drop_tmp);
-  signal(SIGINT, drop_tmp_signal);
-  signal(SIGTERM, drop_tmp_signal);
-  signal(SIGHUP, drop_tmp_signal);
-  return f;
-}
-
 static void write_link(FILE *f, const char *sec, const net_link *k)
 {
   char lat[1024], bw[1024];
@@ -309,7 +298,13 @@ int cal_network(const char *out, const char *hostfile)
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (cores < 2)
     cal_die("the intra-node link is measured between two ranks bound to two cores; this machine has %ld", cores);
-  FILE *f = open_tmp(out);
+  /* the temporary beside OUT, opened before anything is measured: an
+   * unwritable place or a full disk is said now */
+  char err[1024];
+  sb_model_out *o = sb_model_out_open_as(out, "network file", "simblas.network", NET_FILE_BYTES, err, sizeof err);
+  if (!o)
+    cal_die("-o %s", err);
+  sb_model_out_guard(o, stop_mpirun);
   static net_link intra, inter;
   measure(&intra, NULL, mpirun, pingpong);
   say_link("intra", &intra);
@@ -320,17 +315,22 @@ int cal_network(const char *out, const char *hostfile)
   time_t now = time(NULL);
   char date[64];
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    cal_die("out of memory for the network file");
   fprintf(f, "simblas-network 1\n# written by simblas-calibrate --network " PACKAGE_VERSION
              "; read by simblas-hpl run (--network FILE); doc/model-format.md, \"Network files\"\n");
   fprintf(f, "meta date %s\nmeta mpirun \"%s\"\n", date, mpirun);
   write_link(f, "intra", &intra);
   if (hostfile)
     write_link(f, "inter", &inter);
-  if (fflush(f) != 0 || fsync(fileno(f)) != 0 || ferror(f) || fclose(f) != 0)
-    cal_die("-o %s: writing %s failed (%s); %s is left as it was", out, tmp_path, strerror(errno), out);
-  if (rename(tmp_path, out) != 0)
-    cal_die("-o %s: cannot put it in place (%s)", out, strerror(errno));
-  *tmp_path = 0;
+  if (fclose(f) != 0)
+    cal_die("out of memory for the network file");
+  if (sb_model_out_commit_text(o, text, len, err, sizeof err) != 0)
+    cal_die("-o %s; %s is left as it was", err, out);
+  free(text);
   fprintf(stderr, "simblas-calibrate: wrote %s; simblas-hpl run --network %s uses it\n", out, out);
   return 0;
 #endif

@@ -822,7 +822,13 @@ int sb_model_write(FILE *f, const sb_model *m, const char *comment, char *err, s
 struct sb_model_out {
   int fd;
   char *path, *tmp;
+  const char *what; /* the file's kind, in errors: "model" */
 };
+
+/* the output sb_model_out_guard guards (one at a time), and what its
+ * signal handler does first */
+static sb_model_out *volatile guarded;
+static void (*volatile guard_first)(int);
 
 /* DIR and BASE of PATH ("." for a bare name) */
 static int split_path(const char *path, char **dir, const char **base)
@@ -860,6 +866,8 @@ static void remove_stale(const char *dir, const char *base)
 
 static void out_free(sb_model_out *o)
 {
+  if (guarded == o)
+    guarded = NULL;
   if (o->fd >= 0)
     close(o->fd);
   free(o->path);
@@ -877,17 +885,25 @@ void sb_model_out_abandon(sb_model_out *o)
 
 sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen)
 {
+  return sb_model_out_open_as(path, "model", "simblas.model", reserve, err, errlen);
+}
+
+sb_model_out *sb_model_out_open_as(const char *path, const char *what, const char *name, size_t reserve, char *err,
+                                   size_t errlen)
+{
   struct stat st;
   char *dir = NULL;
   const char *base;
   if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) || !*path || path[strlen(path) - 1] == '/') {
-    seterr(err, errlen, path, 0, "a directory; give a file name, e.g. %s%ssimblas.model", path,
-           *path && path[strlen(path) - 1] == '/' ? "" : "/");
+    seterr(err, errlen, path, 0, "a directory; give a file name, e.g. %s%s%s", path,
+           *path && path[strlen(path) - 1] == '/' ? "" : "/", name);
     return NULL;
   }
   sb_model_out *o = calloc(1, sizeof *o);
-  if (o)
+  if (o) {
     o->fd = -1;
+    o->what = what;
+  }
   if (!o || split_path(path, &dir, &base) != 0 || !(o->path = strdup(path)) ||
       !(o->tmp = malloc(strlen(dir) + strlen(base) + 16))) {
     seterr(err, errlen, path, 0, "out of memory");
@@ -898,7 +914,8 @@ sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, siz
   for (int tries = 0; o->fd < 0; tries++) {
     strcpy(o->tmp + strlen(o->tmp) - 6, "XXXXXX");
     if ((o->fd = mkostemp(o->tmp, O_CLOEXEC)) < 0) {
-      seterr(err, errlen, path, 0, "cannot write the model into %s: %s; choose a writable place", dir, strerror(errno));
+      seterr(err, errlen, path, 0, "cannot write the %s into %s: %s; choose a writable place", what, dir,
+             strerror(errno));
       goto fail;
     }
     /* held until the rename: another writer's remove_stale leaves it; one
@@ -914,7 +931,7 @@ sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, siz
     }
   }
   if (fchmod(o->fd, 0644) != 0) {
-    seterr(err, errlen, path, 0, "cannot make the model world-readable: %s", strerror(errno));
+    seterr(err, errlen, path, 0, "cannot make the %s world-readable: %s", what, strerror(errno));
     goto fail_unlink;
   }
   if (reserve && sb_model_out_reserve(o, reserve, err, errlen) != 0)
@@ -942,9 +959,9 @@ int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen
                   ? (double)vf.f_bavail * (double)vf.f_frsize / 1e6
                   : -1;
   seterr(err, errlen, o->path, 0,
-         "no room for the model in %s: it needs up to %.1f MB, %.1f MB %s (%s); free some space there or choose "
+         "no room for the %s in %s: it needs up to %.1f MB, %.1f MB %s (%s); free some space there or choose "
          "another place",
-         dir ? dir : ".", (double)bytes / 1e6, mb, rc == EFBIG ? "are allowed by 'ulimit -f'" : "are free",
+         o->what, dir ? dir : ".", (double)bytes / 1e6, mb, rc == EFBIG ? "are allowed by 'ulimit -f'" : "are free",
          strerror(rc));
   free(dir);
   return -1;
@@ -955,7 +972,6 @@ int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment,
   char *text = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&text, &len);
-  int rc = -1;
   if (!mem) {
     seterr(err, errlen, o->path, 0, "out of memory");
     sb_model_out_abandon(o);
@@ -963,16 +979,22 @@ int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment,
   }
   int bad = sb_model_write(mem, m, comment, err, errlen);
   fclose(mem);
-  if (bad) {
-    free(text);
+  int rc = bad ? -1 : sb_model_out_commit_text(o, text, len, err, errlen);
+  if (bad)
     sb_model_out_abandon(o);
-    return -1;
-  }
-  /* no signal between writing and renaming: the old model or the new */
+  free(text);
+  return rc;
+}
+
+int sb_model_out_commit_text(sb_model_out *o, const char *text, size_t len, char *err, size_t errlen)
+{
+  int rc = -1;
+  /* no signal between writing and renaming: the old file or the new */
   sigset_t all, old;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &old);
   size_t done = 0;
+  errno = 0;
   while (done < len) {
     ssize_t w = pwrite(o->fd, text + done, len - done, (off_t)done);
     if (w < 0 && errno == EINTR)
@@ -982,7 +1004,7 @@ int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment,
     done += (size_t)w;
   }
   if (done < len || ftruncate(o->fd, (off_t)len) != 0 || fsync(o->fd) != 0 || rename(o->tmp, o->path) != 0) {
-    seterr(err, errlen, o->path, 0, "cannot write the model: %s", strerror(errno ? errno : EIO));
+    seterr(err, errlen, o->path, 0, "cannot write the %s: %s", o->what, strerror(errno ? errno : EIO));
     unlink(o->tmp);
   } else {
     char *dir;
@@ -997,8 +1019,47 @@ int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment,
     }
     rc = 0;
   }
+  if (guarded == o) /* renamed or removed: a signal from now on has nothing to remove */
+    guarded = NULL;
   sigprocmask(SIG_SETMASK, &old, NULL);
-  free(text);
   out_free(o);
   return rc;
+}
+
+/* exit, or SIGINT, SIGTERM, SIGHUP: the guarded output's temporary removed */
+static void drop_guarded(void)
+{
+  sb_model_out *o = guarded;
+  guarded = NULL;
+  if (o)
+    unlink(o->tmp);
+}
+
+static void drop_guarded_signal(int sig)
+{
+  void (*first)(int) = guard_first;
+  if (first)
+    first(sig);
+  drop_guarded();
+  signal(sig, SIG_DFL);
+  raise(sig); /* held until this handler returns: then the default action */
+}
+
+void sb_model_out_guard(sb_model_out *o, void (*on_signal)(int))
+{
+  static int registered;
+  if (!registered && atexit(drop_guarded) == 0)
+    registered = 1;
+  guard_first = on_signal;
+  guarded = o;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = drop_guarded_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGHUP);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
 }

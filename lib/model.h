@@ -144,17 +144,34 @@ SB_HIDDEN int sb_model_write(FILE *f, const sb_model *m, const char *comment, ch
  * world-readable), after removing the stale ones a killed writer left (a
  * temporary no process holds locked), and reserves `reserve` bytes in it, so
  * that a full disk or an unwritable place is said before any long work.
- * sb_model_out_commit writes the model into it, syncs it and renames it
- * over PATH with signals blocked: PATH is the old model or the new one,
- * never a part.  sb_model_out_abandon removes the temporary.  Both commit
- * and abandon free `o`.  Errors: NULL or -1 and "PATH: what; what to do"
- * in err. */
+ * sb_model_out_commit renders the model and commits the text
+ * (sb_model_out_commit_text).  sb_model_out_abandon removes the temporary.
+ * Both commits and abandon free `o`.  Errors: NULL or -1 and "PATH: what;
+ * what to do" in err. */
 typedef struct sb_model_out sb_model_out;
 SB_HIDDEN sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen);
+/* the same for another kind of file written atomically (simblas-calibrate
+ * --network's network file): `what` names it in the errors ("network
+ * file"), `name` is the file name suggested when PATH is a directory; both
+ * static strings */
+SB_HIDDEN sb_model_out *sb_model_out_open_as(const char *path, const char *what, const char *name, size_t reserve,
+                                             char *err, size_t errlen);
 /* reserve `bytes` in the temporary (sb_model_out_open's reserve, later) */
 SB_HIDDEN int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen);
 SB_HIDDEN int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen);
+/* an already-rendered text, `len` bytes, written into the temporary, synced
+ * and renamed over PATH (the rename synced too) with signals blocked: PATH
+ * is the old file or the new one, never a part; on failure the temporary
+ * is removed and PATH left as it was */
+SB_HIDDEN int sb_model_out_commit_text(sb_model_out *o, const char *text, size_t len, char *err, size_t errlen);
 SB_HIDDEN void sb_model_out_abandon(sb_model_out *o);
+/* until `o` is committed or abandoned, its temporary is removed when the
+ * program exits (exit, cal_die) or is stopped by SIGINT, SIGTERM or SIGHUP:
+ * the handler calls on_signal(sig) first (NULL: nothing; it must be
+ * async-signal-safe, e.g. kill a child), removes the temporary, and the
+ * signal then takes its default action.  One output guarded at a time: a
+ * second call replaces the first. */
+SB_HIDDEN void sb_model_out_guard(sb_model_out *o, void (*on_signal)(int sig));
 /* the longest line (with its pieces' lines and its @ld line) the writer writes, to size a
  * reservation */
 #define SB_MODEL_LINE_MAX ((SB_MAX_PIECES + 1) * 560 + 64 + SB_MAX_LD * 50)

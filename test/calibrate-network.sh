@@ -9,7 +9,11 @@
 #    every size measured and the fit's segments recorded;
 #  - a hostfile whose two ranks land on one host is refused (the
 #    interconnect needs two), and the previous file stays as it was, with
-#    no temporary left beside it.
+#    no temporary left beside it;
+#  - a run stopped by ^C (SIGINT) or SIGTERM while the ping-pong runs
+#    leaves the previous file as it was and no temporary beside it, and
+#    stops mpirun and its ranks (a process group the terminal's ^C does not
+#    reach).
 # Skips (exit 77; fails under SIMBLAS_TEST_STRICT=1) without mpirun or a
 # simblas-pingpong build (configure found no mpicc).
 set -u
@@ -37,7 +41,9 @@ expect_error() { # what pattern args...
 expect_error "--hostfile without --network" "add --network" --hostfile /etc/hostname -o "$tmp/x.network"
 expect_error "a missing hostfile" "--hostfile $tmp/none: No such file" --network --hostfile "$tmp/none" -o "$tmp/x.network"
 expect_error "--network with --from-trace" "run it on its own" --network --from-trace -o "$tmp/x.network" t.csv
-expect_error "unwritable output" "cannot write beside it" --network -o /nonexistent/dir/x.network
+expect_error "unwritable output" "cannot write the network file into /nonexistent/dir" --network \
+  -o /nonexistent/dir/x.network
+expect_error "a directory as output" "a directory; give a file name, e.g. $tmp/simblas.network" --network -o "$tmp"
 [ ! -e "$tmp/x.network" ] && ok "nothing written by refused runs" || ko "a refused run wrote a file"
 
 # the real ping-pong between two cores of this host
@@ -84,7 +90,31 @@ if [ $rc -eq 2 ] && echo "$out" | tail -1 | grep -q "both ranks ran on .*the int
   ok "a hostfile of one host refused"
 else ko "a hostfile of one host: rc=$rc: $out"; fi
 cmp -s "$tmp/before" "$tmp/n.network" && ok "the previous file untouched" || ko "the previous file changed"
-[ -z "$(ls "$tmp" | grep '\.tmp\.')" ] && ok "no temporary left" || ko "temporaries left: $(ls "$tmp")"
+[ -z "$(ls -A "$tmp" | grep '\.tmp\.')" ] && ok "no temporary left" || ko "temporaries left: $(ls -A "$tmp")"
+
+# stopped while the ping-pong runs: mpirun and its ranks are the processes
+# one of whose arguments is this build's simblas-pingpong (/proc: no ps)
+printf '%s\n' "$(cd "$bld" && pwd -P)/calibrator/simblas-pingpong" > "$tmp/pingpong"
+running() { grep -lzxFf "$tmp/pingpong" /proc/[0-9]*/cmdline 2> /dev/null | wc -l; }
+for sig in INT TERM; do
+  "$cal" --network -o "$tmp/n.network" > /dev/null 2> "$tmp/err.$sig" &
+  pid=$!
+  i=0
+  while [ "$(running)" -lt 3 ] && [ $i -lt 300 ] && kill -0 $pid 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
+  procs=$(running) temps=$(ls -A "$tmp" | grep -c '\.tmp\.')
+  kill -$sig $pid
+  wait $pid; rc=$?
+  i=0
+  while [ "$(running)" -gt 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  left=$(running)
+  if [ "$procs" -ge 3 ] && [ "$temps" -eq 1 ] && [ $rc -gt 128 ] && [ "$(kill -l $rc)" = "$sig" ] \
+     && [ "$left" -eq 0 ] && cmp -s "$tmp/before" "$tmp/n.network" && [ -z "$(ls -A "$tmp" | grep '\.tmp\.')" ]; then
+    ok "SIG$sig during the ping-pong: mpirun and its ranks stopped, the previous file untouched, the temporary removed"
+  else
+    why="while running $procs process(es) and $temps temporary; exit status $rc; $left process(es) left"
+    ko "SIG$sig during the ping-pong: $why; files: $(ls -A "$tmp" | tr '\n' ' '); $(tail -2 "$tmp/err.$sig")"
+  fi
+done
 
 echo "calibrate-network: $pass passed, $fail failed"
 [ $fail -eq 0 ]

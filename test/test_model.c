@@ -4,6 +4,7 @@
  * >= 0 for any sizes, sets and the flop-count fallback behave as
  * doc/model-format.md says.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -394,6 +396,110 @@ static void test_model_files(void **state)
   sb_model_free(m);
 }
 
+/* the temporaries ".m.tmp.XXXXXX" in dir */
+static int temporaries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));)
+    n += !strncmp(e->d_name, ".m.tmp.", 7);
+  if (d)
+    closedir(d);
+  return n;
+}
+
+static int said_fd = -1;
+static void say_signal(int sig)
+{
+  char c = (char)sig;
+  if (write(said_fd, &c, 1) != 1)
+    _exit(99);
+}
+
+/* a child that opens DIR/m for writing and guards it, then (how) exits
+ * with status 3 (0), stops itself with sig (1), or commits "new\n" and then
+ * stops itself with sig (2); its status, and the signal its on_signal saw
+ * (0: none) */
+static int guarded_child(const char *dir, int how, int sig, int *seen)
+{
+  int fd[2];
+  assert_int_equal(pipe(fd), 0);
+  fflush(NULL); /* nothing of this process written twice */
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    char path[300], err[512];
+    snprintf(path, sizeof path, "%s/m", dir);
+    close(fd[0]);
+    said_fd = fd[1];
+    sb_model_out *o = sb_model_out_open_as(path, "test file", "m", 4096, err, sizeof err);
+    if (!o)
+      _exit(98);
+    sb_model_out_guard(o, say_signal);
+    if (temporaries(dir) != 1)
+      _exit(97);
+    if (how == 0)
+      exit(3);
+    if (how == 2 && sb_model_out_commit_text(o, "new\n", 4, err, sizeof err) != 0)
+      _exit(96);
+    raise(sig);
+    _exit(95);
+  }
+  close(fd[1]);
+  int st;
+  char c = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    ;
+  *seen = read(fd[0], &c, 1) == 1 ? c : 0;
+  close(fd[0]);
+  return st;
+}
+
+/* PATH holds exactly TEXT */
+static void assert_holds(const char *path, const char *text)
+{
+  char buf[64] = "";
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  buf[fread(buf, 1, sizeof buf - 1, f)] = 0;
+  fclose(f);
+  assert_string_equal(buf, text);
+}
+
+/* sb_model_out_guard: an output not yet committed has its temporary
+ * removed when the program exits or is stopped by SIGINT, SIGTERM or
+ * SIGHUP, on_signal called first and the signal's default action taken;
+ * the old file stays as it was.  Committed, the new file stays. */
+static void test_guarded_output(void **state)
+{
+  (void)state;
+  char dir[] = "/tmp/sbguard.XXXXXX", path[300];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/m", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("old\n", f);
+  fclose(f);
+  int seen, st = guarded_child(dir, 0, 0, &seen);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3 && seen == 0);
+  assert_int_equal(temporaries(dir), 0);
+  const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; i++) {
+    st = guarded_child(dir, 1, sigs[i], &seen);
+    if (!WIFSIGNALED(st) || WTERMSIG(st) != sigs[i] || seen != sigs[i])
+      fail_msg("signal %d: status %#x, on_signal saw %d", sigs[i], st, seen);
+    assert_int_equal(temporaries(dir), 0);
+  }
+  assert_holds(path, "old\n");
+  /* committed: a signal afterwards leaves the new file */
+  st = guarded_child(dir, 2, SIGTERM, &seen);
+  assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM && seen == SIGTERM);
+  assert_int_equal(temporaries(dir), 0);
+  assert_holds(path, "new\n");
+  unlink(path);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_truncated(void **state)
 {
   (void)state;
@@ -596,6 +702,7 @@ int main(void)
       cmocka_unit_test(test_every_op_has_a_key), cmocka_unit_test(test_table_columns),
       cmocka_unit_test(test_refused_precisely), cmocka_unit_test(test_too_many_sets),
       cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_model_files),
+      cmocka_unit_test(test_guarded_output),
       cmocka_unit_test(test_network_factors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
