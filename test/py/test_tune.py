@@ -52,6 +52,12 @@ class Tune(EngineCase):
             return 0
 
     def test_grid_evaluates_every_point_once_and_finds_the_best(self):
+        # --budget B: the grid's first B points; the same command with a larger one goes on
+        for budget in (10, 25):
+            status, out, err = self.tune("--sampler", "grid", "--budget", budget)
+            self.assertEqual(status, 0, err)
+            self.assertIn(f"{budget} point(s) evaluated of 36", out)
+            self.assertEqual(self.calls_made(), budget)  # none simulated twice
         status, out, err = self.tune("--sampler", "grid")
         self.assertEqual(status, 0, err)
         # 3 NB x 3 grids (2x8, 4x4, 8x2 within aspect 4) x 2 BCAST x 2 DEPTH
@@ -64,8 +70,12 @@ class Tune(EngineCase):
         self.assertEqual([dat[7].split()[0], dat[10].split()[0], dat[11].split()[0], dat[22].split()[0],
                           dat[24].split()[0]], ["128", "4", "4", "5", "1"])
         with open(self.path("t", "grid-1.csv")) as f:
-            rows = f.read().splitlines()
+            rows = [r.split(",") for r in f.read().splitlines()]
         self.assertEqual(len(rows), 37)
+        # the grid's order, whatever the chunks: NB, then the grids by P, then BCAST, DEPTH
+        self.assertEqual([r[2:4] + [r[5], r[6]] for r in rows[1:6]],
+                         [["64", "2x8", "1rg", "0"], ["64", "2x8", "1rg", "1"], ["64", "2x8", "LnM", "0"],
+                          ["64", "2x8", "LnM", "1"], ["64", "4x4", "1rg", "0"]])
         # again: nothing to do, nothing simulated again
         status, out, err = self.tune("--sampler", "grid")
         self.assertEqual((status, self.calls_made()), (0, 36), err)
@@ -85,21 +95,6 @@ class Tune(EngineCase):
         status, out, err = self.tune("--sampler", "grid")
         self.assertEqual((status, self.calls_made()), (0, 36), err)
         self.assertIn(f"best: {BEST:.6g} Gflops", out)
-
-    def test_grid_in_chunks(self):
-        # --budget B: the grid's first B points; the same command with a larger one goes on
-        for budget, done in ((10, 10), (25, 25), (None, 36)):
-            status, out, err = self.tune("--sampler", "grid", *(("--budget", budget) if budget else ()))
-            self.assertEqual(status, 0, err)
-            self.assertIn(f"{done} point(s) evaluated of 36", out)
-            self.assertEqual(self.calls_made(), done)  # none simulated twice
-        self.assertIn(f"best: {BEST:.6g} Gflops", out)
-        with open(self.path("t", "grid-1.csv")) as f:
-            rows = [r.split(",") for r in f.read().splitlines()[1:]]
-        # the grid's order, whatever the chunks: NB, then the grids by P, then BCAST, DEPTH
-        self.assertEqual([r[2:4] + [r[5], r[6]] for r in rows[:5]],
-                         [["64", "2x8", "1rg", "0"], ["64", "2x8", "1rg", "1"], ["64", "2x8", "LnM", "0"],
-                          ["64", "2x8", "LnM", "1"], ["64", "4x4", "1rg", "0"]])
 
     def test_first_point_is_runs_usual_one(self):
         status, out, err = self.tune("--budget", 3, "--sampler", "random")
