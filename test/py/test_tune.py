@@ -4,12 +4,14 @@ BCAST and DEPTH (one best point): the exhaustive grid evaluates every point
 once and finds it; TPE resumes where it stopped and shares the points
 already simulated; bad input is refused in one line before anything runs."""
 
+import json
 import os
 import sys
 import unittest
 from unittest import mock
 
 from test_engine import EngineCase
+from simblas_hpl import tune as tn
 
 try:
     import optuna  # noqa: F401  (Debian's python3-optuna, for configure's interpreter)
@@ -50,6 +52,12 @@ class Tune(EngineCase):
             return 0
 
     def test_grid_evaluates_every_point_once_and_finds_the_best(self):
+        # --budget B: the grid's first B points; the same command with a larger one goes on
+        for budget in (10, 25):
+            status, out, err = self.tune("--sampler", "grid", "--budget", budget)
+            self.assertEqual(status, 0, err)
+            self.assertIn(f"{budget} point(s) evaluated of 36", out)
+            self.assertEqual(self.calls_made(), budget)  # none simulated twice
         status, out, err = self.tune("--sampler", "grid")
         self.assertEqual(status, 0, err)
         # 3 NB x 3 grids (2x8, 4x4, 8x2 within aspect 4) x 2 BCAST x 2 DEPTH
@@ -62,8 +70,12 @@ class Tune(EngineCase):
         self.assertEqual([dat[7].split()[0], dat[10].split()[0], dat[11].split()[0], dat[22].split()[0],
                           dat[24].split()[0]], ["128", "4", "4", "5", "1"])
         with open(self.path("t", "grid-1.csv")) as f:
-            rows = f.read().splitlines()
+            rows = [r.split(",") for r in f.read().splitlines()]
         self.assertEqual(len(rows), 37)
+        # the grid's order, whatever the chunks: NB, then the grids by P, then BCAST, DEPTH
+        self.assertEqual([r[2:4] + [r[5], r[6]] for r in rows[1:6]],
+                         [["64", "2x8", "1rg", "0"], ["64", "2x8", "1rg", "1"], ["64", "2x8", "LnM", "0"],
+                          ["64", "2x8", "LnM", "1"], ["64", "4x4", "1rg", "0"]])
         # again: nothing to do, nothing simulated again
         status, out, err = self.tune("--sampler", "grid")
         self.assertEqual((status, self.calls_made()), (0, 36), err)
@@ -83,6 +95,31 @@ class Tune(EngineCase):
         status, out, err = self.tune("--sampler", "grid")
         self.assertEqual((status, self.calls_made()), (0, 36), err)
         self.assertIn(f"best: {BEST:.6g} Gflops", out)
+
+    def test_first_point_is_runs_usual_one(self):
+        status, out, err = self.tune("--budget", 3, "--sampler", "random")
+        self.assertEqual(status, 0, err)
+        with open(self.path("t", "random-1.csv")) as f:
+            first = f.read().splitlines()[1].split(",")
+        # NB 128, the squarest grid, BCAST 1rM is not searched: the space's first (1rg), DEPTH 1
+        self.assertEqual(first[2:7], ["128", "4x4", "row", "1rg", "1"])
+        status, out, err = self.tune("--budget", 3, "--sampler", "random", "--sampler-seed", 2, "--first", "sampler")
+        self.assertEqual(status, 0, err)
+        with open(self.path("t", "random-2.csv")) as f:
+            first = f.read().splitlines()[1].split(",")
+        self.assertNotEqual(first[2:7], ["128", "4x4", "row", "1rg", "1"])
+
+    def test_tune_of_another_format_is_refused(self):
+        status, out, err = self.tune("--budget", 2)
+        self.assertEqual(status, 0, err)
+        with open(self.path("t", "tune.json")) as f:
+            ident = json.load(f)
+        with open(self.path("t", "tune.json"), "w") as f:
+            json.dump({**ident, "format": 1}, f)
+        status, out, err = self.tune("--budget", 4)
+        self.assertEqual(status, 2, err)
+        self.assertRegex(err, r"holds a tune made by another simblas-hpl \(tune.json format 1, not 2.*give another --dir")
+        self.assertEqual(self.calls_made(), 2)
 
     def test_plot(self):
         if not any(os.access(os.path.join(d, "gnuplot"), os.X_OK) for d in os.environ["PATH"].split(os.pathsep)):
@@ -130,3 +167,58 @@ class Refused(EngineCase):
         with mock.patch.dict(sys.modules, {"optuna": None}):
             self.refused(r"Optuna, which .* cannot import: install Debian's python3-optuna", "--nodes", 16,
                          "--n", 4000)
+
+
+class Space(unittest.TestCase):
+    """How the space is searched: ordered levels are Optuna integers (their
+    index), named ones categorical; the point run takes when told nothing."""
+
+    def space(self, *searches, ranks=64, fixes=()):
+        return tn.make_space(list(searches), list(fixes), ranks, tn.MAX_ASPECT)
+
+    def test_ordered_levels_are_indexes(self):
+        sp = self.space("nb=64,96,192", "grid=16x4,4x16,8x8", "bcast=LnM,1rM", "swap_threshold=256,32,64")
+        lv = sp.levels
+        self.assertEqual(lv["grid"].values, ["4x16", "8x8", "16x4"])  # by P
+        self.assertEqual(lv["swap_threshold"].values, [32, 64, 256])
+        for n in ("nb", "grid", "depth", "nbmin", "ndiv", "swap_threshold"):
+            self.assertTrue(lv[n].ordered, n)
+        for n in ("pmap", "bcast", "pfact", "rfact", "swap"):
+            self.assertFalse(lv[n].ordered, n)
+        self.assertEqual(sp.encode({"nb": 96, "grid": "16x4", "bcast": "1rM", "depth": 0, "swap_threshold": 256}),
+                         {"nb": 1, "grid": 2, "bcast": "1rM", "depth": 0, "swap_threshold": 2})
+        self.assertEqual(lv["nb"].text(), "64,96,192")
+        self.assertEqual(lv["depth"].text(), "0:2:1")  # a range stays a range in tune.json
+        with self.assertRaises(ValueError):
+            sp.encode({"nb": 128})
+
+    def test_every_point_round_trips(self):
+        sp = self.space("nb=64,128,256", "bcast=1rM,LnM", "pfact=crout,right", "rfact=right", "nbmin=2,4",
+                        "ndiv=2", "swap_threshold=32,128", "depth=0,1")
+        points = list(sp.grid_points())
+        self.assertEqual(len(points), sp.size())
+        self.assertEqual(len({tn.point_id(sp.full(p)) for p in points}), sp.size())
+        for p in points:
+            self.assertEqual(sp.decode(sp.encode(p)), p)
+
+    @unittest.skipUnless(HAVE_OPTUNA, "no optuna")
+    def test_optuna_sees_integers_and_categories(self):
+        sp = self.space("nb=64,96,192", "bcast=1rM,LnM", "swap_threshold=32,64")
+        self.assertEqual(sp.levels["nb"].distribution(optuna), optuna.distributions.IntDistribution(0, 2))
+        self.assertEqual(sp.levels["bcast"].distribution(optuna),
+                         optuna.distributions.CategoricalDistribution(["1rM", "LnM"]))
+        for p in sp.grid_points():  # what a trial holds is the point again
+            self.assertEqual(sp.suggest(optuna.trial.FixedTrial(sp.encode(p))), p)
+
+    def test_usual_point(self):
+        usual = {"nb": 128, "grid": "8x8", "pmap": "row", "bcast": "1rM", "depth": 1, "pfact": "right",
+                 "rfact": "crout", "nbmin": 4, "ndiv": 2, "swap": "mix", "swap_threshold": 64}
+        self.assertEqual(tn.usual_point(self.space()), usual)
+        # the nearest level (the lower of two), the squarest grid with P <= Q, a named level the space lacks:
+        # its first; no threshold without the mixed swap; fixed parameters are not the search's
+        sp = self.space("nb=64,192,256", "grid=8x2,2x8", "bcast=2rg,LnM", "depth=2:3", "swap=long,bin-exch",
+                        ranks=16, fixes=["nbmin=8"])
+        self.assertEqual(tn.usual_point(sp), {"nb": 64, "grid": "2x8", "pmap": "row", "bcast": "2rg", "depth": 2,
+                                              "pfact": "right", "rfact": "crout", "ndiv": 2, "swap": "long"})
+        self.assertEqual(tn.usual_point(self.space(ranks=32))["grid"], "4x8")
+        self.assertIn(tn.usual_point(sp), list(sp.grid_points()))

@@ -18,8 +18,11 @@ A tune directory holds
 The space: NB, the process grid P x Q (every grid of the rank count whose
 sides differ by at most --max-aspect), the mapping (row- or
 column-major), BCAST, DEPTH, PFACT, RFACT, NBMIN, NDIV, SWAP and, for the
-mixed swap only, its threshold.  Integer ranges are Optuna integer
-parameters, lists and names categorical ones.
+mixed swap only, its threshold.  An ordered parameter (NB, the grid by P,
+DEPTH, NBMIN, NDIV, the threshold) is an Optuna integer, the index of its
+level, so that the samplers see which levels neighbour which; the named
+ones are categorical.  A new search evaluates first what `run` takes when
+told nothing (usual_point).
 """
 
 import contextlib
@@ -41,11 +44,12 @@ from . import engine, hpldat
 from . import study as st
 from .errors import CliError, note
 from .files import write_atomic
-from .plan import make_plan
+from .plan import DEFAULT_NB, make_plan
 
 TUNE_JSON, JOURNAL, POINTS, SPOOL, PLOTS = "tune.json", "optuna.journal", "points", "engine", "plots"
 SAMPLERS = ("tpe", "cmaes", "random", "grid")
 MAX_ASPECT = 4
+FORMAT = 2  # tune.json's: 2, ordered levels are Optuna integers (their index)
 PATIENCE = 50  # proposals in a row of points already evaluated: the search has converged
 
 # the parameters, in the table's order: (name, HPL.dat key, default levels)
@@ -92,23 +96,35 @@ def optuna_module():
 # ---- the space ------------------------------------------------------------------------
 @dataclasses.dataclass
 class Levels:
-    """A parameter's levels: integers lo..hi by step (an Optuna integer
-    parameter), or a list (categorical)."""
+    """A parameter's levels, as Optuna searches them: an ordered
+    parameter (NB, the grid by P, DEPTH, NBMIN, NDIV, the swap threshold)
+    is an integer, the index of its level, so that TPE and CMA-ES see which
+    levels are neighbours; a named one (PMAP, BCAST, PFACT, RFACT, SWAP) is
+    categorical."""
     name: str
     values: list
-    step: Optional[int] = None   # integers lo..hi by step
-
-    @property
-    def is_int_range(self):
-        return self.step is not None
+    step: Optional[int] = None   # integers lo..hi by step (how --search gave them)
+    ordered: bool = False
 
     def distribution(self, optuna):
-        if self.is_int_range:
-            return optuna.distributions.IntDistribution(self.values[0], self.values[-1], step=self.step)
+        if self.ordered:
+            return optuna.distributions.IntDistribution(0, len(self.values) - 1)
         return optuna.distributions.CategoricalDistribution(self.values)
 
+    def encode(self, value):
+        """A level as Optuna holds it."""
+        return self.values.index(value) if self.ordered else value
+
+    def decode(self, x):
+        return self.values[x] if self.ordered else x
+
+    def suggest(self, trial):
+        if self.ordered:
+            return self.values[trial.suggest_int(self.name, 0, len(self.values) - 1)]
+        return trial.suggest_categorical(self.name, self.values)
+
     def text(self):
-        if self.is_int_range:
+        if self.step is not None:
             return f"{self.values[0]}:{self.values[-1]}:{self.step}"
         return ",".join(str(v) for v in self.values)
 
@@ -117,6 +133,11 @@ def grids(ranks, max_aspect):
     """Every P x Q = ranks with max(P, Q) / min(P, Q) <= max_aspect, as 'PxQ'."""
     return [f"{p}x{ranks // p}" for p in range(1, ranks + 1)
             if ranks % p == 0 and max(p, ranks // p) <= max_aspect * min(p, ranks // p)]
+
+
+def grid_p(g):
+    """P of 'PxQ': the grids' order (squarer towards the middle)."""
+    return int(g.split("x")[0])
 
 
 def parse_levels(name, text, ranks):
@@ -133,7 +154,7 @@ def parse_levels(name, text, ranks):
             if p * q != ranks:
                 raise CliError(f"{opt}: {p}x{q} is {p * q} ranks, not the machine's {ranks}")
             vals.append(f"{p}x{q}")
-        return Levels(name, list(dict.fromkeys(vals)))
+        return Levels(name, sorted(dict.fromkeys(vals), key=grid_p), ordered=True)
     if name in CATEGORICAL_NAMES:
         names = CATEGORICAL_NAMES[name]
         vals = []
@@ -151,14 +172,14 @@ def parse_levels(name, text, ranks):
         a, b, step = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
         if a > b or step < 1 or a < lo:
             raise CliError(f"{opt}: a range LO:HI[:STEP] needs {lo} <= LO <= HI and STEP >= 1")
-        return Levels(name, list(range(a, b + 1, step)), step if b > a else None)
+        return Levels(name, list(range(a, b + 1, step)), step if b > a else None, ordered=True)
     try:
         vals = [int(v) for v in text.split(",")]
     except ValueError:
         raise CliError(f"{opt}: expected whole numbers (a,b,c) or a range LO:HI[:STEP]")
     if min(vals) < lo:
         raise CliError(f"{opt}: {name} must be >= {lo}")
-    return Levels(name, sorted(set(vals)))
+    return Levels(name, sorted(set(vals)), ordered=True)
 
 
 @dataclasses.dataclass
@@ -194,11 +215,16 @@ class Space:
             lv = self.levels.get(n)
             if lv is None or (n == "swap_threshold" and self.value(params, "swap") != "mix"):
                 continue
-            if lv.is_int_range:
-                params[n] = trial.suggest_int(n, lv.values[0], lv.values[-1], step=lv.step)
-            else:
-                params[n] = trial.suggest_categorical(n, lv.values)
+            params[n] = lv.suggest(trial)
         return params
+
+    def encode(self, params):
+        """A point's searched values as Optuna holds them (for enqueue_trial)."""
+        return {n: self.levels[n].encode(v) for n, v in params.items()}
+
+    def decode(self, raw):
+        """A trial's params (Optuna's) as the point's values."""
+        return {n: self.levels[n].decode(x) for n, x in raw.items()}
 
     def full(self, params):
         """Every parameter's value at a point (fixed ones included; the
@@ -248,7 +274,7 @@ def make_space(searches, hpl_opts, ranks, max_aspect):
                                f"other (the squarest is {near}, aspect {max(a, b) / min(a, b):g}); give --max-aspect "
                                f"{math.ceil(max(a, b) / min(a, b))}, --search grid={near}, or a rank count with "
                                "more divisors")
-            lv = Levels("grid", g)
+            lv = Levels("grid", g, ordered=True)
         else:
             lv = parse_levels(n, given.get(n, DEFAULT_SPACE[n]), ranks)
         if len(lv.values) == 1:
@@ -256,6 +282,32 @@ def make_space(searches, hpl_opts, ranks, max_aspect):
         else:
             levels[n] = lv
     return Space(levels, fixed)
+
+
+def usual_point(space):
+    """What `simblas-hpl run` takes when told nothing, as a point of the
+    space: HPL.dat's usual settings (hpldat.DEFAULTS: PMAP row, BCAST 1rM,
+    DEPTH 1, PFACT right, RFACT crout, NBMIN 4, NDIV 2, SWAP mix at 64),
+    run's NB and the squarest grid with P <= Q.  An ordered parameter takes
+    its level nearest to that value (the lower of two), a named one that
+    level if the space has it, else its first."""
+    usual = {"nb": DEFAULT_NB}
+    for n in HPL_KEYS:
+        code = hpldat.DEFAULTS[n]
+        usual[n] = CATEGORICAL_NAMES[n][code] if n in CATEGORICAL_NAMES else code
+    params = {}
+    for n in PARAMS:
+        lv = space.levels.get(n)
+        if lv is None or (n == "swap_threshold" and space.value(params, "swap") != "mix"):
+            continue
+        if n == "grid":
+            pq = [(g, grid_p(g), int(g.split("x")[1])) for g in lv.values]
+            params[n] = min(pq, key=lambda t: (max(t[1], t[2]) / min(t[1], t[2]), t[1] > t[2]))[0]
+        elif lv.ordered:
+            params[n] = min(lv.values, key=lambda v: (abs(v - usual[n]), v))
+        else:
+            params[n] = usual[n] if usual[n] in lv.values else lv.values[0]
+    return params
 
 
 # ---- points -----------------------------------------------------------------------------
@@ -300,7 +352,7 @@ class Tune:
     def identity(self):
         base = {k: v for k, v in dataclasses.asdict(self.base).items()
                 if v not in (None, False, ()) and k not in ("progress", "n", "nb", "p", "q")}
-        return json.loads(json.dumps({"format": 1, "ranks": self.ranks, "n": self.n, "memory": self.n_from_memory,
+        return json.loads(json.dumps({"format": FORMAT, "ranks": self.ranks, "n": self.n, "memory": self.n_from_memory,
                                       "machine": base, **self.space.to_json()}, default=str))
 
 
@@ -349,6 +401,9 @@ def open_dir(tune):
     path = os.path.join(tune.dir, TUNE_JSON)
     ident = tune.identity()
     old = engine._read_json(path)
+    if old is not None and old.get("format") != FORMAT:
+        raise CliError(f"{tune.dir} holds a tune made by another simblas-hpl (tune.json format {old.get('format')}, "
+                       f"not {FORMAT}: its Optuna studies hold the levels otherwise): give another --dir")
     if old is not None and old != ident:
         diff = [k for k in sorted(set(old) | set(ident)) if old.get(k) != ident.get(k)]
         raise CliError(f"{tune.dir} holds a tune of another machine or space ({', '.join(diff)} differ): its points "
@@ -429,8 +484,9 @@ def evaluations(optuna, study, tune):
             first[pid] = (done, t)
     out = []
     for pid, (done, t) in sorted(first.items(), key=lambda kv: kv[1][1].number):
-        full = tune.space.full(t.params)
-        out.append(Evaluation(t.number, dict(t.params), full, tune.n_of(full["nb"]), t.value if done else None,
+        params = tune.space.decode(t.params)
+        full = tune.space.full(params)
+        out.append(Evaluation(t.number, params, full, tune.n_of(full["nb"]), t.value if done else None,
                               pid, "done" if done else "failed"))
     return out
 
@@ -453,15 +509,19 @@ def adopt_stale(optuna, study, tune, say):
             + ("its point was done" if r else "asked again"))
 
 
-def optimise(tune, sampler, seed, budget, engine_name, jobs, slurm_opts, say=note, patience=PATIENCE):
+def optimise(tune, sampler, seed, budget, engine_name, jobs, slurm_opts, say=note, patience=PATIENCE, first="usual"):
     """Run the search until `budget` distinct points are evaluated (all of
-    the space for the grid), the space is exhausted or the search
-    converged.  Returns (the study's evaluations, why it stopped)."""
+    the space for the grid, or the first `budget` of its order), the space
+    is exhausted or the search converged; a new search's first point is
+    usual_point's unless `first` is "sampler".  Returns (the study's
+    evaluations, why it stopped)."""
     optuna = optuna_module()
     size = tune.space.size()
     budget = min(budget or size, size)
     study = load_study(optuna, tune, sampler, seed, budget)
     adopt_stale(optuna, study, tune, say)
+    if first == "usual" and sampler != "grid" and not study.get_trials(deepcopy=False):
+        study.enqueue_trial(tune.space.encode(usual_point(tune.space)))
     order = [(p, point_id(tune.space.full(p))) for p in tune.space.grid_points()] if sampler == "grid" else None
     at, streak = 0, 0
     while True:
@@ -477,7 +537,7 @@ def optimise(tune, sampler, seed, budget, engine_name, jobs, slurm_opts, say=not
                     at += 1
                 if at == len(order):
                     break
-                study.enqueue_trial(order[at][0])
+                study.enqueue_trial(tune.space.encode(order[at][0]))
                 at += 1
             trial = study.ask()
             params = tune.space.suggest(trial)

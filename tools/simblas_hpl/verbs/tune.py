@@ -51,7 +51,12 @@ def add_arguments(t):
                    help="the sampler's seed (default 1); each sampler and seed is its own Optuna study in the "
                         "directory")
     t.add_argument("--budget", type=int, metavar="B",
-                   help="distinct points to evaluate (default: a third of the space, at most 100; grid: all)")
+                   help="distinct points to evaluate (default: a third of the space, at most 100; grid: all, or "
+                        "the first B of its order, and the same command with a larger B goes on)")
+    t.add_argument("--first", choices=("usual", "sampler"), default="usual",
+                   help="a new search's first point: usual (default): what `run` takes when told nothing (HPL.dat's "
+                        f"usual settings, NB {tn.DEFAULT_NB}, the squarest grid with P <= Q), on the space's nearest "
+                        "levels; sampler: the sampler's own")
     t.add_argument("--patience", type=int, default=tn.PATIENCE, metavar="M",
                    help=f"stop when M proposals in a row are points evaluated already (default {tn.PATIENCE})")
     t.add_argument("--dir", default="simblas-tune", metavar="DIR",
@@ -131,7 +136,10 @@ def main(args):
             raise CliError("tune --plot draws with gnuplot, which is not installed (Debian: apt-get install gnuplot-nox)")
     tn.check_plans(tune)  # every NB x grid as `run` checks it
     size = tune.space.size()
-    budget = size if args.sampler == "grid" else (args.budget or max(1, min(100, size // 3)))
+    if args.sampler == "grid":
+        budget = min(args.budget or size, size)
+    else:
+        budget = args.budget or max(1, min(100, size // 3))
     tn.open_dir(tune)
     note(f"tune: {tune.ranks} ranks, " + (f"N={tune.n}" if tune.n else
                                          f"N from {tune.n_from_memory['fraction']:g} of the memory "
@@ -139,7 +147,8 @@ def main(args):
          + f"; {size} point(s) in the space ({', '.join(f'{k} {lv.text()}' for k, lv in tune.space.levels.items())}); "
          f"{args.sampler} (seed {args.sampler_seed}), {budget} evaluation(s), in {tune.dir}")
     evals, why = tn.optimise(tune, args.sampler, args.sampler_seed, budget, args.engine,
-                             args.jobs or engine.default_jobs(), args.slurm_opt, patience=args.patience)
+                             args.jobs or engine.default_jobs(), args.slurm_opt, patience=args.patience,
+                             first=args.first)
     name = tn.study_name(args.sampler, args.sampler_seed)
     tn.write_csv(os.path.join(tune.dir, f"{name}.csv"), evals)
     print(tn.table(evals))
