@@ -149,6 +149,13 @@ class Compose(Sandbox):
         self.assertIn("accel dgemm mnk=2.0704e-12", lines)  # the variant's rate whole: no base intercept
         self.assertEqual(hw.summary["assumed"], ["accelerator.0.dtrsm", "accelerator.0.link.latency_us",
                                                  "accelerator.0.offload.host_share"])
+        # S-HY: S-HW with the hybrid offload's data movement; the merge at the node's STREAM proxy, 64.5 GB/s
+        hy = self.compose(os.path.join(NODES, "stampede-2013-hy.toml"))
+        self.assertEqual([ln for ln in hy.text.splitlines() if ln != "link bandwidth=8000000000.0 latency=1e-05 "
+                          "c=out merge=64500000000.0 overlap=yes"], [ln for ln in lines if not ln.startswith("link")])
+        self.assertEqual(hy.summary["variant"], "S-HY")
+        self.assertEqual(hy.summary["accelerators"]["link"], {"c": "out", "overlap": True, "merge_gbs": 64.5})
+        self.assertEqual(hy.summary["assumed"], hw.summary["assumed"])
         dg = self.compose(os.path.join(NODES, "dahu-g5k-dgemm.toml"), ranks_per_node=32)
         self.assertIn("host dgemm mnk=6.74e-11", dg.text.splitlines())  # per core, one core a rank
         self.assertAlmostEqual(dg.summary["flops"], 60.8 / 50.0)
