@@ -35,6 +35,10 @@ struct sb_node {
   double share;                    /* SHARE_FIXED: the host's share of an offloaded call */
   int link_none;                   /* the data lives on the device: no transfers */
   double link_bw, link_lat;        /* bytes/s, s */
+  int link_c_out;                  /* c=out: C stays in host memory; a device's product comes back and the
+                                      host adds it into C (at merge_bw) */
+  int link_overlap;                /* transfers pipelined with the device's compute */
+  double merge_bw;                 /* bytes/s of the host's C += product (c=out) */
   /* what the accelerators did, all ranks */
   pthread_mutex_t lock;
   double n_calls, n_offloaded, busy;
@@ -186,7 +190,7 @@ static int parse_share(nparser *p, const char *rest)
   return 0;
 }
 
-/* `link none | bandwidth=B latency=L` */
+/* `link none | bandwidth=B latency=L [c=inout|out] [merge=B] [overlap=yes|no]` */
 static int parse_link(nparser *p, char *rest)
 {
   sb_node *nd = p->nd;
@@ -194,25 +198,50 @@ static int parse_link(nparser *p, char *rest)
     nd->link_none = 1;
     return 0;
   }
+  static const char *const keys[] = {"bandwidth", "latency", "c", "merge", "overlap"};
+  const char *syntax = "'link' is 'none' (the data lives on the device) or bandwidth=BYTES_PER_S latency=SECONDS "
+                       "(the host-device link), then optionally c=inout|out (C crosses in and out, or stays in host "
+                       "memory and the device's product comes back), merge=BYTES_PER_S (c=out: the host adds the "
+                       "product into C at this memory bandwidth) and overlap=yes|no (transfers pipelined with the "
+                       "device's compute), e.g. link bandwidth=8e9 latency=1e-5 c=out merge=6.4e10 overlap=yes";
   char *save = NULL;
-  int got = 0;
+  unsigned got = 0;
   for (char *tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
     char *eq = strchr(tok, '='), *end = NULL;
-    double v = 0;
+    int key = -1;
     if (eq) {
       *eq = '\0';
-      v = strtod(eq + 1, &end);
+      for (int i = 0; i < (int)(sizeof keys / sizeof *keys); i++)
+        if (!strcmp(tok, keys[i]))
+          key = i;
     }
-    int bw = eq && !strcmp(tok, "bandwidth"), lat = eq && !strcmp(tok, "latency");
-    if ((!bw && !lat) || end == eq + 1 || *end || !isfinite(v) || (bw ? !(v > 0) : !(v >= 0)) ||
-        (got & (bw ? 1 : 2)))
-      return nfail(p, "'link' is 'none' (the data lives on the device) or bandwidth=BYTES_PER_S latency=SECONDS "
-                      "(the host-device link), e.g. link bandwidth=6e9 latency=1e-5");
-    *(bw ? &nd->link_bw : &nd->link_lat) = v;
-    got |= bw ? 1 : 2;
+    if (key < 0)
+      return nfail(p, "%s; not '%s%s'", syntax, tok, eq ? "=..." : "");
+    if (got & (1u << key))
+      return nfail(p, "'link' gives %s twice; keep one", keys[key]);
+    got |= 1u << key;
+    const char *v = eq + 1;
+    if (key == 2 || key == 4) { /* c=inout|out, overlap=yes|no */
+      const char *yes = key == 2 ? "out" : "yes", *no = key == 2 ? "inout" : "no";
+      if (strcmp(v, yes) && strcmp(v, no))
+        return nfail(p, "'link' %s=%s: write %s=%s or %s=%s", keys[key], v, keys[key], no, keys[key], yes);
+      *(key == 2 ? &nd->link_c_out : &nd->link_overlap) = !strcmp(v, yes);
+      continue;
+    }
+    double d = strtod(v, &end);
+    if (end == v || *end || !isfinite(d) || (key == 1 ? !(d >= 0) : !(d > 0)))
+      return nfail(p, "'link' %s=%s: %s", keys[key], v,
+                   key == 1 ? "a latency is a number of seconds >= 0" : "a bandwidth is a number of bytes/s > 0");
+    *(key == 0 ? &nd->link_bw : key == 1 ? &nd->link_lat : &nd->merge_bw) = d;
   }
-  if (got != 3)
+  if ((got & 3) != 3)
     return nfail(p, "'link' needs both bandwidth=BYTES_PER_S and latency=SECONDS, or 'none'");
+  if (nd->link_c_out && !(got & 8))
+    return nfail(p, "'link' c=out: the host adds each device's product into C; give merge=BYTES_PER_S, the host's "
+                    "memory bandwidth for it (STREAM triad's)");
+  if (!nd->link_c_out && (got & 8))
+    return nfail(p, "'link' merge= is the host's cost of adding the devices' products into C, which only c=out has: "
+                    "remove it, or give c=out");
   return 0;
 }
 
@@ -499,21 +528,44 @@ static int64_t *free_dim(sb_call *c)
   return sb_ops[c->op].shape == SB_SHAPE_SIDED ? &c->m : NULL;
 }
 
-/* seconds to move a device's operands: gemm A (m x k), B (k x n), C (m x
- * n) in and out; side-taking routines the k x k triangle, B in and out */
-static double link_time(const sb_node *nd, const sb_call *c)
+static double elem_bytes(const sb_call *c) { return (sb_ops[c->op].dbl ? 8 : 4) * (sb_ops[c->op].cplx ? 2 : 1); }
+
+/* bytes a device's operands move over the link: gemm A (m x k) and B (k x
+ * n) in, and C (m x n) in and out, or with c=out only the product out;
+ * side-taking routines the k x k triangle, B in and out */
+static double link_bytes(const sb_node *nd, const sb_call *c)
 {
-  if (nd->link_none)
-    return 0;
   double m = (double)c->m, n = (double)c->n, k = (double)c->k;
-  double elems = sb_ops[c->op].shape == SB_SHAPE_GEMM ? m * k + k * n + 2 * m * n : k * k + 2 * m * n;
-  double bytes = elems * (sb_ops[c->op].dbl ? 8 : 4) * (sb_ops[c->op].cplx ? 2 : 1);
-  return nd->link_lat + bytes / nd->link_bw;
+  double elems = sb_ops[c->op].shape == SB_SHAPE_GEMM ? m * k + k * n + (nd->link_c_out ? 1 : 2) * m * n
+                                                      : k * k + 2 * m * n;
+  return elems * elem_bytes(c);
+}
+
+/* the host adding the devices' products, cols columns of C, into C (c=out,
+ * gemm-like calls): C read and written, the product read */
+static double merge_time(const sb_node *nd, const sb_call *c, double cols)
+{
+  if (!nd->link_c_out || sb_ops[c->op].shape != SB_SHAPE_GEMM)
+    return 0;
+  return 3 * (double)c->m * cols * elem_bytes(c) / nd->merge_bw;
 }
 
 static double device_time(const sb_node *nd, const sb_call *c)
 {
   return sb_model_mean(nd->accel, sb_model_coefs_v(nd->accel, 0, c->op, c->variant), c);
+}
+
+/* a device's part of a call: its compute (*compute) and the link, one
+ * after the other, or pipelined (overlap=yes: the longer of the two, after
+ * one latency) */
+static double device_side(const sb_node *nd, const sb_call *c, double *compute)
+{
+  double tc = device_time(nd, c);
+  *compute = tc;
+  if (nd->link_none)
+    return tc;
+  double tl = link_bytes(nd, c) / nd->link_bw;
+  return nd->link_lat + (nd->link_overlap ? fmax(tc, tl) : tc + tl);
 }
 
 static int offloads(const offload_rule *r, const sb_call *c)
@@ -549,19 +601,30 @@ sb_node_cost sb_node_time(const sb_node *nd, const sb_model *m, const sb_coefs *
   }
   const int64_t total = *dfree;
   double s = nd->share;
-  if (nd->share_kind == SHARE_BALANCED) { /* in proportion to the rates, each on the whole call */
-    double th = host_time(nd, m, co, c), td = device_time(nd, c) + link_time(nd, c);
-    double rh = th > 0 ? 1 / th : HUGE_VAL, rd = td > 0 ? 1 / td : HUGE_VAL;
-    s = isinf(rh) ? 1 : isinf(rd) ? 0 : rh / (rh + acc * rd);
+  if (nd->share_kind == SHARE_BALANCED) { /* each side timed on the whole call */
+    double tc, th = host_time(nd, m, co, c), td = device_side(nd, c, &tc), mg = merge_time(nd, c, (double)total);
+    if (mg > 0) {
+      /* the host's part s of the call plus the merge of the rest, s th + (1 - s) mg, against a device's
+       * (1 - s) td / acc: where they meet, or the end (all on the host, all on the devices) that is shorter */
+      double a = td / acc, den = th + a - mg, x = den > 0 ? (a - mg) / den : -1;
+      s = 1;
+      double best = th;
+      if (fmax(mg, a) < best)
+        s = 0, best = fmax(mg, a);
+      if (x > 0 && x < 1 && a * (1 - x) < best)
+        s = x;
+    } else { /* in proportion to the rates */
+      double rh = th > 0 ? 1 / th : HUGE_VAL, rd = td > 0 ? 1 / td : HUGE_VAL;
+      s = isinf(rh) ? 1 : isinf(rd) ? 0 : rh / (rh + acc * rd);
+    }
   }
   /* each device gets an equal part of the rest, whole columns (rows) */
   *dfree = (int64_t)ceil((1 - s) * (double)total / acc);
   *hfree = total - acc * *dfree;
   if (*hfree < 0)
     *hfree = 0;
-  double th = *hfree > 0 ? host_time(nd, m, co, &host) : 0;
-  double tc = *dfree > 0 ? device_time(nd, &dev) : 0;
-  double td = *dfree > 0 ? tc + link_time(nd, &dev) : 0;
+  double th = (*hfree > 0 ? host_time(nd, m, co, &host) : 0) + merge_time(nd, c, (double)(total - *hfree));
+  double tc = 0, td = *dfree > 0 ? device_side(nd, &dev, &tc) : 0;
   cost.t = th > td ? th : td;
   cost.busy = tc * acc;
   return cost;

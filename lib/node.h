@@ -16,7 +16,10 @@
  *     own measurement, in seconds, not scaled;
  *   * a routine with an `offload` rule whose bounds the call exceeds runs
  *     on the accelerators (`accel` lines: one device's time for a call),
- *     split with the host (`share`), its operands crossing the `link`.
+ *     split with the host (`share`), its operands crossing the `link`:
+ *     after the device's compute, or pipelined with it (`overlap=yes`);
+ *     with `c=out` a gemm's C stays in host memory, the device's product
+ *     comes back and the host adds it into C (`merge` bytes/s).
  */
 #ifndef SB_NODE_H
 #define SB_NODE_H

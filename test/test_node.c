@@ -223,6 +223,87 @@ static void test_offload_split(void **state)
   sb_model_free(m);
 }
 
+/* what crosses the link and when (Intel's hybrid offload HPL of 2013,
+ * doc/hindcast.md): c=out leaves a gemm's C in host memory (A and B go in,
+ * the device's product comes out, the host adds it into C: 24 bytes an
+ * element at `merge`), overlap=yes pipelines the transfers with the
+ * device's compute.  The figures below are worked by hand. */
+static void test_offload_link(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = model();
+  const char *base = "simblas-node 1\nflops 1\nbandwidth 1\nhost dgemm mnk=1e-8\naccel dgemm mnk=2e-9\n"
+                     "accel dtrsm mnk=2e-9\noffload dgemm\noffload dtrsm\naccelerators 1\n";
+  char text[512];
+  sb_call g = call("dgemm", 1000, 1000, 500, 0);
+  /* all on the device: compute 2e-9 * 1000 * 1000 * 500 = 1 s; A and B
+   * (500,000 elements each) in, the product (1,000,000) out: 16 MB at
+   * 10 MB/s = 1.6 s; the host adds the product into C: 24 MB at 24 GB/s = 1 ms */
+  const struct {
+    const char *link;
+    double t;
+  } cases[] = {
+      {"bandwidth=1e7 latency=1e-5 c=out merge=2.4e10 overlap=yes", 1e-5 + 1.6}, /* the longer of 1 s and 1.6 s */
+      {"bandwidth=1e7 latency=1e-5 c=out merge=2.4e10 overlap=no", 1e-5 + 1.6 + 1.0},
+      {"bandwidth=1e7 latency=1e-5 c=out merge=2.4e10", 1e-5 + 1.6 + 1.0}, /* overlap=no is the default */
+      {"bandwidth=1e7 latency=1e-5 c=inout overlap=yes", 1e-5 + 2.4},      /* C in and out: 24 MB */
+      {"bandwidth=1e9 latency=1e-5 c=out merge=2.4e10 overlap=yes", 1e-5 + 1.0}, /* 16 ms of transfers, hidden */
+      {"bandwidth=1e9 latency=1e-5 c=out merge=1e6 overlap=yes", 24.0}, /* the host's merge, 24 MB at 1 MB/s */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    snprintf(text, sizeof text, "%sshare 0\nlink %s\nend\n", base, cases[i].link);
+    sb_node *nd = node(text, err, sizeof err);
+    assert_non_null(nd);
+    sb_node_cost c = sb_node_time(nd, m, sb_model_coefs(m, 0, g.op), &g);
+    assert_close(c.t, cases[i].t, 1e-12);
+    assert_close(c.busy, 1.0, 1e-12); /* the device's compute, not the link */
+    sb_node_free(nd);
+  }
+
+  /* a trsm's B is read and written: c=out changes nothing for it.  dtrsm
+   * Left 1000 x 2000 (triangle 1000 x 1000): compute 2e-9 * 1000^2 *
+   * 2000 = 4 s; the triangle in, B in and out: 5,000,000 elements, 40 MB at
+   * 1 GB/s = 40 ms, hidden */
+  snprintf(text, sizeof text, "%sshare 0\nlink bandwidth=1e9 latency=1e-5 c=out merge=1e6 overlap=yes\nend\n", base);
+  sb_node *nd = node(text, err, sizeof err);
+  assert_non_null(nd);
+  assert_close(on_node(nd, m, call("dtrsm", 1000, 2000, 1000, 0)), 1e-5 + 4.0, 1e-12);
+  sb_node_free(nd);
+
+  /* balanced, with the merge: the host's columns plus the merge of the
+   * devices' end with the devices'.  dgemm 1000 x 10000 x 100: the host
+   * alone 1e-8 * 1e9 = 10 s, the device alone 2 s (its transfers, 80.8 MB
+   * at 1 TB/s, hidden), the merge of all of C 240 MB at 240 MB/s = 1 s:
+   * s = (2 - 1) / (10 + 2 - 1) (latency aside) = 0.0909, the device 9,091
+   * columns (1.8182 s), the host 909 (0.909 s) and the merge of 9,091
+   * (0.9091 s) */
+  snprintf(text, sizeof text, "%sshare balanced\nlink bandwidth=1e12 latency=1e-5 c=out merge=2.4e8 overlap=yes\nend\n",
+           base);
+  assert_non_null(nd = node(text, err, sizeof err));
+  sb_call wide = call("dgemm", 1000, 10000, 100, 0);
+  sb_node_cost c = sb_node_time(nd, m, sb_model_coefs(m, 0, wide.op), &wide);
+  assert_close(c.t, 1e-5 + 2e-9 * 1000.0 * 9091 * 100, 1e-12);
+  assert_close(c.busy, 2e-9 * 1000.0 * 9091 * 100, 1e-12);
+  sb_node_free(nd);
+  /* the same without the merge (c=inout, C's transfers hidden too): in
+   * proportion to the rates, s = 2 / 12, the device 8,334 columns */
+  snprintf(text, sizeof text, "%sshare balanced\nlink bandwidth=1e12 latency=1e-5 c=inout overlap=yes\nend\n", base);
+  assert_non_null(nd = node(text, err, sizeof err));
+  c = sb_node_time(nd, m, sb_model_coefs(m, 0, wide.op), &wide);
+  assert_close(c.t, 1e-5 + 2e-9 * 1000.0 * 8334 * 100, 1e-12);
+  sb_node_free(nd);
+  /* a merge slower than the host's own compute: all on the host */
+  snprintf(text, sizeof text, "%sshare balanced\nlink bandwidth=1e12 latency=1e-5 c=out merge=1e7 overlap=yes\nend\n",
+           base);
+  assert_non_null(nd = node(text, err, sizeof err));
+  c = sb_node_time(nd, m, sb_model_coefs(m, 0, wide.op), &wide);
+  assert_close(c.t, 10.0, 1e-12);
+  assert_close(c.busy + 1, 1, 0);
+  sb_node_free(nd);
+  sb_model_free(m);
+}
+
 static void test_refused(void **state)
 {
   (void)state;
@@ -260,6 +341,21 @@ static void test_refused(void **state)
   expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\nend\n",
                "test.node:4: 'accelerators' without any offload rule");
   expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9\nend\n", "needs both bandwidth");
+  /* what crosses the link: each option once, with its value; c=out needs the host's merge bandwidth */
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9 latency=1e-5 c=out\nend\n",
+               "test.node:4: 'link' c=out: the host adds each device's product into C; give merge=BYTES_PER_S");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9 latency=1e-5 merge=6e10\nend\n",
+               "'link' merge= is the host's cost of adding the devices' products into C, which only c=out has");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9 latency=1e-5 c=both\nend\n",
+               "'link' c=both: write c=inout or c=out");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9 latency=1e-5 overlap=1\nend\n",
+               "'link' overlap=1: write overlap=no or overlap=yes");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9 latency=1e-5 overlap=yes overlap=no\nend\n",
+               "'link' gives overlap twice");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9 latency=1e-5 c=out merge=0\nend\n",
+               "'link' merge=0: a bandwidth is a number of bytes/s > 0");
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\nlink bandwidth=8e9 latency=1e-5 pipelined\nend\n",
+               "not 'pipelined'");
   expect_error("simblas-node 1\nflops 2\nbandwidth 1\noffload dgemm m=12\nend\n", "bad offload bound 'm=12'");
   expect_error("simblas-node 1\nflops 2\nbandwidth 1\nend\nflops 3\n", "test.node:5: text after the 'end' line");
 }
@@ -268,7 +364,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_split),          cmocka_unit_test(test_host_lines), cmocka_unit_test(test_offload_included),
-      cmocka_unit_test(test_offload_split), cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_offload_split), cmocka_unit_test(test_offload_link), cmocka_unit_test(test_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

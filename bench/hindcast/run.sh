@@ -7,7 +7,7 @@
 #
 #   python3 bench/hindcast/report.py S-HW=OUTDIR/S-HW.json:7505.72 ...
 #
-# VARIANT: S-AO S-AO-slope S-HW S-HW-LA (Stampede, June 2013), T-1 T-2
+# VARIANT: S-AO S-AO-slope S-HW S-HW-LA S-HY S-HY-LA (Stampede, June 2013), T-1 T-2
 # (Theta, November 2017), D-peak D-dgemm (Dahu, the fallback third entry).
 # MODEL: the calibrated model the node files are composed against (the
 # runs of doc/hindcast.md used a --quick calibration of a 2-core AMD EPYC,
@@ -18,7 +18,7 @@
 # Wall time on a quiet 2-core VM: Dahu 3-13 min, Theta about 25 min each,
 # Stampede minutes to an hour (doc/hindcast.md gives each run's).
 set -eu
-usage="usage: bench/hindcast/run.sh MODEL OUTDIR VARIANT... (VARIANT: S-AO S-AO-slope S-HW S-HW-LA T-1 T-2 D-peak D-dgemm)"
+usage="usage: bench/hindcast/run.sh MODEL OUTDIR VARIANT... (VARIANT: S-AO S-AO-slope S-HW S-HW-LA S-HY S-HY-LA T-1 T-2 D-peak D-dgemm)"
 [ $# -ge 3 ] || { echo "$usage" >&2; exit 2; }
 model=$1 out=$2
 shift 2
@@ -50,6 +50,8 @@ opts_of() {
     S-AO-slope) opts="$STAMPEDE $FAST --node $nodes/stampede-2013-ao-slope.toml" ;;
     S-HW) opts="$STAMPEDE $FAST --node $nodes/stampede-2013-hw.toml" ;;
     S-HW-LA) opts="$STAMPEDE $FAST --hpl-opt depth=1 --node $nodes/stampede-2013-hw.toml" ;;
+    S-HY) opts="$STAMPEDE $FAST --node $nodes/stampede-2013-hy.toml" ;;
+    S-HY-LA) opts="$STAMPEDE $FAST --hpl-opt depth=1 --node $nodes/stampede-2013-hy.toml" ;;
     T-1) opts="--n 8360352 --p 32 --q 101 $THETA $FAST" ;;
     T-2) opts="--n 8843184 --p 32 --q 113 $THETA $FAST" ;;
     D-peak) opts="$DAHU $FAST --node $nodes/dahu-g5k-peak.toml" ;;

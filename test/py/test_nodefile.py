@@ -33,6 +33,29 @@ daxpy n=1e-9 1=5e-7
 end
 """
 
+# a node whose accelerator runs every dgemm ("always", host_share 0), for
+# what crosses its link (accelerator.link.c, .overlap: FLOW)
+LINKED = """\
+schema = "simblas-node/0.1"
+[cpu]
+cores = 16
+speed_relative = 1
+{bw}
+[[accelerator]]
+count = {count}
+dgemm = {{ model = "linear", term = "MNK", alpha = 1e-13 }}
+{extra}
+link = {{ bandwidth_gbs = 10, latency_us = 5, {flow} }}
+[accelerator.offload]
+policy = "always"
+host_share = 0
+{offload}
+"""
+
+
+def linked(flow, bw="stream_gbs = 40", count=2, extra="", offload=""):
+    return LINKED.format(flow=flow, bw=bw, count=count, extra=extra, offload=offload)
+
 
 class Compose(Sandbox):
     def setUp(self):
@@ -126,6 +149,13 @@ class Compose(Sandbox):
         self.assertIn("accel dgemm mnk=2.0704e-12", lines)  # the variant's rate whole: no base intercept
         self.assertEqual(hw.summary["assumed"], ["accelerator.0.dtrsm", "accelerator.0.link.latency_us",
                                                  "accelerator.0.offload.host_share"])
+        # S-HY: S-HW with the hybrid offload's data movement; the merge at the node's STREAM proxy, 64.5 GB/s
+        hy = self.compose(os.path.join(NODES, "stampede-2013-hy.toml"))
+        self.assertEqual([ln for ln in hy.text.splitlines() if ln != "link bandwidth=8000000000.0 latency=1e-05 "
+                          "c=out merge=64500000000.0 overlap=yes"], [ln for ln in lines if not ln.startswith("link")])
+        self.assertEqual(hy.summary["variant"], "S-HY")
+        self.assertEqual(hy.summary["accelerators"]["link"], {"c": "out", "overlap": True, "merge_gbs": 64.5})
+        self.assertEqual(hy.summary["assumed"], hw.summary["assumed"])
         dg = self.compose(os.path.join(NODES, "dahu-g5k-dgemm.toml"), ranks_per_node=32)
         self.assertIn("host dgemm mnk=6.74e-11", dg.text.splitlines())  # per core, one core a rank
         self.assertAlmostEqual(dg.summary["flops"], 60.8 / 50.0)
@@ -186,6 +216,34 @@ class Compose(Sandbox):
         self.refused(r"count is 3 for 2 rank\(s\) per node", two, ranks_per_node=2)
         self.refused(r"accelerator\.0\.offload\.dgemm_min is not given, and policy \"threshold\" needs",
                      self.node(base + "[accelerator.offload]\nhost_share = 0.5\n", "t.toml"))
+
+    def test_link_flow(self):
+        """What crosses the link and when (accelerator.link.c, .overlap):
+        the options of the `link` line, each refusal naming the key."""
+        def node(flow, name, **kw):
+            return self.node(linked(flow, **kw), name)
+
+        # two ranks per node: each has one device and half the node's 40 GB/s for its merge
+        c = self.compose(node('c = { value = "out", kind = "derived" }, overlap = true', "f.toml"), ranks_per_node=2)
+        self.assertIn("link bandwidth=10000000000.0 latency=5e-06 c=out merge=20000000000.0 overlap=yes",
+                      c.text.splitlines())
+        self.assertEqual(c.summary["accelerators"]["link"], {"c": "out", "overlap": True, "merge_gbs": 20.0})
+        # the defaults: C in and out, one after the other
+        c = self.compose(node('c = "inout", overlap = false', name="d.toml"))
+        self.assertIn("link bandwidth=10000000000.0 latency=5e-06", c.text.splitlines())
+        # a relative bandwidth: the merge from the calibrated node's STREAM per core (28 GB/s / 2) times 1.5 x 8 cores
+        c = self.compose(node('c = "out"', bw="bandwidth_relative = 1.5", name="r.toml"), ranks_per_node=2)
+        self.assertIn(f"link bandwidth=10000000000.0 latency=5e-06 c=out merge={1.5 * 8 * 14.0 * 1e9!r}",
+                      c.text.splitlines())
+        self.refused(r"accelerator\.0\.link\.c is 'both': \"inout\" .* or \"out\"", node('c = "both"', name="b.toml"))
+        self.refused(r"accelerator\.0\.link\.overlap is 'yes': true \(the transfers are pipelined",
+                     node('overlap = "yes"', name="o.toml"))
+        self.refused(r"accelerator\.0\.link\.c is given, but accelerator\.0\.matrix_resident = true says the matrix "
+                     r"lives on the device", node('c = "out"', extra="matrix_resident = true\ndtrsm = { model = "
+                                                  '"linear", term = "M2N", alpha = 1e-13 }', offload='routines = '
+                                                  '["dgemm", "dtrsm"]', name="m.toml"))
+        self.refused(r"accelerator\.0\.link\.overlap is given, but accelerator\.0\.offload\.rates_include_host",
+                     node("overlap = true", offload="rates_include_host = true", name="i.toml"))
 
     def test_fits_per_node_and_curves(self):
         p = self.node("""\
@@ -255,6 +313,16 @@ class Compose(Sandbox):
         self.assertAlmostEqual(got[3] / (1.954e-12 * 1024.0 * 50000 * 1024 + 0.5222), 1, places=12)
         # predictions are not calls: nothing counted
         self.assertRegex(r.stderr, r"simblas: node Stampede.*: 0 of 0 modelled calls offloaded, accelerators busy 0 s")
+        # the hybrid offload's data movement, worked by hand: dgemm 50000 x 50000 x 1024 all on the one device,
+        # 0.256 s of compute; A and B in, the product out: 8 (2 x 51.2e6 + 2.5e9) = 20.82 GB at 10 GB/s, 2.082 s,
+        # which hides the compute (overlap); the host's merge of the product, 24 x 2.5e9 = 60 GB at 40 GB/s, 1.5 s
+        h = self.node(linked('c = "out", overlap = true', count=1), "hy.toml")
+        with open(path, "w") as f:
+            f.write(self.compose(h).text)
+        r = subprocess.run([prog], input="dgemm 50000 50000 1024\n", env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertAlmostEqual(float(r.stdout) / (5e-6 + 8 * (2 * 50000.0 * 1024 + 50000.0 * 50000) / 10e9), 1,
+                               places=12)
         # a bad node file stops the program at once, naming it
         with open(path, "w") as f:
             f.write("simblas-node 1\nflops 2\nend\n")

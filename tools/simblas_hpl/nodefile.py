@@ -244,6 +244,43 @@ def rate_lines(doc, key, routine, scale_terms=1.0):
     return [f"{name} " + " ".join(parts)]
 
 
+def link_flow(doc, a, rank_bw_gbs, resident, included):
+    """What crosses the host-device link of an offloaded call, and when
+    (accelerator.link.c, .overlap): the options of the `link` line and the
+    JSON's account of them.  c = "inout" (default): a gemm's C goes to the
+    device and back; "out": C stays in host memory, the device's product
+    comes back and the host adds it into C at the rank's memory bandwidth
+    (rank_bw_gbs(), GB/s).  overlap = true: the transfers are pipelined
+    with the device's compute.  None
+    when nothing crosses the link (matrix_resident) or the rates include it
+    (rates_include_host)."""
+    c_fig, o_fig = doc.given(f"{a}.link.c"), doc.given(f"{a}.link.overlap")
+    for fig in (c_fig, o_fig):
+        if fig and (resident or included):
+            doc.fail(fig.key, "is given, but " + (
+                f"{a}.matrix_resident = true says the matrix lives on the device: nothing crosses the link"
+                if resident else f"{a}.offload.rates_include_host = true says the rates already include the "
+                                 "transfers") + "; remove one")
+    if resident or included:
+        return None
+    c = doc.take(c_fig, number=False) if c_fig else "inout"
+    if c not in ("inout", "out"):
+        doc.fail(f"{a}.link.c", f"is {c!r}: \"inout\" (a gemm's C crosses the link in and out) or \"out\" (C "
+                                "stays in host memory; the device's product comes back and the host adds it)")
+    overlap = doc.take(o_fig, number=False) if o_fig else False
+    if not isinstance(overlap, bool):
+        doc.fail(f"{a}.link.overlap", f"is {overlap!r}: true (the transfers are pipelined with the device's "
+                                      "compute) or false (one after the other)")
+    flow = {"c": c, "overlap": overlap, "merge_gbs": None, "text": ""}
+    if c == "out":
+        merge = rank_bw_gbs()
+        flow["merge_gbs"] = merge
+        flow["text"] = f" c=out merge={merge * 1e9!r}"
+    if overlap:
+        flow["text"] += " overlap=yes"
+    return flow
+
+
 # ---- the composition --------------------------------------------------------
 @dataclasses.dataclass
 class Composition:
@@ -329,6 +366,17 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
         key = f.key if f else "cpu.stream_gbs"
         doc.need(key, "the rank's memory bandwidth (or cpu.mem_bw_gbs, cpu.bandwidth_relative)")
     overhead = flops / per_rank
+
+    def rank_bw_gbs():
+        """The rank's memory bandwidth in GB/s: its share of the node's
+        STREAM (or nominal) figure, or the relative figure over the
+        calibrated core's."""
+        if stream or nominal:
+            return (stream or nominal).value / r
+        ref_ = ref or read_reference(model_path, "accelerator.0.link.c = \"out\" with cpu.bandwidth_relative "
+                                                 "(the host's merge at its memory bandwidth, in bytes/s)")
+        return bandwidth * ref_.need("cpu.stream_gbs", "the calibrated node's memory bandwidth", lo=1e-6) / \
+            ref_.need("cpu.cores", "the calibrated node's cores", lo=1)
     lines += [f"flops {flops!r}", f"bandwidth {bandwidth!r}", f"overhead {overhead!r}"]
 
     # the node's own kernel fits
@@ -383,7 +431,7 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
                            f"{lacking[0]}), and {why}: give each a rate model, or leave it out of "
                            f"{a}.offload.routines")
         included = doc.raw(f"{a}.offload.rates_include_host") is True
-        share_txt = None
+        share_txt = flow = None
         if routines:
             lines.append(f"accelerators {per_rank_acc}")
             for x in routines:
@@ -422,6 +470,7 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
                                               "the host's part of an offloaded call (a number in [0, 1], or "
                                               "\"balanced\")", lo=0, hi=1))
             lines.append(f"share {share_txt}")
+            flow = link_flow(doc, a, rank_bw_gbs, resident, included)
             if not included:
                 if resident:
                     lines.append("link none")
@@ -429,9 +478,10 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
                     bw = doc.need(f"{a}.link.bandwidth_gbs", "the host-device link carries an offloaded call's "
                                                              "operands", lo=1e-9)
                     lat = doc.need(f"{a}.link.latency_us", "the host-device link's latency", lo=0)
-                    lines.append(f"link bandwidth={bw * 1e9!r} latency={lat / 1e6!r}")
+                    lines.append(f"link bandwidth={bw * 1e9!r} latency={lat / 1e6!r}" + flow.pop("text"))
         acc_summary = {"count_per_node": int(acc_per_node), "per_rank": per_rank_acc, "policy": policy,
-                       "routines": routines, "share": share_txt, "matrix_resident": resident}
+                       "routines": routines, "share": share_txt, "matrix_resident": resident,
+                       "link": flow}
     lines.append("end")
 
     # power
