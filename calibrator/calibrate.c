@@ -55,7 +55,7 @@
 /* ---- options ---------------------------------------------------------------- */
 static struct {
   const char *out, *summary, *blas, *routines, *base, *hostfile;
-  int quick, cores, reps, report, packed, force, mixed, from_trace, network;
+  int quick, cores, reps, report, packed, force, mixed, from_trace, network, reference;
   double budget, max_call, lld;
   uint64_t seed;
 } opt = {.report = 1, .seed = 1};
@@ -66,6 +66,7 @@ static void usage(FILE *f)
               "       simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...\n"
               "       simblas-calibrate --summary MODEL\n"
               "       simblas-calibrate --network [--hostfile FILE] [-o NETWORK]\n"
+              "       simblas-calibrate --reference-speed [MODEL]\n"
               "Measures this machine's BLAS and writes a SimBLAS model file; with --network, its MPI's messages.\n"
               "  -o, --output FILE     model to write (default: ./simblas.model); written atomically\n"
               "  -q, --quick           short run (under a minute) for CI and demos\n"
@@ -92,7 +93,10 @@ static void usage(FILE *f)
               "                        lat/bw factors and the intra-node link; write the network file that\n"
               "                        simblas-hpl run --network reads (-o, default ./simblas.network)\n"
               "      --hostfile FILE   with --network: also the interconnect, between the first two hosts of FILE\n"
-              "                        (passwordless ssh to each)\n",
+              "                        (passwordless ssh to each)\n"
+              "      --reference-speed only the reference speed, as a calibration measures it (its dgemm calls,\n"
+              "                        all cores at once, --reps 3 by default; a few seconds), printed as JSON;\n"
+              "                        with MODEL, at the shape and layout of MODEL's (its meta reference_speed)\n",
           SB_CALIBRATION_BLAS);
 }
 
@@ -117,7 +121,8 @@ static void parse_options(int argc, char **argv)
       {"lld", required_argument, 0, 'L'},    {"packed", no_argument, 0, 'P'},
       {"force", no_argument, 0, 'F'},        {"mixed-order", no_argument, 0, 'X'},
       {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'},
-      {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'}, {0, 0, 0, 0}};
+      {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'},
+      {"reference-speed", no_argument, 0, 'V'}, {0, 0, 0, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
@@ -141,6 +146,7 @@ static void parse_options(int argc, char **argv)
     case 'A': opt.base = optarg; break;
     case 'W': opt.network = 1; break;
     case 'H': opt.hostfile = optarg; break;
+    case 'V': opt.reference = 1; break;
     case 'h': usage(stdout); exit(0);
     default:
       fprintf(stderr, "simblas-calibrate: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -148,7 +154,12 @@ static void parse_options(int argc, char **argv)
       exit(2);
     }
   }
-  if (optind < argc && !opt.from_trace)
+  if (opt.reference && (opt.from_trace || opt.network || opt.summary || opt.out))
+    cal_die("--reference-speed measures and prints, and writes no file: run it on its own "
+            "(simblas-calibrate --reference-speed [MODEL])");
+  if (opt.reference && argc - optind > 1)
+    cal_die("--reference-speed takes one MODEL at most (the model whose reference speed to measure again)");
+  if (optind < argc && !opt.from_trace && !opt.reference)
     cal_die("unexpected argument '%s' (see --help)", argv[optind]);
   if (opt.from_trace && optind == argc)
     cal_die("--from-trace needs the trace files: simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...");
@@ -165,7 +176,7 @@ static void parse_options(int argc, char **argv)
   if (!opt.max_call)
     opt.max_call = opt.quick ? 0.05 : 0.25;
   if (!opt.reps)
-    opt.reps = opt.quick ? 3 : 5;
+    opt.reps = opt.quick || opt.reference ? 3 : 5;
   if (opt.reps < 2)
     cal_die("--reps must be at least 2 (the noise model needs repetitions)");
   if (opt.lld && (opt.lld < 1024 || opt.lld > 1 << 20 || opt.lld != floor(opt.lld)))
@@ -702,6 +713,94 @@ static int from_trace(int nfiles, char **files)
   return 0;
 }
 
+/* ---- --reference-speed: the reference speed alone --------------------------------- */
+/* the shape and layout of MODEL's measured reference speed, from its meta
+ * reference_speed ("measured: dgemm m=M n=N k=K in HPL's layout|packed,
+ * median of ..."): the calls a calibration here made, since m and n
+ * follow the probe's rate (the buffers) and differ between calibrations
+ * (quick 1964, full 3280-3442 on the EPYC VM) */
+static void model_reference_shape(const char *path, cal_design *d)
+{
+  char err[1024], lay[16];
+  sb_model *m = sb_model_load(path, err, sizeof err);
+  if (!m)
+    cal_die("--reference-speed %s", err);
+  const char *said = NULL;
+  for (int i = 0; i < m->nmeta; i++)
+    if (!strncmp(m->meta[i], "reference_speed ", 16))
+      said = m->meta[i] + 16;
+  long long a, b, c;
+  if (!said || sscanf(said, "\"measured: dgemm m=%lld n=%lld k=%lld %15[a-z]", &a, &b, &c, lay) != 4 || a < 1 ||
+      b < 1 || c < 1 || a > 65536 || b > 65536 || c > 65536 || (strcmp(lay, "in") && strcmp(lay, "packed")))
+    cal_die("%s: its reference speed was not measured (meta reference_speed %s): a model of the calibrator before "
+            "issue 23, nothing to measure again; calibrate again, or leave MODEL out", path, said ? said : "absent");
+  d->ref_m = a, d->ref_n = b, d->ref_k = c;
+  d->hpl_layout = !strcmp(lay, "in");
+  sb_model_free(m);
+}
+
+/* the reference calls of a calibration, and nothing else: on every core at
+ * once, warmed up, then --reps interleaved passes; the median over the
+ * cores and the calls of their repetitions' mean, printed as one JSON line */
+static int reference_only(const char *model)
+{
+  static blas b;
+  opt.routines = "dgemm";
+  open_blas(&b);
+  select_ops(&b);
+  hwloc_topology_t topo;
+  hwloc_topology_init(&topo);
+  hwloc_topology_load(topo);
+  cal_info info = {.seed = opt.seed, .nops = b.nops, .ops = b.ops};
+  int ncores = machine(topo, &b, &info);
+  double t0 = cal_now();
+  cal_design d = {.budget = opt.budget, .max_call = opt.max_call, .reps = opt.reps, .seed = opt.seed,
+                  .rate3 = 1e10, .rate12 = 1e9, .ref_only = 1, .hpl_layout = !opt.packed};
+  cal_probe(b.syms[b.ops[0]], NULL, &d.rate3, &d.rate12);
+  d.maxdim = cal_design_maxdim(opt.max_call, d.rate3);
+  if (model) {
+    model_reference_shape(model, &d);
+    /* the buffers and the local matrix's columns hold the model's calls */
+    int64_t need = d.hpl_layout ? (d.ref_m > d.ref_n ? d.ref_m : d.ref_n) : d.ref_m;
+    d.maxdim = d.hpl_layout && d.maxdim > need ? d.maxdim : need;
+  }
+  local_matrix_size(ncores, &d);
+  /* HPL's layout: C in the local matrix, L (m x k) and U (n x k) at the
+   * start of their buffers: buffers of that size, filled as a calibration
+   * fills its own (--reference-speed's setup was most of its time) */
+  if (d.hpl_layout) {
+    double mn = d.ref_m ? (double)(d.ref_m > d.ref_n ? d.ref_m : d.ref_n) : 4096, k = d.ref_m ? (double)d.ref_k : 256;
+    d.bufdim = (int64_t)ceil(sqrt(mn * k / 2)) + 1;
+  }
+  if (d.hpl_layout && d.ref_m && (d.ref_m + d.ref_k > d.lld || d.ref_n > d.lcols))
+    cal_die("%s's reference calls (m=%lld n=%lld k=%lld) do not fit this machine's local matrix (%lld x %lld): "
+            "was it calibrated with --lld? give the same --lld", model, (long long)d.ref_m, (long long)d.ref_n,
+            (long long)d.ref_k, (long long)d.lld, (long long)d.lcols);
+  size_t npts;
+  cal_point *pts = cal_design_points(&d, b.ops, b.nops, &npts);
+  fit_result *node = calloc(CAL_NKEYS, sizeof *node);
+  if (!pts || !node)
+    cal_die("out of memory for the design");
+  info.node = node;
+  cal_catch_signals();
+  cal_run run = {.pts = pts, .npts = npts, .syms = b.syms, .design = &d, .ncores = ncores, .topo = topo};
+  int sig = cal_measure(&run);
+  if (sig) {
+    fprintf(stderr, "simblas-calibrate: interrupted (signal %d)\n", sig);
+    return 130;
+  }
+  char said[256];
+  double speed = reference_speed(&info, &run, d.rate3, said, sizeof said);
+  printf("{\"reference_speed\": %.6g, \"said\": \"%s\", \"cores\": %d, \"reps\": %d, \"stolen_share\": %.4f, "
+         "\"wall_s\": %.2f}\n", speed, said, ncores, opt.reps, run.timed_wall > 0 ? run.stolen / run.timed_wall : 0,
+         cal_now() - t0);
+  cal_run_free(&run);
+  free(node);
+  free(pts);
+  hwloc_topology_destroy(topo);
+  return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
   parse_options(argc, argv);
@@ -711,6 +810,8 @@ int main(int argc, char **argv)
     return from_trace(argc - optind, argv + optind);
   if (opt.network)
     return cal_network(opt.out, opt.hostfile);
+  if (opt.reference)
+    return reference_only(optind < argc ? argv[optind] : NULL);
   open_output();
   static blas b;
   open_blas(&b);

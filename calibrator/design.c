@@ -217,7 +217,7 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
     double budget = d->budget * weight(op) / wsum, spent = 0;
     int count = 0, min_points = 16,
         max_points = (sb_ops[op].focus == SB_FOCUS_HPL ? 4 : 1) * (l == SB_LEVEL_3 ? 4000 : l == SB_LEVEL_1 ? 400 : 1000);
-    while ((spent < budget || count < min_points) && count < max_points) {
+    while (!d->ref_only && (spent < budget || count < min_points) && count < max_points) {
       if (!(p = room(p, n, &cap)))
         return NULL;
       draw(d, op, &s, &p[n]);
@@ -244,6 +244,11 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
           c->form = (unsigned char)(r & 1);
         } else
           c->m = c->n = c->k = d->maxdim;
+        if (d->ref_m) { /* a model's own shape (simblas-calibrate --reference-speed MODEL) */
+          c->m = d->ref_m;
+          c->n = d->ref_n;
+          c->k = d->ref_k;
+        }
         c->est = estimate(d, op, c->m, c->n, c->k) * (d->reps + 1) + 2e-6;
       }
   }

@@ -35,6 +35,9 @@ typedef struct cal_design {
   int64_t lld, lcols; /* HPL's local matrix: its leading dimension, its columns */
   int hpl_layout;  /* HPL-shaped dgemm and dtrsm in HPL's layout (else packed) */
   int mixed_order; /* each pass in one random order (else level 3 first) */
+  int ref_only;    /* only the reference speed's calls (--reference-speed) */
+  int64_t ref_m, ref_n, ref_k; /* their shape, when not the design's own (0) */
+  int64_t bufdim;  /* the buffers' size when smaller than maxdim's (0: maxdim) */
 } cal_design;
 
 /* the buffers' size for a design: the largest level-3 operand the time cap

@@ -132,7 +132,8 @@ static void *run_worker(void *arg)
     w->pinned = hwloc_set_cpubind(w->topo, set, HWLOC_CPUBIND_THREAD) == 0;
     hwloc_bitmap_free(set);
   }
-  size_t mat = ((size_t)w->d->maxdim * (size_t)w->d->maxdim * 16 + 63) / 64 * 64; /* aligned_alloc: a multiple of 64 */
+  size_t dim = (size_t)(w->d->bufdim ? w->d->bufdim : w->d->maxdim);
+  size_t mat = (dim * dim * 16 + 63) / 64 * 64; /* aligned_alloc: a multiple of 64 */
   void **bufs[] = {&w->bufs.a, &w->bufs.b, &w->bufs.c, &w->bufs.x, &w->bufs.y};
   for (int i = 0; i < 5; i++) {
     /* first touch by the pinned thread: pages on the worker's NUMA node */

@@ -24,6 +24,7 @@ SIMBLAS_LIBDIR=$build/.libs
 SIMBLAS_INCDIR=$src/include
 SIMBLAS_PATCHDIR=$src/hpl-patches
 PYTHONDONTWRITEBYTECODE=1  # nothing written into the source tree
-export SIMBLAS_LIBDIR SIMBLAS_INCDIR SIMBLAS_PATCHDIR PYTHONDONTWRITEBYTECODE
+SIMBLAS_CALIBRATE=$build/calibrator/simblas-calibrate  # validate's reference speeds
+export SIMBLAS_LIBDIR SIMBLAS_INCDIR SIMBLAS_PATCHDIR SIMBLAS_CALIBRATE PYTHONDONTWRITEBYTECODE
 unset SIMBLAS_HPL_BUILD SMPIRUN SMPICC
 cli() { "$py" "$src/tools/simblas-hpl.in" "$@"; }

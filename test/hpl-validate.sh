@@ -24,6 +24,9 @@
 # processes took more than 10% of the cores during the real runs, or more
 # than 10% of the calibration's timed calls, the figures are printed and
 # the test is skipped (77), not failed.  It runs last, alone (Makefile).
+# validate measures the reference speed before each round and after the
+# last (simblas-calibrate --reference-speed, the quick model's shape): four
+# values and a drift ratio are required.
 . "$(dirname "$0")/hpl-env.sh"
 case "${LD_PRELOAD:-}" in *libasan*) skip "sanitizer build: no HPL runs (see test/hpl-run.sh)" ;; esac
 cal=$build/calibrator/simblas-calibrate
@@ -36,6 +39,17 @@ bound=${SB_VALIDATE_BOUND:-10}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# validate's reference-speed probe refuses what it cannot measure, in one line, before measuring
+printf 'simblas-model 1\nreference-speed 4e10\nset node\ndgemm mnk=1.6e-11\nend\n' > "$tmp/old.model"
+for args in "--reference-speed $tmp/old.model" "--reference-speed -o $tmp/x" "--reference-speed a b"; do
+  # shellcheck disable=SC2086
+  "$cal" $args > "$tmp/ref.out" 2>&1
+  rc=$?
+  if [ $rc -ne 2 ] || [ "$(wc -l < "$tmp/ref.out")" -ne 1 ]; then
+    echo "FAIL: simblas-calibrate $args: exit $rc, not 2 with one line: $(cat "$tmp/ref.out")"
+    exit 1
+  fi
+done
 if ! "$cal" --quick --force --no-report -o "$tmp/here.model" > "$tmp/cal.out" 2>&1; then
   echo "FAIL: quick calibration: $(tail -3 "$tmp/cal.out")"
   exit 1
@@ -57,6 +71,14 @@ other = rep.get("other_load_max") or 0.0
 print(f"{row['label']}: real median {row['real']['median']:.4g} Gflops (spread {row['real']['spread_pct']}%), "
       f"simulated {err:+.1f}% (bound {bound:g}%); other processes: {100 * other:.1f}% of the cores during the "
       f"real runs, {100 * stolen:.1f}% of the calibration")
+# the reference speed, measured before each of the 3 rounds and after the last, at the quick model's shape
+speeds = rep["reference_speed"]["measured"]
+drift = next(iter(rep["simulations"].values()))["reference_speed"]
+print(f"reference speed with the real runs: {[m['gflops'] for m in speeds]} Gflop/s; the model's "
+      f"{drift['model_gflops']}: drift ratio {drift['ratio']}")
+if len(speeds) != 4 or not all(m["gflops"] and m["gflops"] > 0 for m in speeds) or not drift["ratio"]:
+    print("FAIL: validate did not measure the reference speed before each round and after the last")
+    sys.exit(1)
 if other > 0.10 or stolen > 0.10:
     print("SKIP: the machine was busy (more than 10% taken by other processes): the real runs are not ground "
           "truth; run it on a quiet machine")

@@ -6,6 +6,7 @@ describes this machine (one rank on a 2-core host)."""
 import json
 import os
 import re
+import shutil
 import time
 from unittest import mock
 
@@ -61,6 +62,33 @@ class Configs(Sandbox):
                 signal.signal(s, h)
 
 
+MEASURED = "measured: dgemm m=3280 n=3280 k=256 in HPL's layout, median of 8"
+
+
+def write_model(path, speed, said=MEASURED):
+    """A model file as simblas-calibrate writes its head: meta reference_speed
+    (when said) and the reference-speed line."""
+    with open(path, "w") as f:
+        f.write("simblas-model 1\nmeta mode full\n" + (f'meta reference_speed "{said}"\n' if said else "") +
+                f"reference-speed {speed:g}\nset node\ndgemm mnk=1.6e-11 1=2e-07\nend\n")
+    return path
+
+
+def fake_calibrator(path, speed, log=None, fail=False):
+    """An executable that answers --reference-speed [MODEL] as the calibrator
+    does (one JSON line, the model's shape), logging its arguments."""
+    said = MEASURED.replace("3280", "1964")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + (f'echo "$@" >> {log}\n' if log else "") +
+                ("echo 'simblas-calibrate: cannot load the BLAS' >&2; exit 2\n" if fail else
+                 f'said="{said}"\n'
+                 f'[ -n "$2" ] && said=$(sed -n \'s/^meta reference_speed "\\(.*\\)"$/\\1/p\' "$2")\n'
+                 f'echo "{{\\"reference_speed\\": {speed:g}, \\"said\\": \\"$said\\", \\"cores\\": 2, '
+                 f'\\"reps\\": 3, \\"stolen_share\\": 0.01, \\"wall_s\\": 4.5}}"\n'))
+    os.chmod(path, 0o755)
+    return path
+
+
 def fake_report(errors, real=(100.0, 98.0, 102.0)):
     configs = [validation.make_config(8000, 1, 2), validation.make_config(8000, 2, 1, swap=0)]
     real_runs = {c.label: {"gflops": list(real), "hpl_time_s": [1.0] * 3, "other_load": [0.01, 0.0, 0.02]}
@@ -89,7 +117,7 @@ class Report(Sandbox):
         rows = validation.csv_text(r).splitlines()
         self.assertEqual(rows[0].split(",")[:4], ["date", "cpu", "label", "n"])
         self.assertEqual(len(rows), 3)
-        self.assertTrue(rows[2].endswith(",full,model,96.0,-4.0"), rows[2])
+        self.assertEqual(rows[2].split(",")[13:17], ["full", "model", "96.0", "-4.0"])
 
     def test_ranking(self):
         configs = [validation.make_config(12000, 2, 1), validation.make_config(12000, 2, 1, swap=0)]
@@ -116,7 +144,9 @@ class Report(Sandbox):
         self.assertIn("with xerrorbars", self.read(prefix + ".gp"))
 
 
-class Verb(Sandbox):
+class VerbBase(Sandbox):
+    """A sandbox with a fake HPL build (xhpl-mpi included) and fakes() of the runs."""
+
     def setUp(self):
         super().setUp()
         d = os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl", "b1")
@@ -141,11 +171,15 @@ class Verb(Sandbox):
         def sim(plan, workdir, quiet=False):
             calls.append(("sim", plan.n, plan.p, plan.q, plan.platform.hosts, plan.platform.cores_per_node))
             return mock.Mock(summary={"gflops": sim_gflops, "hpl_time_s": 1.0, "wall_s": 0.5})
+        # the reference speed between rounds: a stand-in calibrator (tested in Speeds)
+        self.env["SIMBLAS_CALIBRATE"] = fake_calibrator(self.path("cal"), 38.0e9, log=self.path("cal.log"))
         return calls, mock.patch("simblas_hpl.realrun.run_real", real), \
             mock.patch("simblas_hpl.validation.simulate", sim), \
             mock.patch("simblas_hpl.realrun.mpirun_path", return_value="/bin/true"), \
             mock.patch("simblas_hpl.realrun.machine_cores", return_value=2)
 
+
+class Verb(VerbBase):
     def test_runs_interleaved_and_max_error(self):
         calls, *patches = self.fakes(104.0)
         with patches[0], patches[1], patches[2], patches[3]:
@@ -225,3 +259,151 @@ class OneRankOnTwoCores(Sandbox):
         self.assertEqual(status, 0, err)
         self.assertIn('radical="0-1"', self.read(d, "platform.xml"))
         self.assertEqual(self.read(d, "hostfile").split(), ["node-0"] * 4 + ["node-1"] * 2)
+
+
+class Speeds(Sandbox):
+    """The machine's reference speed measured with the real runs, and each
+    model's drift (issue 23: the VM drifts by +-4% in tens of minutes)."""
+
+    def test_model_reference(self):
+        shape = "dgemm m=3280 n=3280 k=256 in HPL's layout"
+        self.assertEqual(validation.model_reference(write_model(self.path("a.model"), 39.7e9)), (39.7e9, shape))
+        old = write_model(self.path("old.model"), 42e9, said="the dgemm model's rate at m = n = k = 4096")
+        self.assertEqual(validation.model_reference(old), (42e9, None))
+        self.assertEqual(validation.model_reference(write_model(self.path("n.model"), 1e9, said=None)), (1e9, None))
+        # one measurement per shape, the models' or the calibrator's own
+        sims = [validation.Simulation(n, "model", self.path(n + ".model")) for n in ("a", "old")]
+        self.assertEqual(validation.speed_shapes(sims), {shape: self.path("a.model")})
+        self.assertEqual(validation.speed_shapes(sims[1:]), {None: None})
+
+    def test_probe(self):
+        log = self.path("log")
+        model = write_model(self.path("a.model"), 39.7e9)
+        probe = validation.SpeedProbe(fake_calibrator(self.path("cal"), 38.5e9, log=log),
+                                      {"dgemm m=3280 n=3280 k=256 in HPL's layout": model, None: None})
+        said = []
+        probe.measure("before round 1", said.append)
+        self.assertEqual(self.read(log).splitlines(), [f"--reference-speed {model}", "--reference-speed"])
+        m = probe.measured
+        self.assertEqual([(x["when"], x["shape"], x["gflops"], x["wall_s"]) for x in m],
+                         [("before round 1", "dgemm m=3280 n=3280 k=256 in HPL's layout", 38.5, 4.5),
+                          ("before round 1", "dgemm m=1964 n=1964 k=256 in HPL's layout", 38.5, 4.5)])
+        self.assertRegex(m[0]["time"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+        self.assertIn("reference speed before round 1: 38.5 Gflop/s", said[0])
+        # a calibrator that fails: said, recorded as not measured, the validation goes on
+        bad = validation.SpeedProbe(fake_calibrator(self.path("bad"), 1, fail=True), {None: None})
+        said.clear()
+        bad.measure("after the last round", said.append)
+        self.assertEqual(bad.measured[0]["gflops"], None)
+        self.assertIn("could not be measured", said[0])
+        self.assertIn("cannot load the BLAS", said[0])
+
+    def report(self, models, speeds, adjusted=False):
+        configs = [validation.make_config(8000, 1, 2)]
+        real = {configs[0].label: {"gflops": [95.0, 96.0, 97.0]}}
+        sims = [validation.Simulation(n, "model", write_model(self.path(n + ".model"), *a)) for n, a in models]
+        res = {s.name: {configs[0].label: {"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 1.0}} for s in sims}
+        return validation.build_report(configs, real, sims, res, {"cpu": "Test CPU", "simd": [], "cores": 2}, 3,
+                                       None, "2026-11-26T09:00:00+00:00", 1, speeds=speeds, adjusted=adjusted)
+
+    def speeds(self, *g):
+        return [{"time": f"2026-11-26T09:0{i}:00+00:00", "when": f"before round {i + 1}",
+                 "shape": "dgemm m=3280 n=3280 k=256 in HPL's layout", "gflops": x, "stolen_share": 0.0,
+                 "wall_s": 4.0} for i, x in enumerate(g)]
+
+    def test_drift_and_adjusted(self):
+        r = self.report([("full", (40e9,)), ("old", (42e9, "the dgemm model's rate at m = n = k = 4096"))],
+                        self.speeds(38.0, 38.8, 37.2), adjusted=True)
+        full, old = r["simulations"]["full"]["reference_speed"], r["simulations"]["old"]["reference_speed"]
+        self.assertEqual((full["model_gflops"], full["measured_gflops"], full["ratio"]), (40.0, 38.0, 0.95))
+        self.assertEqual((old["ratio"], old["model_gflops"]), (None, 42.0))
+        self.assertIn("not measured", old["why"])
+        self.assertEqual(r["reference_speed"]["summary"]["dgemm m=3280 n=3280 k=256 in HPL's layout"],
+                         {"median": 38.0, "min": 37.2, "max": 38.8, "spread_pct": 4.21, "n": 3})
+        sim = r["configs"][0]["sim"]
+        self.assertEqual((sim["full"]["speed_adjusted_gflops"], sim["full"]["speed_adjusted_error_pct"]), (95.0, -1.04))
+        self.assertNotIn("speed_adjusted_gflops", sim["old"])
+        text = validation.table(r)
+        head = text.splitlines()[0]
+        self.assertIn("full adj.*", head)
+        self.assertNotIn("old adj.", head)
+        self.assertRegex(text.splitlines()[1], r"100 +\+4\.2% +100 +\+4\.2% +95 +-1\.0%$")
+        self.assertIn("machine speed 0.950 of the calibration's (-5.0%: reference speed 38 measured, 40 in the model)",
+                      text)
+        self.assertIn("old: worst 4.2%", text)
+        self.assertIn("no drift figure: the model's reference speed was not measured", text)
+        self.assertIn("not a prediction", text)
+        self.assertIn("09:00 38, 09:01 38.8, 09:02 37.2", text)
+        rows = list(__import__("csv").DictReader(validation.csv_text(r).splitlines()))
+        self.assertEqual([(x["simulation"], x["speed_ratio"], x["speed_adjusted_gflops"]) for x in rows[:2]],
+                         [("full", "0.95", "95.0"), ("old", "", "")])
+        self.assertEqual(rows[1]["model_reference_gflops"], "42.0")
+        meas = rows[2:]
+        self.assertEqual([(x["label"], x["date"], x["measured_reference_gflops"]) for x in meas],
+                         [("reference speed", f"2026-11-26T09:0{i}:00+00:00", g)
+                          for i, g in enumerate(("38.0", "38.8", "37.2"))])
+        self.assertEqual(meas[0]["hpl_opt"], "before round 1: dgemm m=3280 n=3280 k=256 in HPL's layout")
+        # the JSON keeps all of it
+        back = json.loads(json.dumps(r))
+        self.assertEqual(len(back["reference_speed"]["measured"]), 3)
+
+    def test_not_measured(self):
+        # without --speed-adjusted: the ratio, no column; without measurements: said
+        r = self.report([("full", (40e9,))], self.speeds(42.0))
+        self.assertNotIn("adj.", validation.table(r))
+        self.assertEqual(r["simulations"]["full"]["reference_speed"]["ratio"], 1.05)
+        r = self.report([("full", (40e9,))], None)
+        self.assertIsNone(r["reference_speed"])
+        self.assertIn("reference speed not measured with these real runs", validation.table(r))
+        self.assertEqual(validation.csv_text(r).count("reference speed"), 0)
+
+
+class VerbSpeeds(VerbBase):
+    def test_measured_between_rounds(self):
+        calls, *patches = self.fakes(100.0)
+        model = write_model(self.path("full.model"), 40e9)
+        with patches[0], patches[1], patches[2], patches[3]:
+            js, cs = self.path("v.json"), self.path("v.csv")
+            status, out, err = self.cli("validate", "--config", "4000:1x1", "--config", "4000:2x1", "--runs", 2,
+                                        "--model", model, "--speed-adjusted", "--json", js, "--csv", cs)
+            self.assertEqual(status, 0, err)
+            # before each of the 2 rounds and after the last, at the model's shape
+            self.assertEqual(self.read(self.path("cal.log")).splitlines(), [f"--reference-speed {model}"] * 3)
+            with open(js) as f:
+                rep = json.load(f)
+            self.assertEqual([m["when"] for m in rep["reference_speed"]["measured"]],
+                             ["before round 1", "before round 2", "after the last round"])
+            self.assertEqual(rep["simulations"]["full"]["reference_speed"]["ratio"], 0.95)
+            self.assertEqual(rep["configs"][0]["sim"]["full"]["speed_adjusted_gflops"], 95.0)
+            self.assertIn("machine speed 0.950 of the calibration's", out)
+            self.assertEqual(self.read(cs).count("\nreference speed") + self.read(cs).count(",reference speed,"), 3)
+            # --real: the speeds measured with those runs, none measured now
+            os.unlink(self.path("cal.log"))
+            status, out, err = self.cli("validate", "--config", "4000:2x1", "--real", js, "--model", model)
+            self.assertEqual(status, 0, err)
+            self.assertFalse(os.path.exists(self.path("cal.log")))
+            self.assertIn("machine speed 0.950", out)
+
+    def test_refused(self):
+        calls, *patches = self.fakes(100.0)
+        with patches[0], patches[1], patches[2], patches[3]:
+            for args, msg in ((("--speed-adjusted", "--no-reference-speed"), "drop --no-reference-speed"),
+                              (("--speed-adjusted", "--no-model", "--passthrough"), "drop --no-model")):
+                status, out, err = self.cli("validate", "--config", "4000:1x1", *args)
+                with self.subTest(args=args):
+                    self.assertEqual((status, err.count("\n")), (2, 1), err)
+                    self.assertIn(msg, err)
+            which = shutil.which
+            with mock.patch("simblas_hpl.validation.shutil.which",
+                            side_effect=lambda n: None if n == "simblas-calibrate" else which(n)), \
+                    mock.patch("simblas_hpl.locations.installed", return_value=None):
+                status, out, err = self.cli("validate", "--config", "4000:1x1", unset=("SIMBLAS_CALIBRATE",))
+            self.assertEqual((status, err.count("\n")), (2, 1), err)
+            self.assertIn("simblas-calibrate` not found", err)
+            self.assertIn("--no-reference-speed", err)
+            self.assertEqual(calls, [])
+            # --no-reference-speed: no calibrator needed, no drift figures
+            status, out, err = self.cli("validate", "--config", "4000:1x1", "--runs", 1, "--no-reference-speed",
+                                        unset=("SIMBLAS_CALIBRATE",))
+            self.assertEqual(status, 0, err)
+            self.assertIn("reference speed not measured with these real runs", out)

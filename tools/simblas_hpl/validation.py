@@ -27,9 +27,9 @@ import tempfile
 import time
 from typing import Dict, List, Optional
 
-from . import hpldat, realrun
+from . import hpldat, locations, model, realrun
 from .errors import CliError, note
-from .files import read_text, write_atomic
+from .files import read_text, tail_lines, write_atomic
 from .launch import simulate
 from .plan import DEFAULT_NB, RunOptions, make_plan
 
@@ -191,16 +191,133 @@ def loadavg():
     return float(f[0]) if f else None
 
 
+# ---- the machine's speed now against the models' (issue 23: this VM drifts) ------------
+MEASURED_RE = re.compile(r"measured: (dgemm m=\d+ n=\d+ k=\d+ (?:in HPL's layout|packed))")
+
+
+def model_reference(path):
+    """(the reference speed in flop/s, the shape it was measured at or None)
+    of a model file: the shape is meta reference_speed's "dgemm m=M n=N k=K
+    in HPL's layout" (or "packed") when the calibrator measured it; None
+    for a model whose reference speed was extrapolated or that has no such
+    meta (the calibrator before issue 23, the nominal model)."""
+    speed = model.reference_speed(path)
+    for ln in read_text(path).splitlines():
+        f = ln.split("#", 1)[0].split(None, 2)
+        if f and f[0] == "set":
+            break
+        if len(f) == 3 and f[0] == "meta" and f[1] == "reference_speed":
+            m = MEASURED_RE.match(f[2].strip().strip('"'))
+            return speed, m.group(1) if m else None
+    return speed, None
+
+
+def calibrator_path():
+    """simblas-calibrate: $SIMBLAS_CALIBRATE, the installed one, then PATH; or CliError."""
+    for c in (os.environ.get("SIMBLAS_CALIBRATE"), locations.installed("CALIBRATE"), shutil.which("simblas-calibrate")):
+        if c and os.access(c, os.X_OK):
+            return c
+    raise CliError("`simblas-calibrate` not found: it measures this machine's reference speed between the real runs; "
+                   "set SIMBLAS_CALIBRATE to it (a build tree's calibrator/simblas-calibrate), or add "
+                   "--no-reference-speed")
+
+
+class SpeedProbe:
+    """The machine's reference speed as the calibrator measures it
+    (`simblas-calibrate --reference-speed MODEL`: the calibration's own
+    dgemm calls, all cores at once, median of 8), at the shape of each
+    model's, measured between rounds of real runs: a few seconds each."""
+
+    def __init__(self, calibrator, shapes, timeout=300):
+        self.calibrator, self.timeout = calibrator, timeout
+        self.shapes = shapes          # {shape: a model measured at it, or None: the calibrator's own}
+        self.measured = []
+
+    def measure(self, when, log=note):
+        """One measurement of every shape, recorded with its time and when
+        (e.g. "before round 1"); a failure is said and recorded as None."""
+        for shape, path in self.shapes.items():
+            at = now_iso()
+            cmd = [self.calibrator, "--reference-speed"] + ([path] if path else [])
+            try:
+                r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, timeout=self.timeout)
+                got = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 and r.stdout.strip() else None
+                why = None if got else f"exit {r.returncode}: {tail_lines(r.stderr, 1).strip()}"
+            except (OSError, ValueError, subprocess.TimeoutExpired) as e:
+                got, why = None, str(e)
+            m = MEASURED_RE.match((got or {}).get("said", ""))
+            rec = {"time": at, "when": when, "shape": shape or (m.group(1) if m else None),
+                   "gflops": round(got["reference_speed"] / 1e9, 3) if got else None,
+                   "stolen_share": got.get("stolen_share") if got else None,
+                   "wall_s": got.get("wall_s") if got else None}
+            self.measured.append(rec)
+            if got:
+                log(f"reference speed {when}: {rec['gflops']:g} Gflop/s ({rec['shape']}; {rec['wall_s']:g} s, "
+                    f"other processes {100 * (rec['stolen_share'] or 0):.1f}% of it)")
+            else:
+                log(f"warning: the reference speed {when} could not be measured ({' '.join(cmd)}: {why})")
+
+
+def speed_summary(measured):
+    """{shape: {"median", "min", "max", "spread_pct", "n"}} (Gflop/s) of the
+    reference speeds measured."""
+    out = {}
+    for shape in dict.fromkeys(m["shape"] for m in measured if m.get("gflops") and m.get("shape")):
+        g = [m["gflops"] for m in measured if m.get("shape") == shape and m.get("gflops")]
+        med = statistics.median(g)
+        out[shape] = {"median": round(med, 3), "min": min(g), "max": max(g),
+                      "spread_pct": round(100 * (max(g) - min(g)) / med, 2), "n": len(g)}
+    return out
+
+
+def model_drift(sim, measured):
+    """What a model's reference speed says against the one measured with the
+    real runs: {"model_gflops", "shape", "measured_gflops", "ratio"
+    (measured / model: below 1, the machine ran slower than when it was
+    calibrated), "why" (when there is no ratio)}."""
+    if sim.mode != "model" or not sim.model:
+        return None
+    try:
+        speed, shape = model_reference(sim.model)
+    except CliError:  # gone since it was simulated (--real's reports are rebuilt from files)
+        return None
+    out = {"model_gflops": round(speed / 1e9, 3), "shape": shape, "measured_gflops": None, "ratio": None}
+    if not shape:
+        out["why"] = "the model's reference speed was not measured (a model of the calibrator before issue 23)"
+    elif shape not in measured:
+        out["why"] = "no reference speed measured at its shape with these real runs"
+    else:
+        out["measured_gflops"] = measured[shape]["median"]
+        out["ratio"] = round(measured[shape]["median"] / out["model_gflops"], 4)
+    return out
+
+
+def speed_shapes(sims):
+    """{shape: a model file measured at it} of the simulations' models; {None:
+    None} (the calibrator's own shape) when none of them has one."""
+    shapes = {}
+    for s in sims:
+        if s.mode == "model" and s.model:
+            shape = model_reference(s.model)[1]
+            if shape:
+                shapes.setdefault(shape, s.model)
+    return shapes or {None: None}
+
+
 # ---- the runs --------------------------------------------------------------------
-def real_runs(configs, runs, xhpl, workroot, timeout=None, log=note):
+def real_runs(configs, runs, xhpl, workroot, timeout=None, log=note, speed=None):
     """R interleaved rounds of real runs: {label: {"gflops": [...], "hpl_time_s": [...],
-    "other_load": [...]}}."""
+    "other_load": [...]}}; speed (a SpeedProbe) measures the reference speed
+    before each round and after the last."""
     out = {c.label: {"gflops": [], "hpl_time_s": [], "wall_s": [], "other_load": []} for c in configs}
     mpirun = realrun.mpirun_path()
     watch = LoadWatch()
     total = len(configs) * runs
     done = 0
     for r in range(runs):
+        if speed:
+            speed.measure(f"before round {r + 1}", log)
         for c in configs:
             d = os.path.join(workroot, f"real-{done}")
             watch.start()
@@ -216,6 +333,8 @@ def real_runs(configs, runs, xhpl, workroot, timeout=None, log=note):
             done += 1
             busy = "" if other is None else f", other processes {100 * other:.1f}% of the cores"
             log(f"real {done}/{total}: {c.label}: {res['gflops']:g} Gflops ({res['hpl_time_s']:g} s{busy})")
+    if speed:
+        speed.measure("after the last round", log)
     return out
 
 
@@ -280,7 +399,13 @@ def ranking_problems(rows, name, margin=3.0):
     return bad
 
 
-def build_report(configs, real, sims, sim_results, machine, runs, build, started, wall):
+def build_report(configs, real, sims, sim_results, machine, runs, build, started, wall, speeds=None,
+                 adjusted=False):
+    """The report; speeds: the reference speeds measured with the real runs
+    (SpeedProbe.measured), None when they were not measured; adjusted: each
+    model's figures also scaled by its drift ratio (--speed-adjusted)."""
+    measured = speed_summary(speeds or [])
+    drift = {s.name: model_drift(s, measured) for s in sims}
     rows = []
     for c in configs:
         rs = summarize_real(real[c.label])
@@ -290,6 +415,11 @@ def build_report(configs, real, sims, sim_results, machine, runs, build, started
             x = sim_results[s.name].get(c.label)
             if x:
                 row["sim"][s.name] = dict(x, error_pct=error_pct(x["gflops"], rs["median"]))
+                ratio = (drift[s.name] or {}).get("ratio")
+                if adjusted and ratio:
+                    adj = x["gflops"] * ratio
+                    row["sim"][s.name].update(speed_adjusted_gflops=round(adj, 4),
+                                              speed_adjusted_error_pct=error_pct(adj, rs["median"]))
         rows.append(row)
     summary = {}
     for s in sims:
@@ -301,16 +431,34 @@ def build_report(configs, real, sims, sim_results, machine, runs, build, started
                                "mean_error_pct": round(sum(errs) / len(errs), 2),
                                "within_3pct": sum(abs(e) <= 3 for e in errs), "configs": len(errs),
                                "misranked": ranking_problems(rows, s.name)}
+            if drift[s.name]:
+                summary[s.name]["reference_speed"] = drift[s.name]
     loads = [r["real"]["other_load_max"] for r in rows if r["real"].get("other_load_max") is not None]
     return {"format": 1, "date": started, "machine": machine, "runs": runs, "build": build,
             "other_load_max": max(loads) if loads else None, "wall_s": round(wall, 1),
-            "configs": rows, "simulations": summary}
+            "configs": rows, "simulations": summary, "speed_adjusted": bool(adjusted),
+            "reference_speed": None if speeds is None else {"measured": speeds, "summary": measured}}
+
+
+def drift_text(d, measured):
+    """The footer's words on a model's drift (model_drift's dict)."""
+    if not d:
+        return ""
+    if d.get("ratio"):
+        return (f"; machine speed {d['ratio']:.3f} of the calibration's ({d['ratio'] * 100 - 100:+.1f}%: reference "
+                f"speed {d['measured_gflops']:g} measured, {d['model_gflops']:g} in the model)")
+    if measured is None:
+        return "; reference speed not measured with these real runs: no drift figure"
+    return f"; no drift figure: {d.get('why')}"
 
 
 def table(report):
     """The report as text: one line per configuration."""
     sims = list(report["simulations"])
-    head = f"{'configuration':<28} {'real Gflops median (min-max)':>30}" + "".join(f" {s[:16]:>16}" for s in sims)
+    adj = [s for s in sims if report.get("speed_adjusted") and
+           (report["simulations"][s].get("reference_speed") or {}).get("ratio")]
+    head = f"{'configuration':<28} {'real Gflops median (min-max)':>30}" + "".join(f" {s[:16]:>16}" for s in sims) \
+        + "".join(f" {(s[:10] + ' adj.*'):>16}" for s in adj)
     lines = [head]
     for r in report["configs"]:
         rs = r["real"]
@@ -319,13 +467,28 @@ def table(report):
         for s in sims:
             x = r["sim"].get(s)
             line += f" {x['gflops']:8.4g} {x['error_pct']:+6.1f}%" if x else f" {'-':>16}"
+        for s in adj:
+            x = r["sim"].get(s)
+            line += f" {x['speed_adjusted_gflops']:8.4g} {x['speed_adjusted_error_pct']:+6.1f}%" \
+                if x and "speed_adjusted_gflops" in x else f" {'-':>16}"
         lines.append(line)
     for s, v in report["simulations"].items():
         lines.append(f"{s}: worst {v['max_abs_error_pct']:.1f}%, mean {v['mean_error_pct']:+.1f}%, "
                      f"{v['within_3pct']} of {v['configs']} within 3%; network "
                      f"{v.get('network') or 'SimGrid defaults, assumed loopback'}"
                      + (f"; ranked otherwise than the real runs: {'; '.join(v['misranked'])}" if v["misranked"]
-                        else ""))
+                        else "") + drift_text(v.get("reference_speed"), report.get("reference_speed")))
+    if adj:
+        lines.append("* adj.: the simulated Gflops times the model's drift ratio (the reference speed measured with "
+                     "the real runs over the model's): a diagnostic of how much of the error is the machine's drift "
+                     "since the calibration, not a prediction")
+    rsp = report.get("reference_speed")
+    if rsp and rsp["measured"]:
+        times = ", ".join(f"{m['time'][11:16]} {m['gflops']:g}" if m.get("gflops") else f"{m['time'][11:16]} failed"
+                          for m in rsp["measured"])
+        spread = "; ".join(f"{v['min']:g}-{v['max']:g} ({v['spread_pct']:g}% apart) at {k}"
+                           for k, v in rsp["summary"].items())
+        lines.append(f"reference speed measured with the real runs (UTC time, Gflop/s): {times}; {spread or 'none'}")
     m = report["machine"]
     lines.append(f"machine: {m['cpu']} ({', '.join(m['simd']) or 'no SIMD flags found'}), {m['cores']} core(s); "
                  f"{report['runs']} real run(s) each; other processes at most "
@@ -335,7 +498,10 @@ def table(report):
 
 
 CSV_FIELDS = ["date", "cpu", "label", "n", "nb", "p", "q", "hpl_opt", "real_median", "real_min", "real_max",
-              "real_spread_pct", "real_runs", "simulation", "mode", "sim_gflops", "error_pct"]
+              "real_spread_pct", "real_runs", "simulation", "mode", "sim_gflops", "error_pct",
+              "model_reference_gflops", "measured_reference_gflops", "speed_ratio", "speed_adjusted_gflops",
+              "speed_adjusted_error_pct"]
+REFERENCE_LABEL = "reference speed"   # the CSV rows of the measurements (date: when; label: this)
 
 
 def csv_text(report):
@@ -350,9 +516,18 @@ def csv_text(report):
                 "real_spread_pct": r["real"]["spread_pct"], "real_runs": len(r["real"]["gflops"])}
         sims = r["sim"] or {"": None}
         for s, x in sims.items():
-            mode = report["simulations"].get(s, {}).get("mode", "")
-            w.writerow(dict(base, simulation=s, mode=mode, sim_gflops=x["gflops"] if x else "",
-                            error_pct=x["error_pct"] if x else ""))
+            v = report["simulations"].get(s, {})
+            d = v.get("reference_speed") or {}
+            w.writerow(dict(base, simulation=s, mode=v.get("mode", ""), sim_gflops=x["gflops"] if x else "",
+                            error_pct=x["error_pct"] if x else "", model_reference_gflops=d.get("model_gflops", ""),
+                            measured_reference_gflops=d.get("measured_gflops") or "", speed_ratio=d.get("ratio") or "",
+                            speed_adjusted_gflops=(x or {}).get("speed_adjusted_gflops", ""),
+                            speed_adjusted_error_pct=(x or {}).get("speed_adjusted_error_pct", "")))
+    # the measurements themselves, one row each at its time; hpl_opt says when and at which shape
+    for m in (report.get("reference_speed") or {}).get("measured", []):
+        w.writerow({"date": m["time"], "cpu": report["machine"]["cpu"], "label": REFERENCE_LABEL,
+                    "hpl_opt": f"{m['when']}: {m.get('shape') or '?'}",
+                    "measured_reference_gflops": m["gflops"] if m.get("gflops") else ""})
     return buf.getvalue()
 
 
@@ -414,11 +589,21 @@ def load_real(path, configs):
                       "other_load": [have[c.label].get("other_load_max")]} for c in configs}, old
 
 
+def real_speeds(old):
+    """The reference speeds measured with an earlier validate's real runs
+    (its JSON, load_real's old), or None when they were not."""
+    rs = old.get("reference_speed")
+    return rs.get("measured") if isinstance(rs, dict) and isinstance(rs.get("measured"), list) else None
+
+
 def now_iso():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def estimate_seconds(configs, runs, rate_per_core=60e9):
+def estimate_seconds(configs, runs, rate_per_core=60e9, speed_shapes=0):
     """A rough duration of the real runs: the flops at rate_per_core on each
-    rank, plus a few seconds per run for start-up, generation and check."""
-    return sum(runs * (c.flops() / (rate_per_core * c.ranks) + 3 + c.n * c.n * 8 / 2e9) for c in configs)
+    rank, plus a few seconds per run for start-up, generation and check,
+    and about 8 s per reference speed measured (speed_shapes of them
+    before each round and after the last)."""
+    return sum(runs * (c.flops() / (rate_per_core * c.ranks) + 3 + c.n * c.n * 8 / 2e9) for c in configs) \
+        + 8 * speed_shapes * (runs + 1)

@@ -20,13 +20,18 @@ NAME = "validate"
 ORDER = 6
 HELP = "simulated HPL against real mpirun runs, here"
 USAGE = ("%(prog)s [--set default|check | --config N:PxQ[:KEY=V,...] ...] [--runs R] [--model FILE ...] "
-         "[--passthrough] [--max-error PCT] [--json FILE] [--csv FILE] [--plot PREFIX] [--real FILE]")
+         "[--passthrough] [--max-error PCT] [--json FILE] [--csv FILE] [--plot PREFIX] [--real FILE] "
+         "[--speed-adjusted | --no-reference-speed]")
 DESCRIPTION = ("Run HPL for real with Open MPI and OpenBLAS (xhpl-mpi, from `simblas-hpl build`), one rank bound "
                "to each core and one BLAS thread, R times per configuration in interleaved rounds; simulate the "
                "same configurations on a platform of one host of this machine's cores with each model (and "
                "in passthrough with --passthrough); print the real median and spread, each simulated figure and "
                "its error, and write them as JSON, CSV and a gnuplot figure. Measure on a quiet machine: the "
-               "load other processes put on the cores during each real run is reported.")
+               "load other processes put on the cores during each real run is reported. Before each round of real "
+               "runs and after the last, this machine's reference speed is measured as the calibrator measures it "
+               "(simblas-calibrate --reference-speed, at each model's shape; a few seconds), and each model's "
+               "drift, that speed over the model's, is printed beside its errors: a machine that runs slower than "
+               "when it was calibrated makes the model look optimistic by about as much.")
 
 
 def add_arguments(v):
@@ -51,6 +56,12 @@ def add_arguments(v):
                    help="PREFIX.svg and PREFIX.png (gnuplot; with PREFIX.gp and PREFIX.dat): simulated against real")
     v.add_argument("--real", metavar="FILE",
                    help="take the real runs from an earlier validate's JSON instead of running them")
+    v.add_argument("--speed-adjusted", action="store_true",
+                   help="also a column per model of its simulated Gflops times its drift ratio (the reference speed "
+                        "measured with the real runs over the model's): a diagnostic of how much of the error is the "
+                        "machine's drift, not a prediction")
+    v.add_argument("--no-reference-speed", action="store_true",
+                   help="do not measure the reference speed between the real runs (no drift figures)")
     v.add_argument("--network", metavar="FILE|none",
                    help="the simulations' network file (simblas-calibrate --network; run's --network): default the "
                         "installed default.network if any, 'none': SimGrid's default factors and the assumed link "
@@ -118,6 +129,11 @@ def main(args):
                                           os.path.abspath(models[0]) if models[0] else None, args.network))
     if not sims and args.max_error is not None:
         raise CliError("--max-error needs a simulation: drop --no-model or add --passthrough")
+    if args.speed_adjusted and args.no_reference_speed:
+        raise CliError("--speed-adjusted scales by the reference speed measured with the real runs: drop "
+                       "--no-reference-speed")
+    if args.speed_adjusted and not any(s.mode == "model" for s in sims):
+        raise CliError("--speed-adjusted scales the model-mode simulations: drop --no-model")
     # every simulation checked before anything runs (bad input: one line, now)
     for s in sims:
         for c in configs:
@@ -125,9 +141,10 @@ def main(args):
                                  hpl_opt=c.hpl_opt, build_id=args.build_id, timeout=args.timeout,
                                  network=s.network))
     build, _ = builds.choose(args.build_id)
-    real_from = None
+    real_from = speed = speeds = None
     if args.real:
         real, real_from = validation.load_real(args.real, configs)
+        speeds = validation.real_speeds(real_from)
     else:
         xhpl = build.binary("mpi") if build else None
         if not xhpl:
@@ -136,12 +153,14 @@ def main(args):
                            + (f" {build.id}" if build else "s") +
                            f": run `simblas-hpl build{bid} --mode mpi` (it needs Open MPI's mpicc)")
         mpirun_path()
+        if not args.no_reference_speed:
+            speed = validation.SpeedProbe(validation.calibrator_path(), validation.speed_shapes(sims))
     machine = validation.machine_info()
     started = validation.now_iso()
     t0 = time.monotonic()
     load = validation.loadavg()
     if not args.real:
-        est = validation.estimate_seconds(configs, args.runs)
+        est = validation.estimate_seconds(configs, args.runs, speed_shapes=len(speed.shapes) if speed else 0)
         note(f"validating {len(configs)} configuration(s) on {machine['cpu']}, {machine['cores']} core(s): "
              f"{args.runs} real run(s) each (about {est / 60:.0f} min), then {len(sims)} simulation(s) each; "
              f"load average {load}")
@@ -151,14 +170,16 @@ def main(args):
     work = tempfile.mkdtemp(prefix="simblas-validate-")
     try:
         if not args.real:
-            real = validation.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout)
+            real = validation.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout, speed=speed)
+            speeds = speed.measured if speed else None
         sim_results = {s.name: validation.simulate_configs(configs, s, cores, work, args.build_id, args.timeout)
                        for s in sims}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report = validation.build_report(configs, real, sims, sim_results, machine,
                                      args.runs if not args.real else real_from.get("runs"),
-                                     build.ref("validate") if build else None, started, time.monotonic() - t0)
+                                     build.ref("validate") if build else None, started, time.monotonic() - t0,
+                                     speeds=speeds, adjusted=args.speed_adjusted)
     if args.real:
         report["real_from"] = {"file": os.path.abspath(args.real), "date": real_from.get("date"),
                                "machine": real_from.get("machine")}
