@@ -605,12 +605,31 @@ static double signed_error(const sb_model *m, int op, int variant, const cal_sha
   const sb_coefs *co = sb_model_coefs_v(m, 0, op, variant);
   double pred = 0, meas = 0;
   for (size_t i = 0; i < n; i++) {
-    sb_call c = {.op = op, .m = s[i].m, .n = s[i].n, .k = s[i].k, .variant = variant};
+    sb_call c = {.op = op, .m = s[i].m, .n = s[i].n, .k = s[i].k, .variant = variant, .ld = s[i].ld};
     double p = co ? sb_model_mean(m, co, &c) : sb_call_flops(&c) / m->reference_speed;
     pred += p * (double)s[i].calls;
     meas += s[i].t * (double)s[i].calls;
   }
   return meas > 0 ? pred / meas - 1 : 0;
+}
+
+/* append to the key's quality line (a line "NAME source=..." when it has none) */
+static int mark_quality(sb_model *m, const char *name, const char *fmt, double v)
+{
+  size_t len = strlen(name);
+  char add[128];
+  snprintf(add, sizeof add, fmt, v);
+  for (int i = 0; i < m->nquality; i++)
+    if (!strncmp(m->quality[i], name, len) && m->quality[i][len] == ' ') {
+      char *q = m->quality[i];
+      int rc = sb_model_add_quality(m, "%s%s", q, add);
+      if (!rc) { /* the new line takes the old one's place */
+        m->quality[i] = m->quality[--m->nquality];
+        free(q);
+      }
+      return rc;
+    }
+  return sb_model_add_quality(m, "%s%s", name, add);
 }
 
 /* drop what the model says of a key: its lines in every set and its quality line */
@@ -626,6 +645,51 @@ static void forget_key(sb_model *m, int key, const char *name)
       free(m->quality[i]);
       m->quality[i--] = m->quality[--m->nquality];
     }
+}
+
+/* A key traced at too few shapes for a fit (HPL calls HPL_dlaswp00N at
+ * one shape, NB x NB, on 1xQ grids): each part of the base model's own
+ * line (the plain line, a piece) that CAL_TRACE_MIN calls or more fall in
+ * is scaled, mean and sigma, by their measured total over its prediction
+ * of them (at their leading dimensions: the @ld factors are kept), so
+ * that it predicts the application's calls as they ran; the parts no
+ * call fell in are unchanged, and the key's lines in the other sets go
+ * (they would override the node's).  Returns the calls' measured total
+ * over the prediction before (0 when nothing was scaled). */
+#define CAL_TRACE_MIN 8
+static double rescale_key(sb_model *m, int key, const cal_shape *sh, size_t n)
+{
+  int op = key % SB_OP_COUNT, v = key >= SB_OP_COUNT;
+  sb_coefs *co = m->sets[0]->line[key];
+  if (!co) /* the fallback (flops, or the plain line for a .right key): nothing of its own to scale */
+    return 0;
+  double pred[SB_MAX_PIECES + 1] = {0}, meas[SB_MAX_PIECES + 1] = {0}, tp = 0, tm = 0;
+  size_t calls[SB_MAX_PIECES + 1] = {0};
+  for (size_t i = 0; i < n; i++) {
+    sb_call c = {.op = op, .m = sh[i].m, .n = sh[i].n, .k = sh[i].k, .variant = v, .ld = sh[i].ld};
+    int part = sb_model_piece(co, &c) + 1;
+    pred[part] += sb_model_mean(m, co, &c) * (double)sh[i].calls;
+    meas[part] += sh[i].t * (double)sh[i].calls;
+    calls[part] += sh[i].calls;
+  }
+  int scaled = 0;
+  for (int part = 0; part <= co->npieces; part++) {
+    if (calls[part] < CAL_TRACE_MIN || !(pred[part] > 0) || !(meas[part] > 0))
+      continue;
+    double f = meas[part] / pred[part];
+    double *mu = part ? co->piece[part - 1].mu : co->mu, *sg = part ? co->piece[part - 1].sigma : co->sigma;
+    for (int t = 0; t < SB_NTERMS; t++)
+      mu[t] *= f, sg[t] *= f;
+    tp += pred[part], tm += meas[part];
+    scaled = 1;
+  }
+  if (!scaled)
+    return 0;
+  for (int s = 1; s < m->nsets; s++) {
+    free(m->sets[s]->line[key]);
+    m->sets[s]->line[key] = NULL;
+  }
+  return tm / tp;
 }
 
 static int from_trace(int nfiles, char **files)
@@ -654,28 +718,64 @@ static int from_trace(int nfiles, char **files)
       continue;
     int op = key % SB_OP_COUNT, v = key >= SB_OP_COUNT;
     const cal_shape *sh = t.shapes + first;
+    /* a kernel whose time depends on a leading dimension (HPL's row
+     * movers: the model's line at the calibration's leading dimension,
+     * scaled by the "@ld" factor f(ld)) is traced at the application's:
+     * each shape's time divided by the base model's f at its ld is the
+     * line's time, which is refitted; the factors stay the base model's */
+    const sb_coefs *bco = sb_model_coefs_v(m, 0, op, v);
+    sb_coefs ldc = {0}; /* the base line's factors (forget_key frees the line) */
+    if (bco && bco->nld) {
+      ldc.nld = bco->nld;
+      memcpy(ldc.ld_at, bco->ld_at, sizeof ldc.ld_at);
+      memcpy(ldc.ld_f, bco->ld_f, sizeof ldc.ld_f);
+    }
     size_t calls = 0;
+    double *f = malloc(sizeof *f * n);
+    if (!f)
+      cal_die("out of memory for %zu shapes", n);
+    int64_t ld_lo = 0, ld_hi = 0;
     for (size_t i = 0; i < n; i++) {
       calls += sh[i].calls;
-      fp[i] = (fit_point){sh[i].m, sh[i].n, sh[i].k, sh[i].t, sh[i].sd, (int)(sh[i].calls > 1 << 20 ? 1 << 20 : sh[i].calls), 0};
+      f[i] = sb_model_ld_factor(&ldc, sh[i].ld);
+      if (sh[i].ld && ldc.nld) {
+        ld_lo = ld_lo && ld_lo < sh[i].ld ? ld_lo : sh[i].ld;
+        ld_hi = ld_hi > sh[i].ld ? ld_hi : sh[i].ld;
+      }
+      fp[i] = (fit_point){sh[i].m, sh[i].n, sh[i].k, sh[i].t / f[i], sh[i].sd / f[i],
+                          (int)(sh[i].calls > 1 << 20 ? 1 << 20 : sh[i].calls), 0};
     }
     cal_key_name(key, kn, sizeof kn);
     double before = signed_error(m, op, v, sh, n);
     fit_result r;
     fit_holdout(fp, n, 0.2, opt.seed + (uint64_t)key * 31);
-    if (n < 8 || fit_model(op, fp, n, &r) != 0) {
-      fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: too few shapes to fit; the base model's line kept "
-                      "(it predicts their total %+.1f%% off)\n", kn, calls, n, 100 * before);
+    if (n < CAL_TRACE_MIN || fit_model(op, fp, n, &r) != 0) {
+      free(f);
+      double scale = calls >= CAL_TRACE_MIN ? rescale_key(m, key, sh, n) : 0;
+      if (scale > 0) {
+        refitted++;
+        fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: too few shapes to fit; the base model's line scaled by "
+                        "%.3f where they fall (it predicted their total %+.1f%% off, now %+.1f%%)\n",
+                kn, calls, n, scale, 100 * before, 100 * signed_error(m, op, v, sh, n));
+        if (mark_quality(m, kn, " source=trace-scaled trace_scale=%.4f", scale))
+          cal_die("out of memory for the model");
+      } else
+        fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: too few shapes to fit; the base model's line kept "
+                        "(it predicts their total %+.1f%% off)\n", kn, calls, n, 100 * before);
       continue;
     }
+    r.nld = ldc.nld;
+    memcpy(r.ld_at, ldc.ld_at, sizeof r.ld_at);
+    memcpy(r.ld_f, ldc.ld_f, sizeof r.ld_f);
     /* the refit's error on the traced calls' total: a fit that predicts
      * them worse than the base model (few shapes, a poor held-out score)
      * is not kept */
     double pred = 0, meas = 0;
     for (size_t i = 0; i < n; i++) {
-      pred += fit_result_predict(&r, (double)sh[i].m, (double)sh[i].n, (double)sh[i].k) * (double)sh[i].calls;
+      pred += fit_result_predict(&r, sh[i].m, sh[i].n, sh[i].k) * f[i] * (double)sh[i].calls;
       meas += sh[i].t * (double)sh[i].calls;
     }
+    free(f);
     double after = meas > 0 ? pred / meas - 1 : 0;
     if (!(fabs(after) <= fabs(before))) {
       fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: the refit predicts their total %+.1f%% off, the base model "
@@ -693,6 +793,14 @@ static int from_trace(int nfiles, char **files)
     fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: refitted (held-out median error %.2f%%); the base model "
                     "predicted their total %+.1f%% off, the new one %+.1f%%\n",
             kn, calls, n, 100 * r.median_rel_err, 100 * before, 100 * signed_error(m, op, v, sh, n));
+    if (ld_lo == ld_hi && ld_lo)
+      fprintf(stderr, "  %-14s traced at leading dimension %lld: the line refitted on the times divided by the base "
+                      "model's @ld factor there (%.3g), whose factors it keeps\n", "", (long long)ld_lo,
+              sb_model_ld_factor(&ldc, ld_lo));
+    else if (ld_lo)
+      fprintf(stderr, "  %-14s traced at leading dimensions %lld to %lld: the line refitted on the times divided by "
+                      "the base model's @ld factors there (%.3g to %.3g), which it keeps\n", "", (long long)ld_lo,
+              (long long)ld_hi, sb_model_ld_factor(&ldc, ld_lo), sb_model_ld_factor(&ldc, ld_hi));
   }
   free(fp);
   time_t now_t = time(NULL);
@@ -706,7 +814,7 @@ static int from_trace(int nfiles, char **files)
   if (sb_model_out_commit(out, m, "refined by simblas-calibrate --from-trace " PACKAGE_VERSION
                           " from the calls an application made (trace mode)", err, sizeof err) != 0)
     cal_die("%s", err);
-  fprintf(stderr, "simblas-calibrate: wrote %s: %d routine(s) refitted on the traced calls, the rest as in %s\n",
+  fprintf(stderr, "simblas-calibrate: wrote %s: %d routine(s) refitted or scaled on the traced calls, the rest as in %s\n",
           opt.out, refitted, base);
   cal_trace_free(&t);
   sb_model_free(m);

@@ -12,7 +12,7 @@
 
 typedef struct row {
   int key;
-  int64_t m, n, k;
+  int64_t m, n, k, ld;
   double t;
 } row;
 
@@ -25,7 +25,9 @@ static int cmp_row(const void *a, const void *b)
     return x->m < y->m ? -1 : 1;
   if (x->n != y->n)
     return x->n < y->n ? -1 : 1;
-  return (x->k > y->k) - (x->k < y->k);
+  if (x->k != y->k)
+    return x->k < y->k ? -1 : 1;
+  return (x->ld > y->ld) - (x->ld < y->ld);
 }
 
 /* the model key of a routine column: "dgemm", "dtrsm.right" */
@@ -52,28 +54,35 @@ static int read_one(const char *path, row **rows, size_t *nrows, size_t *cap, ca
   }
   char line[512];
   size_t lineno = 0;
-  int rc = 0;
+  int rc = 0, with_ld = 0;
   while (fgets(line, sizeof line, f)) {
     lineno++;
     if (lineno == 1) {
       if (strncmp(line, "routine,m,n,k,predicted_s,measured_s", 36) != 0) {
         snprintf(err, errlen, "--from-trace %s:1: not a SimBLAS trace (its header is not "
-                 "routine,m,n,k,predicted_s,measured_s,rank,cblas); SIMBLAS_MODE=trace writes one", path);
+                 "routine,m,n,k,predicted_s,measured_s,rank,cblas,ld); SIMBLAS_MODE=trace writes one", path);
         rc = -1;
         break;
       }
+      /* a trace of a libsimblas before the ld column has eight */
+      with_ld = !strncmp(line, "routine,m,n,k,predicted_s,measured_s,rank,cblas,ld", 50) && strchr("\r\n,", line[50]);
       continue;
     }
     char name[64];
-    long long m, n, k;
+    long long m, n, k, ld = 0;
     double pred, meas;
-    if (sscanf(line, "%63[^,],%lld,%lld,%lld,%lf,%lf", name, &m, &n, &k, &pred, &meas) != 6 || m < 0 || n < 0 ||
-        k < 0 || !isfinite(meas)) {
-      snprintf(err, errlen, "--from-trace %s:%zu: not a trace row (routine,m,n,k,predicted_s,measured_s,...)", path,
-               lineno);
+    long rank;
+    int cblas;
+    int got = sscanf(line, "%63[^,],%lld,%lld,%lld,%lf,%lf,%ld,%d,%lld", name, &m, &n, &k, &pred, &meas, &rank,
+                     &cblas, &ld);
+    if (got < 6 || (with_ld && got != 9) || m < 0 || n < 0 || k < 0 || ld < 0 || !isfinite(meas)) {
+      snprintf(err, errlen, "--from-trace %s:%zu: not a trace row (routine,m,n,k,predicted_s,measured_s,rank,cblas%s)",
+               path, lineno, with_ld ? ",ld" : "");
       rc = -1;
       break;
     }
+    if (!with_ld)
+      ld = 0;
     int key = key_of(name, m, n, k);
     if (key < 0) {
       snprintf(err, errlen, "--from-trace %s:%zu: unknown routine '%s'", path, lineno, name);
@@ -94,7 +103,7 @@ static int read_one(const char *path, row **rows, size_t *nrows, size_t *cap, ca
       }
       *rows = r, *cap = nc;
     }
-    (*rows)[(*nrows)++] = (row){key, m, n, k, meas};
+    (*rows)[(*nrows)++] = (row){key, m, n, k, ld, meas};
     t->calls++;
   }
   if (!rc && lineno == 0) {
@@ -130,7 +139,7 @@ int cal_trace_read(const char *const *paths, int n, cal_trace *t, char *err, siz
     double mean = sum / (double)(b - a);
     for (size_t i = a; i < b; i++)
       ss += (rows[i].t - mean) * (rows[i].t - mean);
-    t->shapes[t->nshapes++] = (cal_shape){rows[a].key, rows[a].m, rows[a].n, rows[a].k, mean,
+    t->shapes[t->nshapes++] = (cal_shape){rows[a].key, rows[a].m, rows[a].n, rows[a].k, rows[a].ld, mean,
                                           b - a > 1 ? sqrt(ss / (double)(b - a - 1)) : 0, b - a};
     a = b;
   }

@@ -1,8 +1,10 @@
 /*
  * trace.h -- the calls an application really made, read from the CSV files
  * libsimblas writes in trace mode (SIMBLAS_MODE=trace, SIMBLAS_TRACE):
- * routine,m,n,k,predicted_s,measured_s,rank,cblas.  simblas-calibrate
- * --from-trace fits its models on them (calibrate.c).
+ * routine,m,n,k,predicted_s,measured_s,rank,cblas[,ld] (ld, the leading
+ * dimension a kernel gave, since HPL's memory kernels are traced: 0 or
+ * absent, not given).  simblas-calibrate --from-trace fits its models on
+ * them (calibrate.c).
  */
 #ifndef SB_CAL_TRACE_H
 #define SB_CAL_TRACE_H
@@ -12,17 +14,18 @@
 
 #include "fit.h"
 
-/* the calls of one shape of one model key: their mean time, the standard
- * deviation and their count */
+/* the calls of one shape (and leading dimension) of one model key: their
+ * mean time, the standard deviation and their count */
 typedef struct cal_shape {
   int key; /* op, or op + SB_OP_COUNT for the Right-side form (design.h) */
   int64_t m, n, k;
+  int64_t ld; /* the leading dimension the calls gave, 0: not given */
   double t, sd;
   size_t calls;
 } cal_shape;
 
 typedef struct cal_trace {
-  cal_shape *shapes; /* sorted by key, then m, n, k */
+  cal_shape *shapes; /* sorted by key, then m, n, k, ld */
   size_t nshapes, calls, skipped;
 } cal_trace;
 

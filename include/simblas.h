@@ -68,6 +68,19 @@ SIMBLAS_EXPORT double simblas_execute(const char *routine, int64_t m, int64_t n,
 SIMBLAS_EXPORT double simblas_execute_ld(const char *routine, int64_t m, int64_t n, int64_t k, int64_t ld);
 SIMBLAS_EXPORT double simblas_predict_ld(const char *routine, int64_t m, int64_t n, int64_t k, int64_t ld);
 
+/* A kernel the program computed itself, timed by the program: in trace
+ * mode (SIMBLAS_MODE=trace) a row of the trace, as a BLAS call's
+ * (routine the model key, m, n, k, the model's prediction with the
+ * leading dimension ld, the measured seconds, ld; 0: not given); in the
+ * other modes nothing.  The HPL patch series' real build (without
+ * SIMBLAS_HPL) calls it through a weak reference from HPL's memory
+ * kernels (dlaswp*, dlacpy, dlatcpy; hpl-patches/17), so that a real
+ * mpirun HPL with libsimblas preloaded in trace mode records them, and
+ * simblas-calibrate --from-trace refits their lines.  An unknown routine
+ * is said once and skipped. */
+SIMBLAS_EXPORT void simblas_trace_kernel(const char *routine, int64_t m, int64_t n, int64_t k, int64_t ld,
+                                         double seconds);
+
 /* Per-rank counters: calls modelled, seconds injected so far, how many
  * injections reached SimGrid (fewer than calls with SIMBLAS_MERGE=1), and
  * the time charged for the program's own code (SIMBLAS_CODE_CLOCK=1). */

@@ -73,15 +73,19 @@ static void trace_open(const sb_model *m)
     sb_fatal("SIMBLAS_MODE=trace writes a CSV to SIMBLAS_TRACE, which is not set; set SIMBLAS_TRACE=calls.csv");
   if (!(be.trace = fopen(sb_cfg.trace, "w")))
     sb_fatal("cannot write the trace %s: %s; set SIMBLAS_TRACE to a writable path", sb_cfg.trace, strerror(errno));
-  fputs("routine,m,n,k,predicted_s,measured_s,rank,cblas\n", be.trace);
+  /* ld (last, so that readers of the first eight columns read on): the
+   * leading dimension a kernel gave (simblas_trace_kernel), 0 for BLAS
+   * calls (not given) */
+  fputs("routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n", be.trace);
 }
 
 static void trace_record(sb_rank *r, const sb_call *c, double predicted, double measured)
 {
   /* the routine as its model key: the Right-side form of trsm, trmm, symm
    * and hemm is "dtrsm.right" (simblas-calibrate --from-trace fits each) */
-  fprintf(be.trace, "%s%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d\n", sb_ops[c->op].name, c->variant ? SB_RIGHT_SUFFIX : "",
-          (long long)c->m, (long long)c->n, (long long)c->k, predicted, measured, sb_rank_public(r), c->iface);
+  fprintf(be.trace, "%s%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d,%lld\n", sb_ops[c->op].name, c->variant ? SB_RIGHT_SUFFIX : "",
+          (long long)c->m, (long long)c->n, (long long)c->k, predicted, measured, sb_rank_public(r), c->iface,
+          (long long)c->ld);
 }
 
 const sb_sink sb_sink_trace = {"trace", trace_open, NULL, trace_record};

@@ -345,6 +345,23 @@ double simblas_execute_ld(const char *routine, int64_t m, int64_t n, int64_t k, 
   return v;
 }
 
+void simblas_trace_kernel(const char *routine, int64_t m, int64_t n, int64_t k, int64_t ld, double seconds)
+{
+  static int unknown_said;
+  if (sb_init() != SB_MODE_TRACE)
+    return;
+  int variant, op = sb_model_key(routine, &variant);
+  if (op < 0) {
+    if (!__atomic_exchange_n(&unknown_said, 1, __ATOMIC_RELAXED))
+      fprintf(stderr, "simblas: simblas_trace_kernel: '%s' is no model key of this libsimblas; its calls are not "
+                      "traced (a newer HPL patch series than this library? rebuild both from one SimBLAS)\n",
+              routine ? routine : "(null)");
+    return;
+  }
+  sb_call c = {.op = op, .m = m, .n = n, .k = k, .variant = variant, .ld = ld > 0 ? ld : 0};
+  sb_measured(&c, seconds);
+}
+
 simblas_stats simblas_get_stats(void)
 {
   sb_init();

@@ -619,6 +619,12 @@ static const sb_piece *piece_for(const sb_coefs *co, const sb_call *c)
   return best;
 }
 
+int sb_model_piece(const sb_coefs *co, const sb_call *c)
+{
+  const sb_piece *p = co && co->npieces ? piece_for(co, c) : NULL;
+  return p ? (int)(p - co->piece) : -1;
+}
+
 double sb_model_ld_factor(const sb_coefs *co, int64_t ld)
 {
   if (!co || co->nld <= 0 || ld <= 0)

@@ -111,6 +111,9 @@ SB_HIDDEN double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb
 /* standard deviation of the residual (0 without a sigma part), bounded
  * the same way */
 SB_HIDDEN double sb_model_sigma(const sb_coefs *co, const sb_call *c);
+/* the piece of co that predicts the call (an index into co->piece), -1
+ * for the plain line */
+SB_HIDDEN int sb_model_piece(const sb_coefs *co, const sb_call *c);
 /* the "@ld" factor of co for the call's leading dimension (1 without one) */
 SB_HIDDEN double sb_model_ld_factor(const sb_coefs *co, int64_t ld);
 
