@@ -6,7 +6,11 @@ already simulated; bad input is refused in one line before anything runs."""
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import tempfile
+import threading
 import unittest
 from unittest import mock
 
@@ -31,6 +35,38 @@ BEST = 100 + 2.5 + 1
 SPACE = ("--search", "nb=64:192:64", "--search", "bcast=1rg,LnM", "--search", "depth=0,1",
          "--hpl-opt", "pfact=right", "--hpl-opt", "rfact=crout", "--hpl-opt", "nbmin=4", "--hpl-opt", "ndiv=2",
          "--hpl-opt", "swap=mix", "--hpl-opt", "swap_threshold=64", "--hpl-opt", "pmap=row")
+
+
+class JournalLock(unittest.TestCase):
+    def test_a_dead_holder_does_not_block_the_next_tune(self):
+        """The journal's lock excludes while held, and goes with a holder
+        that is killed while it holds it (Optuna's symlink lock stayed, and
+        a resumed tune waited for it forever)."""
+        with tempfile.TemporaryDirectory() as d:
+            journal = os.path.join(d, tn.JOURNAL)
+            child = subprocess.Popen([sys.executable, "-c", "import sys, time; from simblas_hpl import tune; "
+                                      f"tune.JournalFlock({journal!r}).acquire(); print('held', flush=True); "
+                                      "time.sleep(60)"],
+                                     stdout=subprocess.PIPE, text=True,
+                                     env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+            try:
+                self.assertEqual(child.stdout.readline().strip(), "held")
+                mine = tn.JournalFlock(journal)
+                waiter = threading.Thread(target=mine.acquire, daemon=True)
+                waiter.start()
+                waiter.join(0.5)
+                self.assertTrue(waiter.is_alive(), "acquired while another process held the lock")
+                child.send_signal(signal.SIGKILL)
+                waiter.join(30)
+                self.assertFalse(waiter.is_alive(), "still waiting after the holder was killed")
+                mine.release()
+                again = tn.JournalFlock(journal)
+                self.assertTrue(again.acquire())
+                again.release()
+            finally:
+                child.kill()
+                child.wait()
+                child.stdout.close()
 
 
 @unittest.skipUnless(HAVE_OPTUNA, f"no optuna for {sys.executable} (python3-optuna)")

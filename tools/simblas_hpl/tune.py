@@ -27,6 +27,7 @@ told nothing (usual_point).
 
 import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import io
 import itertools
@@ -434,8 +435,37 @@ def make_sampler(optuna, name, seed, budget):
     return optuna.samplers.RandomSampler(seed=seed)  # random, and grid (enqueued points)
 
 
+class JournalFlock:
+    """The journal's lock for Optuna's JournalFileStorage (its lock_obj):
+    an flock on JOURNAL.flock, which the kernel releases when its holder
+    dies.  Optuna 3.1's own lock (a symbolic link JOURNAL.lock, no grace
+    period) outlives a tune killed while it writes (SIGKILL, or SIGTERM to
+    a stopped process), and every later tune on the directory then waits
+    for it forever, saying nothing."""
+
+    def __init__(self, journal):
+        self.path = journal + ".flock"
+        self.fd = None
+
+    def acquire(self):
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+        return True
+
+    def release(self):
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)  # the lock goes with it
+
+
 def load_study(optuna, tune, sampler, seed, budget):
-    storage = optuna.storages.JournalStorage(optuna.storages.JournalFileStorage(os.path.join(tune.dir, JOURNAL)))
+    journal = os.path.join(tune.dir, JOURNAL)
+    storage = optuna.storages.JournalStorage(optuna.storages.JournalFileStorage(journal, lock_obj=JournalFlock(journal)))
     return optuna.create_study(storage=storage, study_name=study_name(sampler, seed), direction="maximize",
                                sampler=make_sampler(optuna, sampler, seed, budget), load_if_exists=True)
 
