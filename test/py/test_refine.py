@@ -117,6 +117,11 @@ class Refusals(RefineBase):
             f.write(BASE.replace("end\n", "CORRUPT\nend\n"))
         self.refused(["--model", self.path("corrupt.model"), "-o", self.model],
                      r"corrupt\.model cannot be read as a model: .*:3: unknown term 'xx' for dgemm")
+        with open(self.path("corrupt.model.calibrated"), "w") as f:
+            f.write(BASE)
+        self.refused(["--model", self.path("corrupt.model")],
+                     r"calibrate again \(make calibrate\), or restore the model a refine kept: cp .*corrupt\.model\."
+                     r"calibrated .*corrupt\.model$")
         self.refused([], r"no model to refine: give --model FILE", unset=("SIMBLAS_MODEL", "SIMBLAS_DATADIR"))
 
     def test_configs(self):

@@ -76,8 +76,9 @@ def check_model(path, calibrator):
     if p.returncode != 0:
         why = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
         why = re.sub(r"^simblas-calibrate: (--summary )?", "", why)
-        raise CliError(f"--model {path} cannot be read as a model: {why}; calibrate again (make calibrate), or "
-                       f"restore {path}.calibrated if a refine kept one")
+        kept = keep_path(path)
+        raise CliError(f"--model {path} cannot be read as a model: {why}; calibrate again (make calibrate)"
+                       + (f", or restore the model a refine kept: cp {kept} {path}" if os.path.isfile(kept) else ""))
 
 
 def plan_configs(args, cores):
