@@ -16,15 +16,9 @@
 # test, test/py/test_refine.py). Skipped (77) without the calibrator,
 # mpirun or an xhpl-mpi built with patch 17 (test/hpl-run.sh builds it).
 . "$(dirname "$0")/hpl-env.sh"
-case "${LD_PRELOAD:-}" in *libasan*) skip "sanitizer build: no HPL runs (see test/hpl-run.sh)" ;; esac
-cal=$build/calibrator/simblas-calibrate
-[ -x "$cal" ] || missing "no calibrator built ($cal)"
-command -v mpirun > /dev/null 2>&1 || missing "Open MPI's mpirun (openmpi-bin; scripts/install-deps.sh installs it)"
-data=${SB_HPL_DATA:-$build/test/hpl-data}
+real_hpl
 XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '17-traced-memory-kernels' \
   || missing "no HPL build with patch 17 in $data (test/hpl-run.sh builds it)"
-XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"xhpl-mpi"' \
-  || missing "no real-MPI HPL (xhpl-mpi) in $data (test/hpl-run.sh builds it when mpicc is there)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
