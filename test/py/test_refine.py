@@ -57,19 +57,20 @@ class RefineBase(Sandbox):
         self.env["SIMBLAS_CALIBRATE"] = fake_calibrator(self.path("cal"), self.log)
         self.runs = []
 
-    def write_build(self, patches, modes=("model", "passthrough", "mpi")):
+    def write_build(self, patches, modes=("model", "passthrough", "mpi"), libdir=None):
         names = {"model": "xhpl-model", "passthrough": "xhpl-real", "mpi": "xhpl-mpi"}
         names = {m: names[m] for m in modes}
         for name in names.values():
             with open(os.path.join(self.build_dir, name), "wb") as f:
                 f.write(b"fake xhpl")
         with open(os.path.join(self.build_dir, "manifest.json"), "w") as f:
-            json.dump({"build_id": "b1", "source": "/src", "built": "2026", "binaries": names, "patches": patches}, f)
+            json.dump({"build_id": "b1", "source": "/src", "built": "2026", "binaries": names, "patches": patches,
+                       "simblas_libdir": libdir}, f)
 
     def fake_run(self, xhpl, n, nb, p, q, opts, workdir, timeout=None, mpirun=None, wrapper=None):
         """A real run: each rank's trace, as libsimblas writes it in trace mode."""
-        self.runs.append((n, p, q, wrapper))
         script = open(wrapper).read()
+        self.runs.append((n, p, q, script))
         self.assertIn("SIMBLAS_MODE=trace", script)
         self.assertIn(f"SIMBLAS_TRACE={workdir}/trace.$r.csv", script)
         for r in range(p * q):
@@ -78,14 +79,14 @@ class RefineBase(Sandbox):
                         f"dgemm,128,128,128,1e-4,1.1e-4,{r},0,0\nhpl_dlaswp00N,128,128,0,1e-4,2e-4,{r},0,4000\n")
         return {"gflops": 50.0, "hpl_time_s": 1.0, "wall_s": 1.5}
 
-    def refine(self, *args, share=0.01, cores=2, env=None):
+    def refine(self, *args, share=0.01, cores=2, env=None, unset=()):
         watch = mock.Mock()
         watch.return_value.stop.return_value = share
         with mock.patch("simblas_hpl.realrun.run_real", self.fake_run), \
                 mock.patch("simblas_hpl.realrun.mpirun_path", return_value="/bin/true"), \
                 mock.patch("simblas_hpl.realrun.machine_cores", return_value=cores), \
                 mock.patch("simblas_hpl.validation.LoadWatch", watch):
-            return self.cli("refine", *args, env=env)
+            return self.cli("refine", *args, env=env, unset=unset)
 
 
 class Refusals(RefineBase):
@@ -146,8 +147,9 @@ class Refusals(RefineBase):
         os.makedirs(self.path("bin"))
         self.refused(["--model", self.model], r"`mpirun` not found", env={"PATH": self.path("bin")},
                      unset=("SIMBLAS_MPIRUN",))
-        self.refused(["--model", self.model], r"`simblas-calibrate` not found: it refits the model",
-                     env={"PATH": self.path("bin")}, unset=("SIMBLAS_CALIBRATE",))
+        with mock.patch("simblas_hpl.locations.installed", return_value=None):  # an in-tree build's configured.py
+            self.refused(["--model", self.model], r"`simblas-calibrate` not found: it refits the model",
+                         env={"PATH": self.path("bin")}, unset=("SIMBLAS_CALIBRATE",))
         self.refused(["--model", self.model, "-o", self.path("no", "dir", "x.model")], r"does not exist")
         with open(self.path("afile"), "w") as f:
             f.write("x")
@@ -233,6 +235,18 @@ class Verb(RefineBase):
                          ["N10000-1x2/trace.0.csv", "N10000-1x2/trace.1.csv", "N10000-2x1/trace.0.csv",
                           "N10000-2x1/trace.1.csv"])
         self.assertFalse(os.path.exists(os.path.dirname(traces[0])), "the work directory is removed")
+
+    def test_libsimblas_of_the_build(self):
+        # no SIMBLAS_LIBDIR, not installed (the source tree): the libsimblas the HPL build was made against
+        with mock.patch("simblas_hpl.locations.installed", return_value=None):
+            status, out, err = self.refine("--model", self.model, "--config", "2000:1x2", unset=("SIMBLAS_LIBDIR",))
+            self.assertEqual(status, 2)
+            self.assertIn("cannot locate libsimblas", err)
+            self.assertEqual(self.runs, [])
+            self.write_build(PATCHES, libdir=self.env["SIMBLAS_LIBDIR"])
+            status, out, err = self.refine("--model", self.model, "--config", "2000:1x2", unset=("SIMBLAS_LIBDIR",))
+        self.assertEqual(status, 0, err)
+        self.assertIn(f"LD_PRELOAD={self.env['SIMBLAS_LIBDIR']}/libsimblas.so", self.runs[-1][3])
 
     def test_busy_machine(self):
         status, out, err = self.refine("--model", self.model, "--config", "4000:1x2", share=0.08)

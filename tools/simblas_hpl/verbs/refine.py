@@ -106,9 +106,16 @@ def plan_configs(args, cores):
     return configs
 
 
-def libsimblas():
-    """libsimblas.so to preload: SIMBLAS_LIBDIR's or the installed one."""
-    return os.path.join(simblas_libdir(), "libsimblas.so")
+def libsimblas(build):
+    """libsimblas.so to preload: SIMBLAS_LIBDIR's or the installed one, else
+    the one the HPL build was made against (its manifest's simblas_libdir)."""
+    try:
+        return os.path.join(simblas_libdir(), "libsimblas.so")
+    except CliError:
+        lib = os.path.join(build.manifest.get("simblas_libdir") or "", "libsimblas.so")
+        if os.path.isfile(lib):
+            return lib
+        raise
 
 
 # ---- the runs ----------------------------------------------------------------------
@@ -122,7 +129,7 @@ def write_rank_script(path, lib, model_path, trace_dir):
     preloaded in trace mode, its trace trace_dir/trace.RANK.csv."""
     text = ("#!/bin/sh\n"
             "# one rank of simblas-hpl refine's real run: HPL with libsimblas preloaded in trace mode\n"
-            "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-0}}\n"
+            "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-$$}}}\n"
             f"SIMBLAS_MODE=trace SIMBLAS_MODEL={shlex.quote(model_path)} "
             f"SIMBLAS_TRACE={shlex.quote(trace_dir)}/trace.$r.csv\n"
             f"LD_PRELOAD={shlex.quote(lib)}${{LD_PRELOAD:+ $LD_PRELOAD}}\n"
@@ -228,9 +235,9 @@ def main(args):
     check_output_path(out, "-o")
     if args.keep and os.path.exists(args.keep) and not os.path.isdir(args.keep):
         raise CliError(f"--keep {args.keep}: not a directory; give a directory (made if need be)")
-    _, xhpl = realrun.mpi_binary(args.build_id, patch=KERNEL_PATCH, why=" (its memory kernels are not traced)")
+    build, xhpl = realrun.mpi_binary(args.build_id, patch=KERNEL_PATCH, why=" (its memory kernels are not traced)")
     mpirun = realrun.mpirun_path()
-    lib = libsimblas()
+    lib = libsimblas(build)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
         root = os.path.abspath(args.keep)
