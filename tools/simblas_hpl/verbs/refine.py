@@ -270,7 +270,7 @@ def main(args):
             aside = refined if args.keep else set_aside(refined)
             raise CliError(f"other processes took {100 * worst:.1f}% of the cores during the real runs (more than "
                            f"{100 * validation.QUIET_SHARE:g}%): {out} left unchanged; the refined model is kept in "
-                           f"{aside}: refine again on a quiet machine, or install it with --force", 1)
+                           f"{aside}; refine again on a quiet machine (or with --force, to install what a busy one gives)", 1)
         print(install(refined, out))
     except CliError as e:
         keep_root = keep_root or bool(e.kept)  # a failed run's files, which its message names
