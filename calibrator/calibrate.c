@@ -809,6 +809,20 @@ static int from_trace(int nfiles, char **files)
   if (sb_model_add_meta(m, "from_trace %s calls=%zu shapes=%zu files=%d base=\"%s\"", date, t.calls, t.nshapes,
                         nfiles, base))
     cal_die("out of memory for the model");
+  /* where the refit came from: the traces, by name (simblas-hpl refine names
+   * them after its runs, e.g. .../N10000-1x2/trace.0.csv) */
+  size_t len = 0;
+  for (int i = 0; i < nfiles; i++)
+    len += strlen(files[i]) + 3;
+  char *names = malloc(len + 1), *w = names;
+  if (!names)
+    cal_die("out of memory for the model");
+  for (int i = 0; i < nfiles; i++)
+    w += sprintf(w, "%s\"%s\"", i ? " " : "", files[i]);
+  *w = 0;
+  if (sb_model_add_meta(m, "refined_from %s", names))
+    cal_die("out of memory for the model");
+  free(names);
   sb_model_out *out = output;
   output = NULL;
   if (sb_model_out_commit(out, m, "refined by simblas-calibrate --from-trace " PACKAGE_VERSION

@@ -28,13 +28,7 @@
 # last (simblas-calibrate --reference-speed, the quick model's shape): four
 # values and a drift ratio are required.
 . "$(dirname "$0")/hpl-env.sh"
-case "${LD_PRELOAD:-}" in *libasan*) skip "sanitizer build: no HPL runs (see test/hpl-run.sh)" ;; esac
-cal=$build/calibrator/simblas-calibrate
-[ -x "$cal" ] || missing "no calibrator built ($cal)"
-command -v mpirun > /dev/null 2>&1 || missing "Open MPI's mpirun (openmpi-bin; scripts/install-deps.sh installs it)"
-data=${SB_HPL_DATA:-$build/test/hpl-data}
-XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '"xhpl-mpi"' \
-  || missing "no real-MPI HPL (xhpl-mpi) in $data (test/hpl-run.sh builds it when mpicc is there)"
+real_hpl
 bound=${SB_VALIDATE_BOUND:-10}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

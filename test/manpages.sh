@@ -20,7 +20,7 @@ page() {
   [ -z "$missing" ] && ok "$(basename "$f"): $name, synopsis, $# options" || ko "$(basename "$f") lacks$missing"
 }
 page simblas-hpl 'simblas-hpl \- build HPL against SimBLAS and simulate it with SimGrid/SMPI' \
-  '{build,run,info,study,tune,validate}' 'simblas-hpl-run(1)' 'simblas-hpl-validate(1)'
+  '{build,run,info,study,tune,validate,refine}' 'simblas-hpl-run(1)' 'simblas-hpl-validate(1)' 'simblas-hpl-refine(1)'
 page simblas-hpl-build 'simblas-hpl-build \- download, patch and build HPL (the xhpl-* binaries)' \
   '\-\-hpl\-tarball' '\-\-hpl\-dir' '\-\-no\-check' '\-\-build\-id' '\-\-make\-default'
 page simblas-hpl-run 'simblas-hpl-run \- simulate one HPL run' \
@@ -34,6 +34,8 @@ page simblas-hpl-tune "simblas-hpl-tune \\- search HPL's parameters for the best
   '\-\-memory\-fraction' '\-\-search' '\-\-sampler' '\-\-plot'
 page simblas-hpl-validate 'simblas-hpl-validate \- simulated HPL against real mpirun runs, here' \
   '\-\-max\-error' '\-\-runs' '\-\-passthrough' '\-\-plot' '\-\-config' '\-\-network'
+page simblas-hpl-refine "simblas-hpl-refine \\- refine a calibrated model from HPL's own calls, here" \
+  '\-\-kernels\-only' '\-\-keep' '\-\-force' '\-\-config' '\-\-out'
 if [ -x "$build/calibrator/simblas-calibrate" ]; then
   page simblas-calibrate "simblas-calibrate \\- measure this machine's BLAS and write a SimBLAS model" \
     '\-\-summary' '\-\-from\-trace' '\-\-force' '\-\-quick' '\-\-output' '\-\-network' '\-\-hostfile'

@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import shutil
 
 
 def read_text(path):
@@ -31,10 +32,26 @@ def sha256_file(path, h=None):
 def write_atomic(path, text):
     """Write text to path through path.new and a rename: a reader sees the
     old file or the whole new one."""
-    tmp = path + ".new"
-    try:
+    def write(tmp):
         with open(tmp, "w") as f:
             f.write(text)
+    replace_atomic(path, write)
+
+
+def copy_atomic(src, path):
+    """Copy src to path as write_atomic writes, with path's permissions when
+    it exists, else src's."""
+    def write(tmp):
+        shutil.copyfile(src, tmp)
+        shutil.copymode(path if os.path.exists(path) else src, tmp)
+    replace_atomic(path, write)
+
+
+def replace_atomic(path, write):
+    """write(path.new), then rename it to path; path.new removed on failure."""
+    tmp = path + ".new"
+    try:
+        write(tmp)
         os.replace(tmp, path)
     except BaseException:
         try:

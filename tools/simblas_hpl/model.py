@@ -64,3 +64,21 @@ def has_noise(path):
         if f and f[0].split("[")[0] in ("dgemm", "dgemm.right") and "|" in f:
             return True
     return False
+
+
+def check_calibrated(path):
+    """CliError unless path is a model simblas-calibrate wrote (or refined):
+    a model file (reference_speed's checks) with a 'meta mode' line, not
+    the nominal model SimBLAS installs."""
+    reference_speed(path)
+    if is_nominal(path):
+        raise CliError(f"{path} is the nominal model SimBLAS installs, not a calibration of this machine: run "
+                       "`make calibrate` (simblas-calibrate -o FILE) first, then refine FILE")
+    for ln in read_text(path).splitlines():
+        f = ln.split("#", 1)[0].split()
+        if len(f) >= 3 and f[0] == "meta" and f[1] == "mode":
+            return
+        if f and f[0] == "set":
+            break
+    raise CliError(f"{path} was not written by simblas-calibrate (it has no 'meta mode' line): refine a model that "
+                   "`make calibrate` (simblas-calibrate -o FILE) wrote")

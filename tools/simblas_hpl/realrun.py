@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import time
 
-from . import hpldat, results
+from . import builds, hpldat, memory, results
 from .errors import CliError
 from .files import read_text, tail_lines
 from .launch import stop_group
@@ -31,19 +31,62 @@ def mpirun_path():
     return path
 
 
-def mpirun_command(mpirun, xhpl, ranks):
-    """One rank per core, each bound to its core, OpenBLAS on one thread."""
+def mpi_binary(build_id=None, patch=None, why=""):
+    """(the HPL build, its xhpl-mpi) of --build-id or the default build, or
+    CliError: no build, no xhpl-mpi in it, or (patch: a file name of
+    hpl-patches/) a build that predates that patch."""
+    build, _ = builds.choose(build_id)
+    xhpl = build.binary("mpi") if build else None
+    bid = f" --build-id {build.id}" if build else ""
+    if not xhpl:
+        raise CliError("no xhpl-mpi (the real-MPI HPL) in the HPL build" + (f" {build.id}" if build else "s") +
+                       f": run `simblas-hpl build{bid} --mode mpi` (it needs Open MPI's mpicc)")
+    if patch and patch not in build.manifest.get("patches", []):
+        raise CliError(f"{xhpl} was built before hpl-patches/{patch}{why}: run `simblas-hpl build{bid} --force`")
+    return build, xhpl
+
+
+def mpirun_command(mpirun, xhpl, ranks, wrapper=None):
+    """One rank per core, each bound to its core, OpenBLAS on one thread;
+    wrapper: a program each rank runs with xhpl as its argument (and that
+    execs it)."""
     cmd = [mpirun]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     cmd += ["--bind-to", "core", "--map-by", "core", "-np", str(ranks),
-            "-x", "OPENBLAS_NUM_THREADS=1", "-x", "OMP_NUM_THREADS=1", xhpl]
+            "-x", "OPENBLAS_NUM_THREADS=1", "-x", "OMP_NUM_THREADS=1"] + ([wrapper] if wrapper else []) + [xhpl]
     return cmd
 
 
-def run_real(xhpl, n, nb, p, q, opts, workdir, timeout=None, mpirun=None):
+# the bytes a real run needs per matrix element, over 8 for A itself: HPL's
+# panels, work arrays and the MPI buffers (a margin, not a measurement)
+REAL_RUN_OVERHEAD = 1.25
+REAL_RUN_MEMORY = 0.8   # at most this share of the memory available now
+
+
+def real_n_max(step=1000):
+    """The largest N, a multiple of step, whose real run fits in this
+    machine's available memory (all its ranks together); None when
+    /proc/meminfo says nothing."""
+    avail = memory.meminfo_available()
+    if not avail:
+        return None
+    n = int((REAL_RUN_MEMORY * avail / (8 * REAL_RUN_OVERHEAD)) ** 0.5)
+    return max(step, n - n % step)
+
+
+def check_real_memory(n, what):
+    """CliError when a real run of N does not fit in this machine's memory."""
+    top = real_n_max(1)
+    if top is not None and n > top:
+        need = 8 * REAL_RUN_OVERHEAD * n * n / 2 ** 30
+        raise CliError(f"{what}: a real run of N={n} needs about {need:.1f} GiB, and this machine has "
+                       f"{memory.meminfo_available() / 2 ** 30:.1f} GiB available: give N <= {top}")
+
+
+def run_real(xhpl, n, nb, p, q, opts, workdir, timeout=None, mpirun=None, wrapper=None):
     """One real run of HPL.dat (n, nb, p x q, opts) in workdir (made if need
-    be): a dict with gflops, hpl_time_s, residual, residual_passed,
+    be; wrapper: as mpirun_command's): a dict with gflops, hpl_time_s, residual, residual_passed,
     result_line, wall_s; CliError (status 1) when it fails or its residual
     check does."""
     ranks = p * q
@@ -61,7 +104,7 @@ def run_real(xhpl, n, nb, p, q, opts, workdir, timeout=None, mpirun=None):
             os.unlink(os.path.join(workdir, stale))
         except FileNotFoundError:
             pass
-    cmd = mpirun_command(mpirun or mpirun_path(), xhpl, ranks)
+    cmd = mpirun_command(mpirun or mpirun_path(), xhpl, ranks, wrapper)
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     out_path, err_path = os.path.join(workdir, "stdout.txt"), os.path.join(workdir, "stderr.txt")
     t0 = time.monotonic()

@@ -212,14 +212,14 @@ def model_reference(path):
     return speed, None
 
 
-def calibrator_path():
+def calibrator_path(why="it measures this machine's reference speed between the real runs",
+                    instead=", or add --no-reference-speed"):
     """simblas-calibrate: $SIMBLAS_CALIBRATE, the installed one, then PATH; or CliError."""
     for c in (os.environ.get("SIMBLAS_CALIBRATE"), locations.installed("CALIBRATE"), shutil.which("simblas-calibrate")):
         if c and os.access(c, os.X_OK):
             return c
-    raise CliError("`simblas-calibrate` not found: it measures this machine's reference speed between the real runs; "
-                   "set SIMBLAS_CALIBRATE to it (a build tree's calibrator/simblas-calibrate), or add "
-                   "--no-reference-speed")
+    raise CliError(f"`simblas-calibrate` not found: {why}; set SIMBLAS_CALIBRATE to it (a build tree's "
+                   f"calibrator/simblas-calibrate){instead}")
 
 
 class SpeedProbe:

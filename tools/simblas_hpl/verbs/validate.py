@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 
-from .. import builds, validation
+from .. import builds, realrun, validation
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -146,12 +146,7 @@ def main(args):
         real, real_from = validation.load_real(args.real, configs)
         speeds = validation.real_speeds(real_from)
     else:
-        xhpl = build.binary("mpi") if build else None
-        if not xhpl:
-            bid = f" --build-id {build.id}" if build else ""
-            raise CliError("no xhpl-mpi (the real-MPI HPL) in the HPL build"
-                           + (f" {build.id}" if build else "s") +
-                           f": run `simblas-hpl build{bid} --mode mpi` (it needs Open MPI's mpicc)")
+        xhpl = realrun.mpi_binary(args.build_id)[1]
         mpirun_path()
         if not args.no_reference_speed:
             speed = validation.SpeedProbe(validation.calibrator_path(), validation.speed_shapes(sims))

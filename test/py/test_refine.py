@@ -1,0 +1,278 @@
+"""simblas-hpl refine (issue 23): its refusals before any run (one line,
+status 2, the model untouched), the default runs, the model put in place
+atomically with the one it replaces kept as FILE.calibrated, and the
+refusal to install a model refined on a busy machine; with the real runs
+and the calibrator replaced by stand-ins (test/hpl-refine.sh runs the
+real ones)."""
+
+import json
+import os
+import re
+from unittest import mock
+
+from support import Sandbox
+from simblas_hpl import realrun
+from simblas_hpl.errors import CliError
+from simblas_hpl.verbs import refine
+
+PATCHES = ["01-simblas-hooks.patch", refine.KERNEL_PATCH]
+BASE = ("simblas-model 1\nmeta mode quick\nreference-speed 4e10\nset node\ndgemm mnk=1.6e-11 1=2e-07\n"
+        "hpl_dlaswp00N mn=8.3e-9\nend\n")
+
+
+def fake_calibrator(path, log):
+    """--summary MODEL: refuses a model with a line CORRUPT; --from-trace
+    --base B -o O TRACES: O is B with a marked dlaswp line, and it says a
+    line per routine as the calibrator does; its arguments logged."""
+    with open(path, "w") as f:
+        f.write(f"""#!/bin/sh
+echo "$@" >> {log}
+if [ "$1" = --summary ]; then
+  grep -q CORRUPT "$2" && {{ echo "simblas-calibrate: --summary $2:3: unknown term 'xx' for dgemm" >&2; exit 2; }}
+  exit 0
+fi
+base=$3 out=$5
+shift 5
+sed 's/^hpl_dlaswp00N .*/hpl_dlaswp00N mn=1.5e-8/' "$base" > "$out"
+echo "simblas-calibrate: 10 calls of 2 shapes in $# trace file(s); refining $base" >&2
+echo "  hpl_dlaswp00N       40 calls,     1 shapes: too few shapes to fit; the base model's line scaled by 1.807" >&2
+echo "simblas-calibrate: wrote $out: 1 routine(s) refitted or scaled on the traced calls, the rest as in $base" >&2
+""")
+    os.chmod(path, 0o755)
+    return path
+
+
+class RefineBase(Sandbox):
+    def setUp(self):
+        super().setUp()
+        self.build_dir = os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl", "b1")
+        os.makedirs(self.build_dir)
+        self.write_build(PATCHES)
+        with open(os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl", "default"), "w") as f:
+            f.write("b1\n")
+        self.model = self.path("here.model")
+        with open(self.model, "w") as f:
+            f.write(BASE)
+        self.log = self.path("cal.log")
+        self.env["SIMBLAS_CALIBRATE"] = fake_calibrator(self.path("cal"), self.log)
+        self.runs = []
+
+    def write_build(self, patches, modes=("model", "passthrough", "mpi"), libdir=None):
+        names = {"model": "xhpl-model", "passthrough": "xhpl-real", "mpi": "xhpl-mpi"}
+        names = {m: names[m] for m in modes}
+        for name in names.values():
+            with open(os.path.join(self.build_dir, name), "wb") as f:
+                f.write(b"fake xhpl")
+        with open(os.path.join(self.build_dir, "manifest.json"), "w") as f:
+            json.dump({"build_id": "b1", "source": "/src", "built": "2026", "binaries": names, "patches": patches,
+                       "simblas_libdir": libdir}, f)
+
+    def fake_run(self, xhpl, n, nb, p, q, opts, workdir, timeout=None, mpirun=None, wrapper=None):
+        """A real run: each rank's trace, as libsimblas writes it in trace mode."""
+        script = open(wrapper).read()
+        self.runs.append((n, p, q, script))
+        self.assertIn("SIMBLAS_MODE=trace", script)
+        self.assertIn(f"SIMBLAS_TRACE={workdir}/trace.$r.csv", script)
+        for r in range(p * q):
+            with open(os.path.join(workdir, f"trace.{r}.csv"), "w") as f:
+                f.write("routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n"
+                        f"dgemm,128,128,128,1e-4,1.1e-4,{r},0,0\nhpl_dlaswp00N,128,128,0,1e-4,2e-4,{r},0,4000\n")
+        return {"gflops": 50.0, "hpl_time_s": 1.0, "wall_s": 1.5}
+
+    def refine(self, *args, share=0.01, cores=2, env=None, unset=()):
+        watch = mock.Mock()
+        watch.return_value.stop.return_value = share
+        with mock.patch("simblas_hpl.realrun.run_real", self.fake_run), \
+                mock.patch("simblas_hpl.realrun.mpirun_path", return_value="/bin/true"), \
+                mock.patch("simblas_hpl.realrun.machine_cores", return_value=cores), \
+                mock.patch("simblas_hpl.validation.LoadWatch", watch):
+            return self.cli("refine", *args, env=env, unset=unset)
+
+
+class Refusals(RefineBase):
+    """Bad input: one line, status 2, no run, the model as it was."""
+
+    def refused(self, args, pattern, env=None, cores=2, unset=()):
+        with mock.patch("simblas_hpl.realrun.run_real", self.fake_run), \
+                mock.patch("simblas_hpl.realrun.machine_cores", return_value=cores):
+            status, out, err = self.cli("refine", *args, env=env, unset=unset)
+        self.assertEqual(status, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertRegex(err, pattern)
+        self.assertEqual(self.runs, [])
+        self.assertEqual(self.read(self.model), BASE)
+        self.assertFalse(os.path.exists(self.model + ".calibrated"))
+
+    def test_model(self):
+        self.refused(["--model", self.path("none.model")], r"none\.model does not exist")
+        with open(self.path("nominal.model"), "w") as f:
+            f.write("simblas-model 1\nmeta source nominal\nreference-speed 1e10\nend\n")
+        self.refused(["--model", self.path("nominal.model")], r"the nominal model .*run `make calibrate`")
+        with open(self.path("hand.model"), "w") as f:
+            f.write("simblas-model 1\nreference-speed 1e10\nend\n")
+        self.refused(["--model", self.path("hand.model")], r"not written by simblas-calibrate \(it has no 'meta mode'")
+        with open(self.path("text.model"), "w") as f:
+            f.write("hello\n")
+        self.refused(["--model", self.path("text.model")], r"not a SimBLAS model file")
+        with open(self.path("corrupt.model"), "w") as f:
+            f.write(BASE.replace("end\n", "CORRUPT\nend\n"))
+        self.refused(["--model", self.path("corrupt.model"), "-o", self.model],
+                     r"corrupt\.model cannot be read as a model: .*:3: unknown term 'xx' for dgemm")
+        with open(self.path("corrupt.model.calibrated"), "w") as f:
+            f.write(BASE)
+        self.refused(["--model", self.path("corrupt.model")],
+                     r"calibrate again \(make calibrate\), or restore the model a refine kept: cp .*corrupt\.model\."
+                     r"calibrated .*corrupt\.model$")
+        self.refused([], r"no model to refine: give --model FILE", unset=("SIMBLAS_MODEL", "SIMBLAS_DATADIR"))
+
+    def test_configs(self):
+        self.refused(["--model", self.model, "--config", "12000"], r"expected N:PxQ")
+        self.refused(["--model", self.model, "--config", "4000:2x2"],
+                     r"N=4000 2x2: 4 ranks, and this machine has 2 core\(s\)")
+        self.refused(["--model", self.model, "--config", "4000:1x2", "--config", "4000:1x2"], r"given twice")
+        self.refused(["--model", self.model, "--n", "4000", "--config", "4000:1x2"], r"give one or the other")
+        with mock.patch("simblas_hpl.memory.meminfo_available", return_value=4 << 30):
+            self.refused(["--model", self.model, "--n", "100000"],
+                         r"N=100000 1x2: a real run of N=100000 needs about 93\.1 GiB.*give N <= 1\d{4}")
+            self.refused(["--model", self.model, "--config", "50000:2x1"], r"give N <= ")
+
+    def test_tools(self):
+        self.write_build(PATCHES, modes=("model", "passthrough"))
+        self.refused(["--model", self.model], r"no xhpl-mpi .* run `simblas-hpl build --build-id b1 --mode mpi`")
+        self.write_build(PATCHES[:1])
+        self.refused(["--model", self.model],
+                     r"xhpl-mpi was built before hpl-patches/17-traced-memory-kernels\.patch \(its memory kernels "
+                     r"are not traced\): run `simblas-hpl build --build-id b1 --force`")
+        self.write_build(PATCHES)
+        os.makedirs(self.path("bin"))
+        self.refused(["--model", self.model], r"`mpirun` not found", env={"PATH": self.path("bin")},
+                     unset=("SIMBLAS_MPIRUN",))
+        with mock.patch("simblas_hpl.locations.installed", return_value=None):  # an in-tree build's configured.py
+            self.refused(["--model", self.model], r"`simblas-calibrate` not found: it refits the model",
+                         env={"PATH": self.path("bin")}, unset=("SIMBLAS_CALIBRATE",))
+        self.refused(["--model", self.model, "-o", self.path("no", "dir", "x.model")], r"does not exist")
+        with open(self.path("afile"), "w") as f:
+            f.write("x")
+        self.refused(["--model", self.model, "--keep", self.path("afile")], r"--keep .*afile: not a directory")
+
+
+class Plan(RefineBase):
+    def args(self, n=None, config=None):
+        return mock.Mock(n=n, config=config)
+
+    def test_default_runs(self):
+        with mock.patch("simblas_hpl.memory.meminfo_available", return_value=20 << 30):
+            self.assertEqual([c.label for c in refine.plan_configs(self.args(), 2)], ["N=10000 1x2", "N=10000 2x1"])
+            self.assertEqual([c.label for c in refine.plan_configs(self.args(), 1)], ["N=10000 1x1"])
+            self.assertEqual([c.label for c in refine.plan_configs(self.args(n=3000), 4)],
+                             ["N=3000 1x4", "N=3000 4x1"])
+        # a small machine: the default N shrinks to what its memory holds; an N given is refused instead
+        with mock.patch("simblas_hpl.memory.meminfo_available", return_value=512 << 20):
+            got = refine.plan_configs(self.args(), 2)
+            self.assertEqual([c.n for c in got], [6000, 6000])
+            self.assertLessEqual(8 * realrun.REAL_RUN_OVERHEAD * 6000 ** 2, 0.8 * (512 << 20))
+            with self.assertRaisesRegex(CliError, "give N <= 6"):
+                refine.plan_configs(self.args(n=10000), 2)
+
+    def test_run_dir_name(self):
+        from simblas_hpl import validation
+        self.assertEqual(refine.run_dir_name(validation.parse_config("10000:1x2")), "N10000-1x2")
+        self.assertEqual(refine.run_dir_name(validation.parse_config("8000:2x1:swap=0,NB=256")),
+                         "N8000-NB256-2x1-swap0")
+
+
+class Install(RefineBase):
+    """The model in place: atomically, the file replaced kept as .calibrated."""
+
+    def write(self, name, text):
+        with open(self.path(name), "w") as f:
+            f.write(text)
+        return self.path(name)
+
+    def test_replace_keeps_original(self):
+        out = self.write("m.model", "calibrated\n")
+        os.chmod(out, 0o640)
+        said = refine.install(self.write("r1", "refined 1\n"), out)
+        self.assertEqual((self.read(out), self.read(out + ".calibrated")), ("refined 1\n", "calibrated\n"))
+        self.assertIn(f"kept as {out}.calibrated", said)
+        self.assertEqual(os.stat(out).st_mode & 0o777, 0o640)
+        # a second refine: the calibration stays in .calibrated, the first refinement is replaced
+        said = refine.install(self.write("r2", "refined 2\n"), out)
+        self.assertEqual((self.read(out), self.read(out + ".calibrated")), ("refined 2\n", "calibrated\n"))
+        self.assertIn("kept by an earlier refine, left as it is", said)
+        self.assertEqual(sorted(os.listdir(self.root)).count("m.model.new"), 0)
+
+    def test_new_file(self):
+        out = self.path("new.model")
+        said = refine.install(self.write("r1", "refined\n"), out)
+        self.assertEqual(self.read(out), "refined\n")
+        self.assertFalse(os.path.exists(out + ".calibrated"))
+        self.assertEqual(said, f"{out} written")
+
+    def test_failure_leaves_out(self):
+        out = self.write("m.model", "calibrated\n")
+        with self.assertRaises(OSError):
+            refine.install(self.path("missing-refined"), out)
+        self.assertEqual(self.read(out), "calibrated\n")
+        self.assertFalse(os.path.exists(out + ".new"))
+
+
+class Verb(RefineBase):
+    def test_refine_in_place(self):
+        status, out, err = self.refine("--model", self.model)
+        self.assertEqual(status, 0, err)
+        self.assertEqual([r[:3] for r in self.runs], [(10000, 1, 2), (10000, 2, 1)])
+        self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(self.model))
+        self.assertEqual(self.read(self.model + ".calibrated"), BASE)
+        self.assertIn("the base model's line scaled by 1.807", out)
+        self.assertIn("other processes took 1.0% of the cores during the real runs", out)
+        self.assertIn(f"{self.model} replaced; the model as it was is kept as {self.model}.calibrated", out)
+        # the calibrator had the model checked, then the four traces, two per run
+        calls = self.read(self.log).splitlines()
+        self.assertEqual(calls[0], f"--summary {self.model}")
+        traces = calls[1].split()[5:]
+        self.assertEqual([re.sub(r".*/(N10000-\dx\d/trace\.\d\.csv)$", r"\1", t) for t in traces],
+                         ["N10000-1x2/trace.0.csv", "N10000-1x2/trace.1.csv", "N10000-2x1/trace.0.csv",
+                          "N10000-2x1/trace.1.csv"])
+        self.assertFalse(os.path.exists(os.path.dirname(traces[0])), "the work directory is removed")
+
+    def test_libsimblas_of_the_build(self):
+        # no SIMBLAS_LIBDIR, not installed (the source tree): the libsimblas the HPL build was made against
+        with mock.patch("simblas_hpl.locations.installed", return_value=None):
+            status, out, err = self.refine("--model", self.model, "--config", "2000:1x2", unset=("SIMBLAS_LIBDIR",))
+            self.assertEqual(status, 2)
+            self.assertIn("cannot locate libsimblas", err)
+            self.assertEqual(self.runs, [])
+            self.write_build(PATCHES, libdir=self.env["SIMBLAS_LIBDIR"])
+            status, out, err = self.refine("--model", self.model, "--config", "2000:1x2", unset=("SIMBLAS_LIBDIR",))
+        self.assertEqual(status, 0, err)
+        self.assertIn(f"LD_PRELOAD={self.env['SIMBLAS_LIBDIR']}/libsimblas.so", self.runs[-1][3])
+
+    def test_busy_machine(self):
+        status, out, err = self.refine("--model", self.model, "--config", "4000:1x2", share=0.08)
+        self.assertEqual(status, 1)
+        self.assertEqual(self.read(self.model), BASE)
+        self.assertFalse(os.path.exists(self.model + ".calibrated"))
+        m = re.search(r"took 8\.0% of the cores .*left unchanged; the refined model is kept in (\S+); refine again on a quiet machine", err)
+        self.assertTrue(m, err)
+        self.addCleanup(os.unlink, m.group(1))
+        self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(m.group(1)))
+        status, out, err = self.refine("--model", self.model, "--config", "4000:1x2", "--force", share=0.08)
+        self.assertEqual(status, 0, err)
+        self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(self.model))
+
+    def test_out_keep_kernels_only(self):
+        dest = self.path("refined.model")
+        status, out, err = self.refine("--model", self.model, "-o", dest, "--config", "4000:1x2", "--keep",
+                                       self.path("kept"), "--kernels-only")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(self.read(self.model), BASE)
+        self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(dest))
+        self.assertIn(f"{dest} written", out)
+        traces = self.read(self.log).splitlines()[1].split()[5:]
+        self.assertEqual([os.path.basename(t) for t in traces], ["N4000-1x2.trace.0.csv", "N4000-1x2.trace.1.csv"])
+        for t in traces:  # the kernels' rows only
+            self.assertEqual([ln.split(",")[0] for ln in self.read(t).splitlines()], ["routine", "hpl_dlaswp00N"])
+        kept = os.listdir(self.path("kept", "N4000-1x2"))
+        self.assertTrue({"rank.sh", "trace.0.csv", "trace.1.csv"} <= set(kept), kept)
+        self.assertTrue(os.path.isfile(self.path("kept", "refined.model")))

@@ -1,0 +1,283 @@
+"""simblas-hpl refine: a calibrated model refitted on HPL's own calls, here.
+
+Real HPL (xhpl-mpi under mpirun, as validate runs it) with libsimblas
+preloaded in trace mode records every BLAS call and every memory kernel
+(hpl-patches/17) with its measured time; `simblas-calibrate --from-trace
+--base MODEL` refits the model on those calls, and the result replaces the
+model (or -o's file) atomically, the model as it was kept beside it as
+FILE.calibrated (issue 23)."""
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from .. import hpldat, model, realrun, validation
+from ..errors import CliError, note
+from ..files import copy_atomic, read_text, tail_lines
+from ..locations import default_model, simblas_libdir
+from ..results import check_output_path
+from .validate import interrupt_on_term
+
+NAME = "refine"
+ORDER = 7
+HELP = "refine a calibrated model from HPL's own calls, here"
+USAGE = ("%(prog)s [--model FILE] [-o FILE] [--n N | --config N:PxQ ...] [--keep DIR] [--force] [--kernels-only] "
+         "[--build-id ID] [--timeout SEC]")
+DESCRIPTION = ("The second step of a calibration, after `make calibrate`: run HPL for real (xhpl-mpi: Open MPI and "
+               "OpenBLAS, one rank bound to each core, one BLAS thread) with libsimblas preloaded in trace mode, so "
+               "that every BLAS call and HPL memory kernel of the run is timed as HPL makes it (its leading "
+               "dimensions, its caches, every core busy); then refit the model on those calls "
+               "(simblas-calibrate --from-trace --base MODEL) and install it: the model itself by default, replaced "
+               "atomically, the model as it was kept as MODEL.calibrated. Measure on a quiet machine: when other "
+               "processes took more than 5% of the cores during the runs, the refined model is not installed "
+               "unless --force (it is kept aside, and the message names it).")
+
+DEFAULT_N = 10000
+KERNEL_PATCH = "17-traced-memory-kernels.patch"   # HPL's memory kernels time themselves into the trace
+TRACE_HEADER = "routine,"
+
+
+def add_arguments(r):
+    r.add_argument("--model", metavar="FILE",
+                   help="the model to refine, which simblas-calibrate wrote (default: $SIMBLAS_MODEL or the "
+                        "installed one)")
+    r.add_argument("-o", "--out", metavar="FILE",
+                   help="the refined model (default: the model itself, replaced atomically); the file replaced is "
+                        "kept as FILE.calibrated unless that exists")
+    r.add_argument("--n", type=int, metavar="N",
+                   help=f"the problem size of the default runs (default {DEFAULT_N}, less when this machine's "
+                        "memory needs it)")
+    r.add_argument("--config", action="append", metavar="N:PxQ[:KEY=V,...]",
+                   help="a real run instead of the default ones (repeatable; default: N:1xC and N:Cx1, C = this "
+                        "machine's cores, one N:1x1 on one core), e.g. 10000:1x2; keys: NB and --hpl-opt's")
+    r.add_argument("--keep", metavar="DIR", help="keep the traces, HPL's output and the refined model in DIR")
+    r.add_argument("--force", action="store_true",
+                   help="install the refined model even when other processes took more than 5%% of the cores "
+                        "during the runs")
+    r.add_argument("--kernels-only", action="store_true",
+                   help="refit only HPL's memory kernels (the hpl_* lines); the BLAS lines stay the model's")
+    r.add_argument("--build-id", metavar="ID", help="the HPL build (default: the one runs use)")
+    r.add_argument("--timeout", type=float, metavar="SEC", help="stop a real run after SEC seconds")
+
+
+# ---- before any run --------------------------------------------------------------
+def check_model(path, calibrator):
+    """The model is one simblas-calibrate wrote and libsimblas reads whole
+    (simblas-calibrate --summary), or CliError."""
+    if not path:
+        raise CliError("no model to refine: give --model FILE or set SIMBLAS_MODEL (`make calibrate` writes one)")
+    model.check_calibrated(path)
+    p = subprocess.run([calibrator, "--summary", path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, errors="replace")
+    if p.returncode != 0:
+        why = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+        why = re.sub(r"^simblas-calibrate: (--summary )?", "", why)
+        kept = keep_path(path)
+        raise CliError(f"--model {path} cannot be read as a model: {why}; calibrate again (make calibrate)"
+                       + (f", or restore the model a refine kept: cp {kept} {path}" if os.path.isfile(kept) else ""))
+
+
+def plan_configs(args, cores):
+    """The real runs: --config's, or N:1xC and N:Cx1 (one N:1x1 on one core),
+    each checked against the cores and the memory; CliError otherwise."""
+    if args.n is not None and args.config:
+        raise CliError("--n sets the default runs' N; --config gives its own: give one or the other")
+    if args.config:
+        configs = [validation.parse_config(c) for c in args.config]
+    else:
+        top = realrun.real_n_max()
+        n = args.n if args.n is not None else min(DEFAULT_N, top or DEFAULT_N)
+        if n < validation.DEFAULT_NB:
+            raise CliError(f"--n {n}: must be at least NB ({validation.DEFAULT_NB})")
+        configs = ([validation.make_config(n, 1, cores), validation.make_config(n, cores, 1)] if cores > 1
+                   else [validation.make_config(n, 1, 1)])
+    labels = [c.label for c in configs]
+    if len(set(labels)) != len(labels):
+        raise CliError("--config: the same configuration is given twice")
+    for c in configs:
+        if c.ranks > cores:
+            raise CliError(f"{c.label}: {c.ranks} ranks, and this machine has {cores} core(s): the real runs bind "
+                           "one rank to each core; give P x Q <= the cores")
+        realrun.check_real_memory(c.n, c.label)
+    return configs
+
+
+def libsimblas(build):
+    """libsimblas.so to preload: SIMBLAS_LIBDIR's or the installed one, else
+    the one the HPL build was made against (its manifest's simblas_libdir)."""
+    try:
+        return os.path.join(simblas_libdir(), "libsimblas.so")
+    except CliError:
+        lib = os.path.join(build.manifest.get("simblas_libdir") or "", "libsimblas.so")
+        if os.path.isfile(lib):
+            return lib
+        raise
+
+
+# ---- the runs ----------------------------------------------------------------------
+def run_dir_name(c):
+    """A directory name for a configuration's run: N10000-1x2[-swap0...]."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "", c.label.replace(" ", "-").replace("=", ""))
+
+
+def write_rank_script(path, lib, model_path, trace_dir):
+    """The program each rank runs: xhpl-mpi (its argument) with libsimblas
+    preloaded in trace mode, its trace trace_dir/trace.RANK.csv."""
+    text = ("#!/bin/sh\n"
+            "# one rank of simblas-hpl refine's real run: HPL with libsimblas preloaded in trace mode\n"
+            "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-$$}}}\n"
+            f"SIMBLAS_MODE=trace SIMBLAS_MODEL={shlex.quote(model_path)} "
+            f"SIMBLAS_TRACE={shlex.quote(trace_dir)}/trace.$r.csv\n"
+            f"LD_PRELOAD={shlex.quote(lib)}${{LD_PRELOAD:+ $LD_PRELOAD}}\n"
+            "export SIMBLAS_MODE SIMBLAS_MODEL SIMBLAS_TRACE LD_PRELOAD\n"
+            'exec "$@"\n')
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+
+
+def traced_run(c, xhpl, lib, model_path, root, timeout=None, mpirun=None):
+    """One real run of c in trace mode under root/<its name>: (the traces,
+    one per rank, the other processes' share of the cores, the run's
+    result); CliError (status 1) when the run or its residual check fails
+    or a rank wrote no trace."""
+    d = os.path.join(root, run_dir_name(c))
+    os.makedirs(d, exist_ok=True)
+    for old in os.listdir(d):
+        if old.startswith("trace.") and old.endswith(".csv"):
+            os.unlink(os.path.join(d, old))
+    wrapper = os.path.join(d, "rank.sh")
+    write_rank_script(wrapper, lib, model_path, d)
+    watch = validation.LoadWatch()
+    watch.start()
+    res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.parse_hpl_opts(c.hpl_opt), d, timeout=timeout,
+                           mpirun=mpirun, wrapper=wrapper)
+    share = watch.stop()
+    traces = [os.path.join(d, f"trace.{r}.csv") for r in range(c.ranks)]
+    missing = [t for t in traces if not read_text(t).startswith(TRACE_HEADER)]
+    if missing:
+        raise CliError(f"the real run {c.label} PASSED but wrote no trace {missing[0]}: libsimblas "
+                       f"({lib}) was not preloaded in trace mode (see {d}/stderr.txt:\n"
+                       f"{tail_lines(read_text(os.path.join(d, 'stderr.txt')), 5)})", 1, kept=d)
+    return traces, share, res
+
+
+def kernel_rows(traces, outdir):
+    """Copies of the traces with only HPL's memory kernels (the hpl_* rows),
+    for --kernels-only: the BLAS calls are then not refitted."""
+    os.makedirs(outdir, exist_ok=True)
+    out = []
+    for t in traces:
+        dest = os.path.join(outdir, os.path.basename(os.path.dirname(t)) + "." + os.path.basename(t))
+        with open(t, errors="replace") as src, open(dest, "w") as f:
+            for i, line in enumerate(src):
+                if i == 0 or line.startswith("hpl_"):
+                    f.write(line)
+        out.append(dest)
+    return out
+
+
+def from_trace(calibrator, base, out, traces):
+    """simblas-calibrate --from-trace --base base -o out traces: the lines it
+    says (one per routine, then what it wrote); CliError (status 1) when it
+    fails."""
+    p = subprocess.run([calibrator, "--from-trace", "--base", base, "-o", out] + traces, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+    said = (p.stdout + p.stderr).rstrip("\n").splitlines()
+    if p.returncode != 0 or not os.path.isfile(out):
+        raise CliError(f"simblas-calibrate --from-trace failed (exit {p.returncode}):\n" + "\n".join(said[-10:]), 1)
+    return said
+
+
+# ---- the model in place ------------------------------------------------------------
+def keep_path(out):
+    return out + ".calibrated"
+
+
+def install(refined, out):
+    """Put refined in place of out, atomically (through out.new and a
+    rename); the file out was, if any, is first kept as out.calibrated
+    unless that exists.  Returns what was done, one sentence."""
+    kept = keep_path(out)
+    said = f"{out} written"
+    if os.path.exists(out):
+        if os.path.exists(kept):
+            said = f"{out} replaced ({kept}, kept by an earlier refine, left as it is)"
+        else:
+            copy_atomic(out, kept)
+            said = f"{out} replaced; the model as it was is kept as {kept}"
+    copy_atomic(refined, out)
+    return said
+
+
+def set_aside(refined):
+    """The refined model copied where it outlives the work directory: its path."""
+    fd, path = tempfile.mkstemp(prefix="simblas-refined-", suffix=".model")
+    os.close(fd)
+    shutil.copyfile(refined, path)
+    os.chmod(path, 0o644)
+    return path
+
+
+def main(args):
+    interrupt_on_term()
+    cores = realrun.machine_cores()
+    configs = plan_configs(args, cores)
+    base = args.model or default_model()
+    calibrator = validation.calibrator_path(why="it refits the model on the traces (--from-trace)", instead="")
+    check_model(base, calibrator)
+    base = os.path.abspath(base)
+    out = os.path.abspath(args.out or base)
+    check_output_path(out, "-o")
+    if args.keep and os.path.exists(args.keep) and not os.path.isdir(args.keep):
+        raise CliError(f"--keep {args.keep}: not a directory; give a directory (made if need be)")
+    build, xhpl = realrun.mpi_binary(args.build_id, patch=KERNEL_PATCH, why=" (its memory kernels are not traced)")
+    mpirun = realrun.mpirun_path()
+    lib = libsimblas(build)
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+        root = os.path.abspath(args.keep)
+    else:
+        root = tempfile.mkdtemp(prefix="simblas-refine-")
+    machine = validation.machine_info()
+    note(f"refining {base} from {len(configs)} real HPL run(s) in trace mode ({', '.join(c.label for c in configs)}) "
+         f"on {machine['cpu']}, {machine['cores']} core(s); load average {validation.loadavg()}")
+    keep_root = bool(args.keep)
+    try:
+        traces, shares = [], []
+        for c in configs:
+            t, share, res = traced_run(c, xhpl, lib, base, root, timeout=args.timeout, mpirun=mpirun)
+            traces += t
+            shares.append(share)
+            busy = "?" if share is None else f"{100 * share:.1f}%"
+            note(f"real {c.label}: {res['gflops']:g} Gflops in trace mode, PASSED; other processes took {busy} "
+                 f"of the cores")
+        if args.kernels_only:
+            traces = kernel_rows(traces, os.path.join(root, "kernels"))
+        refined = os.path.join(root, "refined.model")
+        said = from_trace(calibrator, base, refined, traces)
+        print("\n".join(said))
+        known = [s for s in shares if s is not None]
+        worst = max(known) if known else None
+        print(f"other processes took {'?' if worst is None else f'{100 * worst:.1f}%'} of the cores during the "
+              f"real runs (at most {100 * validation.QUIET_SHARE:g}% without --force)")
+        sys.stdout.flush()
+        if worst is not None and worst > validation.QUIET_SHARE and not args.force:
+            aside = refined if args.keep else set_aside(refined)
+            raise CliError(f"other processes took {100 * worst:.1f}% of the cores during the real runs (more than "
+                           f"{100 * validation.QUIET_SHARE:g}%): {out} left unchanged; the refined model is kept in "
+                           f"{aside}; refine again on a quiet machine (or with --force, to install what a busy one gives)", 1)
+        print(install(refined, out))
+    except CliError as e:
+        keep_root = keep_root or bool(e.kept)  # a failed run's files, which its message names
+        raise
+    finally:
+        if not keep_root:
+            shutil.rmtree(root, ignore_errors=True)
+    if args.keep:
+        note(f"traces, HPL's output and refined.model kept in {root}")
+    return 0
