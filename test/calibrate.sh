@@ -170,6 +170,24 @@ if command -v "$mk" > /dev/null && [ -f "$bld/Makefile" ]; then
     else ko "user 65534 cannot read $m: $(setpriv --reuid=65534 --regid=65534 --clear-groups "$cal" --summary "$m" 2>&1)"; fi
     chmod 700 "$tmp"
   fi
+  # make install keeps a refinement: its hook installs refined.model (simblas-hpl refine writes it
+  # beside the installed default.model) as default.model before calibrated.model; make calibrate,
+  # a new calibration, removes it
+  pd=$(dirname "$(find "$tmp/inst" -name calibrated.model | head -1)")
+  if [ -f "$pd/calibrated.model" ]; then
+    { cat "$pd/calibrated.model"; echo "# refined by the test"; } > "$pd/refined.model"
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" install-data DESTDIR="$tmp/inst" > "$tmp/inst.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && cmp -s "$pd/default.model" "$pd/refined.model" && [ -f "$pd/nominal.model" ]; then
+      ok "make install after a refine: default.model is refined.model"
+    else ko "make install after a refine: rc=$rc, default.model is not refined.model $(tail -2 "$tmp/inst.out")"; fi
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" calibrate DESTDIR="$tmp/inst" \
+      CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy" > "$tmp/make2.out" 2>&1
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" install-data DESTDIR="$tmp/inst" > "$tmp/inst.out" 2>&1
+    if [ ! -e "$pd/refined.model" ] && cmp -s "$pd/default.model" "$pd/calibrated.model"; then
+      ok "make calibrate drops the refinement; make install then installs calibrated.model"
+    else ko "after make calibrate: refined.model $(ls "$pd/refined.model" 2>&1), default.model not calibrated.model"; fi
+  else ko "make calibrate installed no calibrated.model under $tmp/inst"; fi
 else
   need "make and the build tree, to run make calibrate"
 fi

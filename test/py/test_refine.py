@@ -209,6 +209,28 @@ class Install(RefineBase):
         self.assertFalse(os.path.exists(out + ".calibrated"))
         self.assertEqual(said, f"{out} written")
 
+    def test_installed_default_kept_for_make_install(self):
+        # the installed default.model: refined.model beside it too (make install's hook prefers it to
+        # calibrated.model); any other file, or a default.model elsewhere: nothing more
+        dd = self.path("share")
+        os.makedirs(dd)
+        out = os.path.join(dd, "default.model")
+        with open(out, "w") as f:
+            f.write("calibrated\n")
+        with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": dd}):
+            said = refine.install(self.write("r1", "refined 1\n"), out)
+            self.assertEqual(self.read(os.path.join(dd, "refined.model")), "refined 1\n")
+            self.assertIn(f"also as {dd}/refined.model, which make install puts back", said)
+            other = os.path.join(dd, "mine.model")
+            refine.install(self.write("r2", "refined 2\n"), other)
+            elsewhere = self.path("default.model")
+            refine.install(self.write("r3", "refined 3\n"), elsewhere)
+        self.assertEqual(self.read(os.path.join(dd, "refined.model")), "refined 1\n")
+        self.assertEqual(sorted(os.listdir(dd)), ["default.model", "default.model.calibrated", "mine.model",
+                                                  "refined.model"])
+        with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": self.path("nowhere")}):
+            self.assertIsNone(refine.installed_copy(out))
+
     def test_failure_leaves_out(self):
         out = self.write("m.model", "calibrated\n")
         with self.assertRaises(OSError):

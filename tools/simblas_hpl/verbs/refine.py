@@ -18,7 +18,7 @@ import tempfile
 from .. import hpldat, model, realrun, validation
 from ..errors import CliError, note
 from ..files import copy_atomic, read_text, tail_lines
-from ..locations import default_model, simblas_libdir
+from ..locations import default_model, simblas_datadir, simblas_libdir
 from ..results import check_output_path
 from .validate import interrupt_on_term
 
@@ -211,7 +211,27 @@ def install(refined, out):
             copy_atomic(out, kept)
             said = f"{out} replaced; the model as it was is kept as {kept}"
     copy_atomic(refined, out)
+    installed = installed_copy(out)
+    if installed:
+        copy_atomic(refined, installed)
+        said += f"; also as {installed}, which make install puts back as the default (until make calibrate)"
     return said
+
+
+def installed_copy(out):
+    """refined.model beside the installed default.model when out is that
+    model: make install's hook installs it as default.model before
+    calibrated.model, so reinstalling SimBLAS keeps the refinement, and
+    make calibrate removes it (a new calibration supersedes it).  None for
+    any other file."""
+    dd = simblas_datadir()
+    if not dd or os.path.basename(out) != "default.model":
+        return None
+    try:
+        same = os.path.samefile(os.path.dirname(out), dd)
+    except OSError:
+        return None
+    return os.path.join(os.path.dirname(out), "refined.model") if same else None
 
 
 def set_aside(refined):
