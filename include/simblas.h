@@ -122,6 +122,15 @@ SIMBLAS_EXPORT void simblas_resume(void);
 SIMBLAS_EXPORT void simblas_poll(void);
 SIMBLAS_EXPORT void simblas_polled(int flag);
 
+/* libsimblas_pmpi's MPI_Iprobe: the flag to return for a probe of
+ * (source, tag, comm) whose PMPI_Iprobe said FLAG.  With SIMBLAS_PROBE=
+ * lagged under smpirun, a message that was not there at the rank's
+ * previous probe of the same (source, tag, comm), with no other MPI call
+ * between, is not seen yet: Open MPI's probe looks at its queue, then
+ * progresses, so the probe that pulls a message in says 0 and the next
+ * one says 1.  Otherwise FLAG. */
+SIMBLAS_EXPORT int simblas_probed(int flag, int source, int tag, const void *comm);
+
 /* libsimblas_pmpi's MPI_Init calls simblas_rank_started() once the rank
  * runs: the program's code starts (SIMBLAS_CODE_CLOCK), and what
  * simblas_app.h needs of the rank (its host, for simblas_message_time)

@@ -29,6 +29,9 @@ typedef struct inject_rank {
   double code_t0;   /* SIMBLAS_CODE_CLOCK: CPU clock when the program's code resumed, -1: in SimBLAS or MPI */
   double code_s;    /* the program's own code, seconds charged */
   double code_owed; /* ... not injected yet */
+  /* SIMBLAS_PROBE=lagged: the rank's last MPI call was a failed MPI_Iprobe of (src, tag, comm) */
+  int probe_failed, probe_src, probe_tag, in_probe;
+  const void *probe_comm;
 } inject_rank;
 
 static void inject_rank_init(void *p, const sb_rank *r)
@@ -212,11 +215,13 @@ static void inject_poll(inject_rank *s, double t)
   s->flushes++;
 }
 
+static void flush_mpi(int poll);
+
 void simblas_poll(void)
 {
   sb_init();
   if (sb_cfg.poll_cost <= 0 || !sb_smpi_active()) {
-    simblas_flush();
+    flush_mpi(1);
     return;
   }
   sb_rank *r = sb_rank_self();
@@ -248,13 +253,46 @@ void simblas_poll(void)
 void simblas_polled(int flag)
 {
   simblas_resume();
-  if (sb_cfg.poll_cost <= 0 || !sb_smpi_active())
+  if (!sb_smpi_active())
     return;
   inject_rank *s = IJ(sb_rank_self());
+  if (!s->in_probe) /* another poll (MPI_Test ...) progresses too */
+    s->probe_failed = 0;
+  s->in_probe = 0;
+  if (sb_cfg.poll_cost <= 0)
+    return;
   s->spins = flag ? 0 : s->spins + 1;
 }
 
-void simblas_flush(void)
+/* SIMBLAS_PROBE=lagged: Open MPI's MPI_Iprobe (ob1 and ucx) looks for a
+ * match in the messages it has already taken in, and only when there is
+ * none progresses (takes in what arrived) before it returns 0: a message
+ * that arrived after the rank's previous MPI call is seen one probe
+ * later.  HPL's probe loops (HPL_bcast between the chunks of the update)
+ * make no other MPI call, so in a 1xQ run with look-ahead the root of a
+ * panel waits in MPI_Send a chunk of dgemm longer than SMPI says.  MPICH
+ * looks again after progressing: immediate, SMPI's own semantics. */
+int simblas_probed(int flag, int source, int tag, const void *comm)
+{
+  if (sb_cfg.probe != SB_PROBE_LAGGED || !sb_smpi_active())
+    return flag;
+  inject_rank *s = IJ(sb_rank_self());
+  int same = s->probe_failed && s->probe_src == source && s->probe_tag == tag && s->probe_comm == comm;
+  s->in_probe = 1;
+  if (flag && same) { /* it arrived since that probe: this one only takes it in */
+    s->probe_failed = 0;
+    return 0;
+  }
+  s->probe_failed = !flag;
+  s->probe_src = source;
+  s->probe_tag = tag;
+  s->probe_comm = comm;
+  return flag;
+}
+
+/* a call into MPI: pay what the rank owes (SIMBLAS_MERGE); poll: a poll's
+ * (it may be a spin loop's, and it does not forget the rank's last probe) */
+static void flush_mpi(int poll)
 {
   if (sb_mode_now == SB_MODE_UNSET || !sb_smpi_active())
     return;
@@ -262,10 +300,15 @@ void simblas_flush(void)
   inject_rank *s = IJ(r);
   if (sb_cfg.code_clock)
     code_stop(s);
-  s->spins = 0; /* an MPI call other than a poll: not a spin loop */
+  if (!poll) {
+    s->spins = 0; /* an MPI call other than a poll: not a spin loop */
+    s->probe_failed = 0; /* it progressed: what arrived is taken in */
+  }
   if (sb_cfg.merge)
     flush(r, s);
 }
+
+void simblas_flush(void) { flush_mpi(0); }
 
 void simblas_rank_started(void)
 {

@@ -14,6 +14,9 @@
 #include "model.h"
 #include "rank.h"
 
+/* SIMBLAS_PROBE's values, in settings.def's order */
+enum { SB_PROBE_IMMEDIATE, SB_PROBE_LAGGED };
+
 /* at initialisation, in every mode: what merging, polls and the code
  * clock need (stops with a message when the program lacks it) */
 SB_HIDDEN void sb_inject_open(const sb_model *m);

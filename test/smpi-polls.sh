@@ -7,6 +7,9 @@
 #     count among all ranks), and sees the message within one poll;
 #   - a poll between BLAS calls costs exactly SIMBLAS_POLL_COST;
 #   - SIMBLAS_POLL_USAGE (the energy's polling load) changes no time;
+#   - a message that arrives between two probes of a rank working in
+#     chunks is seen at the next probe (SIMBLAS_PROBE=immediate, SMPI's),
+#     or at the one after (lagged, Open MPI's);
 #   - a bad SIMBLAS_POLL_COST stops with a message naming it.
 set -u
 prog=smpi-polls.sh
@@ -86,11 +89,30 @@ run eight 9 SIMBLAS_POLL_COST=$COST
 run grow16 2 SIMBLAS_POLL_COST=$COST SIMBLAS_POLL_GROWTH=16
 run usage 9 SIMBLAS_POLL_COST=$COST SIMBLAS_POLL_USAGE=0.8
 run cap 2 SIMBLAS_POLL_COST=$COST SIMBLAS_POLL_GROWTH=16 SIMBLAS_POLL_MAX=1e-5
+run lagged 2 SIMBLAS_POLL_COST=$COST SIMBLAS_PROBE=lagged
+
+# check_chunk NAME LATE: the chunked probe saw the message after LATE
+# chunks past the first probe after the send (0: immediate, 1: lagged)
+check_chunk() {
+  awk -v name="$1" -v late="$2" -v c="$COST" '
+    $1 == "CSENT" { s = $2 }
+    $1 == "CHUNK" {
+      if (s == "") { print "FAIL " name ": no CSENT line before the CHUNK line"; exit }
+      n++; d = $2 - s; lo = late * $3; hi = (late + 1) * $3 + 4 * c
+      if (d < lo - 1e-12 || d > hi + 1e-12)
+        printf "FAIL %s: the probe saw the message %.6g s after its send; %g to %g s expected (chunks of %.6g s)\n", name, d, lo, hi, $3
+      else print "OK"
+    }
+    END { if (!n) print "FAIL " name ": no CHUNK line" }
+  ' "$WORK/$1.out"
+}
 {
   check_spin one 1; check_work one
   check_spin eight 1; check_work eight
   check_spin grow16 16; check_work grow16
   check_spin cap 16 1e-5; check_work cap
+  check_chunk one 0; check_chunk eight 0; check_chunk lagged 1
+  check_work lagged  # a probe between BLAS calls with no message is charged as before
   # the polling load changes the energy, not the time
   if [ -s "$WORK/eight.out" ] && cmp -s <(sort "$WORK/eight.out") <(sort "$WORK/usage.out"); then echo OK
   else echo "FAIL usage: SIMBLAS_POLL_USAGE=0.8 changed the times (diff: eight.out usage.out)"; fi

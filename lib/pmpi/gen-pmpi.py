@@ -7,7 +7,8 @@ PMPI_ version, then simblas_resume() (the program's own code runs again,
 for SIMBLAS_CODE_CLOCK).  MPI_Init and MPI_Init_thread call simblas_rank_started()
 after (the rank's host, for simblas_message_time).  The polls (MPI_Iprobe,
 MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall) call simblas_poll() instead,
-and simblas_polled(*flag) after.
+and simblas_polled(*flag) after; MPI_Iprobe's flag goes through
+simblas_probed() first (SIMBLAS_PROBE).
 Usage: gen-pmpi.py /usr/include/smpi/smpi.h > out.c
 """
 import re
@@ -35,6 +36,11 @@ for ret, name, args in calls:
             names.append(m.group(1))
         params, names = args, ', '.join(names)
     call = 'P%s(%s)' % (name, names)
+    if name == 'MPI_Iprobe':  # SIMBLAS_PROBE: when the probe sees a message
+        out.append('%s %s(%s)\n{\n  simblas_poll();\n  %s r = %s;\n'
+                   '  *flag = simblas_probed(*flag, source, tag, (const void *)comm);\n'
+                   '  simblas_polled(*flag);\n  return r;\n}\n' % (ret, name, params, ret, call))
+        continue
     if name in POLLS:
         out.append('%s %s(%s)\n{\n  simblas_poll();\n  %s r = %s;\n  simblas_polled(*flag);\n  return r;\n}\n'
                    % (ret, name, params, ret, call))

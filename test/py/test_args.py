@@ -69,6 +69,9 @@ class Refused(Sandbox):
         self.refused("roll-merge -1: must be >= 0", *RUN4, "--p", 2, "--q", 2, "--roll-merge", -1)
         self.refused("roll-merge merges the messages of a modelled run",
                      *RUN4, "--p", 2, "--q", 2, "--roll-merge", 0, "--mode", "passthrough")
+        self.refused("--probe lagged is libsimblas_pmpi's MPI_Iprobe wrapper, which model mode preloads",
+                     *RUN4, "--p", 2, "--q", 2, "--probe", "lagged", "--mode", "passthrough")
+        self.refused("invalid choice: 'late'", *RUN4, "--p", 2, "--q", 2, "--probe", "late")
 
     def test_setting_needs(self):
         # the rule is lib/settings.def's SB_NEEDS row, read from settings.json

@@ -162,6 +162,9 @@ class DryRun(Sandbox):
     def test_opt_ins_reach_hpl(self):
         out = self.run_ok("--n", 8000, "--nb", 128, "--p", 4, "--q", 4, "--pivot-every", 32)[0]
         self.assertIn("SIMBLAS_PIVOT_EVERY=32", out)  # patch 13
+        self.assertNotIn("SIMBLAS_PROBE", out)  # SMPI's own probe by default
+        out = self.run_ok("--n", 8000, "--nb", 128, "--p", 4, "--q", 4, "--probe", "lagged")[0]
+        self.assertIn("SIMBLAS_PROBE=lagged", out)  # libsimblas_pmpi's MPI_Iprobe, as Open MPI's
         out = self.run_ok("--n", 8000, "--nb", 128, "--p", 4, "--q", 4, "--roll-merge", 0)[0]
         self.assertIn("SIMBLAS_ROLL_MERGE=0", out)  # patch 14
         out = self.run_ok("--n", 8000, "--nb", 128, "--p", 4, "--q", 4, "--energy", "100:120:200")[0]

@@ -225,6 +225,38 @@ class Verb(VerbBase):
             self.assertEqual(status, 2)
             self.assertIn("no model file", err)
 
+    def test_probe_follows_the_real_mpi(self):
+        """The model-mode simulations probe as the real runs' MPI does:
+        lagged for Open MPI, immediate for an MPICH (mpirun --version);
+        --probe says otherwise; passthrough has none."""
+        calls, real, _, mpirun, cores = self.fakes(100.0)
+        seen = []
+
+        def sim(plan, workdir, quiet=False):
+            seen.append((plan.mode, plan.probe))
+            return mock.Mock(summary={"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 0.5})
+        fake = self.path("mpirun")
+        for said, args, want in (("mpirun (Open MPI) 4.1.4", (), "lagged"),
+                                 ("HYDRA build details:\n    Version: 4.0.2", (), "immediate"),
+                                 ("mpirun (Open MPI) 4.1.4", ("--probe", "immediate"), "immediate")):
+            with open(fake, "w") as f:
+                f.write(f"#!/bin/sh\nprintf '{said}\\n'\n")
+            os.chmod(fake, 0o755)
+            self.env["SIMBLAS_MPIRUN"] = fake
+            seen.clear()
+            js = self.path("p.json")
+            with real, mpirun, cores, mock.patch("simblas_hpl.validation.simulate", sim):
+                status, out, err = self.cli("validate", "--config", "4000:1x2", "--runs", 1, "--passthrough",
+                                            "--no-reference-speed", "--json", js, *args)
+            with self.subTest(said=said, args=args):
+                self.assertEqual(status, 0, err)
+                self.assertEqual(seen, [("model", want), ("passthrough", "immediate")])
+                sims = json.load(open(js))["simulations"]
+                self.assertEqual([s["probe"] for s in sims.values()], [want, None])
+                self.assertIn(f"probe {want}", out)
+                if not args:
+                    self.assertIn(f"with --probe {want}: the real runs' MPI is {said.splitlines()[0]}", err)
+
     def test_refused(self):
         calls, *patches = self.fakes(100.0)
         with patches[0], patches[1], patches[2], patches[3]:

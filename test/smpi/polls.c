@@ -19,6 +19,15 @@
  *    more call, and prints
  *      WORK <rank> <K> <MPI_Wtime delta> <injected BLAS seconds>
  *    Each poll between work costs exactly c: delta = injected + K c.
+ * 3. Chunks (SIMBLAS_PROBE): rank 0 computes for WAIT, sends one int to
+ *    rank 1 and prints
+ *      CSENT <seconds from the start>
+ *    rank 1 works in chunks of WAIT/3.3 (modelled dgemm calls) with one
+ *    MPI_Iprobe after each, as HPL's update between its broadcast probes,
+ *    and prints
+ *      CHUNK <seconds to the probe that saw it> <its chunk's length>
+ *    immediate: the first probe after the send sees it; lagged (Open
+ *    MPI's): the next one.
  * The script judges the numbers.
  */
 #include <mpi.h>
@@ -66,6 +75,26 @@ int main(int argc, char **argv)
   injected += simblas_execute("dgemm", 64, 64, 64);
   double dt = MPI_Wtime() - t0;
   printf("WORK %d %d %.12g %.12g\n", rank, K, dt, injected);
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t0 = MPI_Wtime();
+  if (rank == 0) {
+    for (double t = 0; t < wait;)
+      t += simblas_execute("dgemm", 64, 64, 64);
+    printf("CSENT %.12g\n", MPI_Wtime() - t0);
+    MPI_Send(&x, 1, MPI_INT, 1, 3, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    double chunk = 0;
+    flag = 0;
+    while (!flag) {
+      chunk = 0;
+      while (chunk < wait / 3.3)
+        chunk += simblas_execute("dgemm", 64, 64, 64);
+      MPI_Iprobe(0, 3, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+    printf("CHUNK %.12g %.12g\n", MPI_Wtime() - t0, chunk);
+    MPI_Recv(&x, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
   fflush(stdout);
   MPI_Finalize();
   return 0;

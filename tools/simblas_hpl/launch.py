@@ -137,6 +137,8 @@ def run_env(plan, workdir):
     if link:  # libsimblas's message times (simblas_message_time) with SMPI's factors
         env["SIMBLAS_LAT_FACTOR"] = link.lat_factor
         env["SIMBLAS_BW_FACTOR"] = link.bw_factor
+    if plan.probe == "lagged":
+        env["SIMBLAS_PROBE"] = "lagged"  # a message is seen one MPI_Iprobe later, as Open MPI sees it
     if plan.mode == "model" and plan.waits == "block":
         env["SIMBLAS_BLOCKING_WAITS"] = "1"  # patch 12: HPL's spin-waits receive blocking
     if plan.mode == "model" and not plan.energy and plan.platform.own_core:

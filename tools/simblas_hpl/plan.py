@@ -17,6 +17,7 @@ from .locations import data_root, default_model, simblas_libdir, tool
 
 DEFAULT_NB = 128
 DEFAULT_HPL_CODE = "timed"    # --hpl-code: HPL's own code costs its measured CPU time
+PROBES = ("immediate", "lagged")   # --probe: SMPI's (and MPICH's) MPI_Iprobe, or Open MPI's
 SOLVE_MESSAGES_MAX = 2e6     # --iterations: skip HPL's solve beyond that many messages
 SPEEDUP_RANGE = (1e-6, 1e6)  # --speedup: beyond, host speeds overflow in SimGrid (1e300: "The Impossible Did Happen")
 
@@ -40,6 +41,7 @@ class RunOptions:
     energy: Optional[str] = None
     iprobe: Optional[float] = None
     waits: Optional[str] = None
+    probe: Optional[str] = None     # immediate | lagged (SIMBLAS_PROBE)
     pivot_every: Optional[int] = None
     roll_merge: Optional[int] = None
     no_merge: bool = False
@@ -93,6 +95,7 @@ class RunPlan:
     blocksize: int                          # smpi/shared-malloc-blocksize
     hpl_code: str                           # timed | free
     waits: str                              # block | poll
+    probe: str                              # immediate | lagged: when MPI_Iprobe sees a message (SIMBLAS_PROBE)
     progress_every: float                   # s between progress lines (0: none)
     per_rank_polls: bool                    # xhpl links libsimblas_pmpi
     libdir: Optional[str] = None            # libsimblas's (model mode: preloaded)
@@ -222,6 +225,12 @@ def make_plan(o):
 
     hpl_code = o.hpl_code or DEFAULT_HPL_CODE
     waits = o.waits or ("poll" if energy else "block")
+    probe = o.probe or "immediate"
+    if probe not in PROBES:
+        raise CliError(f"--probe {probe}: not one of {', '.join(PROBES)}")
+    if probe == "lagged" and o.mode != "model":
+        raise CliError("--probe lagged is libsimblas_pmpi's MPI_Iprobe wrapper, which model mode preloads and "
+                       "passthrough does not: use --mode model, or drop --probe")
     malloc = malloc_lib = None
     if o.mode == "model":
         malloc, malloc_lib = memory.resolve_malloc(o.malloc or "auto")
@@ -349,7 +358,7 @@ def make_plan(o):
     return RunPlan(
         n=n, nb=nb, p=p, q=q, mode=o.mode, hpl=opts, platform=platform, energy=energy, speedup=speedup,
         model=os.path.abspath(model_path), reference_speed=ref, model_nominal=model.is_nominal(model_path),
-        xhpl=xhpl, build=build, smpirun=smpirun, blocksize=blocksize, hpl_code=hpl_code, waits=waits,
+        xhpl=xhpl, build=build, smpirun=smpirun, blocksize=blocksize, hpl_code=hpl_code, waits=waits, probe=probe,
         progress_every=progress_every, per_rank_polls=per_rank_polls, libdir=libdir, no_merge=o.no_merge,
         iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,

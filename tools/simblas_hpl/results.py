@@ -442,6 +442,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         summary["hpl_code_timer"] = ("simblas" if plan.code_clock else
                                      "smpi" if plan.hpl_code == "timed" else None)
         summary["waits"] = plan.waits
+        summary["probe"] = plan.probe
         summary["malloc"] = plan.malloc
         summary["pivot_every"] = plan.pivot_every or 1
         summary["roll_merge"] = 1 if plan.roll_merge is None else plan.roll_merge

@@ -56,6 +56,8 @@ def identity(plan):
     keep = ("n", "nb", "p", "q", "mode", "hpl", "speedup", "model", "xhpl", "hpl_code", "waits", "no_merge",
             "iprobe", "pivot_every", "roll_merge", "iterations", "samples", "malloc", "hugepages", "seed", "noise")
     ident = {k: getattr(plan, k) for k in keep}
+    if plan.probe != "immediate":  # (spread directories made before --probe stay resumable)
+        ident["probe"] = plan.probe
     ident["platform"] = plan.platform.spec
     ident["bw"], ident["lat"] = plan.platform.bw, plan.platform.lat
     ident["node_speeds"] = plan.node_speeds.file_text() if plan.node_speeds else None

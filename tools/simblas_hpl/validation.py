@@ -356,6 +356,22 @@ class Simulation:
     mode: str
     model: Optional[str] = None
     network: Optional[str] = None   # run --network: a file, 'none', None (the installed one, if any)
+    probe: Optional[str] = None     # run --probe (model mode): the real runs' MPI's (real_probe)
+
+
+def real_probe(mpirun):
+    """run --probe for the MPI of the real runs: 'lagged' for Open MPI (its
+    MPI_Iprobe looks at the messages it has taken in, then progresses:
+    ompi/mca/pml/ob1/pml_ob1_iprobe.c, and pml/ucx alike), 'immediate'
+    for the others (MPICH's looks again after progressing), with what
+    `mpirun --version` says."""
+    try:
+        said = subprocess.run([mpirun, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace", timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        said = ""
+    first = said.strip().splitlines()[0] if said.strip() else "?"
+    return ("lagged" if "Open MPI" in said or "OpenRTE" in said else "immediate"), first
 
 
 def simulate_configs(configs, sim, cores, workroot, build_id=None, timeout=None, log=note):
@@ -364,7 +380,7 @@ def simulate_configs(configs, sim, cores, workroot, build_id=None, timeout=None,
     for i, c in enumerate(configs):
         plan = make_plan(RunOptions(n=c.n, nb=c.nb, p=c.p, q=c.q, cores_per_node=cores, mode=sim.mode,
                                     model=sim.model, hpl_opt=c.hpl_opt, build_id=build_id, timeout=timeout,
-                                    network=sim.network))
+                                    network=sim.network, probe=sim.probe if sim.mode == "model" else None))
         d = tempfile.mkdtemp(prefix=f"sim-{i}-", dir=workroot)
         res = simulate(plan, d, quiet=True).summary
         shutil.rmtree(d, ignore_errors=True)
@@ -427,6 +443,7 @@ def build_report(configs, real, sims, sim_results, machine, runs, build, started
         if errs:
             nets = {r["sim"][s.name].get("network") for r in rows if s.name in r["sim"]}
             summary[s.name] = {"mode": s.mode, "model": s.model, "network": nets.pop() if len(nets) == 1 else None,
+                               "probe": s.probe if s.mode == "model" else None,
                                "max_abs_error_pct": max(abs(e) for e in errs),
                                "mean_error_pct": round(sum(errs) / len(errs), 2),
                                "within_3pct": sum(abs(e) <= 3 for e in errs), "configs": len(errs),
@@ -476,6 +493,7 @@ def table(report):
         lines.append(f"{s}: worst {v['max_abs_error_pct']:.1f}%, mean {v['mean_error_pct']:+.1f}%, "
                      f"{v['within_3pct']} of {v['configs']} within 3%; network "
                      f"{v.get('network') or 'SimGrid defaults, assumed loopback'}"
+                     + (f"; probe {v['probe']}" if v.get("probe") else "")
                      + (f"; ranked otherwise than the real runs: {'; '.join(v['misranked'])}" if v["misranked"]
                         else "") + drift_text(v.get("reference_speed"), report.get("reference_speed")))
     if adj:

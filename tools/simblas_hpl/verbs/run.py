@@ -63,6 +63,12 @@ def add_arguments(r):
                         "does (MPI_Iprobe in a loop: one simulator step per failed poll, the polling load in the "
                         "energy), 'block' in MPI_Recv (same messages, far faster to simulate); default block, "
                         "poll with --energy")
+    r.add_argument("--probe", choices=["immediate", "lagged"],
+                   help="model mode: when HPL's MPI_Iprobe sees a panel that arrived since the rank's previous "
+                        "probe: 'immediate' as SMPI and MPICH-based MPIs (MPICH looks again after progressing), "
+                        "'lagged' one probe later, as Open MPI (its probe looks at what it has taken in, then "
+                        "progresses): the root of a broadcast waits in MPI_Send a chunk of the receiver's update "
+                        "longer. Choose the target's MPI; default immediate (validate chooses the real runs' MPI)")
     r.add_argument("--pivot-every", type=int, metavar="K",
                    help="model mode, opt-in: only every K-th column of a panel exchanges its pivot for real; the "
                         "others wait at a barrier of the process column and then as long as the panel's real "

@@ -66,6 +66,9 @@ def add_arguments(v):
                    help="the simulations' network file (simblas-calibrate --network; run's --network): default the "
                         "installed default.network if any, 'none': SimGrid's default factors and the assumed link "
                         "between cores")
+    v.add_argument("--probe", choices=["immediate", "lagged"],
+                   help="the model-mode simulations' --probe (run's): default the real runs' MPI's, lagged for "
+                        "Open MPI (mpirun --version), immediate for the others")
     v.add_argument("--cores-per-node", type=int, metavar="C",
                    help="cores of the simulated host (default: this machine's, %d)" % machine_cores())
     v.add_argument("--build-id", metavar="ID", help="the HPL build (default: the one runs use)")
@@ -115,13 +118,14 @@ def main(args):
     if args.plot:
         check_output_path(args.plot + ".svg", "--plot")
     sims = []
+    probe = args.probe or "lagged"  # checked so; the real runs' MPI's below, once nothing is refused
     models = args.model or [default_model()]
     if not args.no_model:
         for m in models:
             if not m:
                 raise CliError("no model file: give --model FILE or set SIMBLAS_MODEL")
             sims.append(validation.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m),
-                                              args.network))
+                                              args.network, probe))
     if args.passthrough:
         # passthrough times the real BLAS; the model only gives the hosts' speed (its reference speed on both
         # sides of SMPI's conversion), so the first --model serves, and --no-model --model FILE works
@@ -139,7 +143,7 @@ def main(args):
         for c in configs:
             make_plan(RunOptions(n=c.n, nb=c.nb, p=c.p, q=c.q, cores_per_node=cores, mode=s.mode, model=s.model,
                                  hpl_opt=c.hpl_opt, build_id=args.build_id, timeout=args.timeout,
-                                 network=s.network))
+                                 network=s.network, probe=s.probe if s.mode == "model" else None))
     build, _ = builds.choose(args.build_id)
     real_from = speed = speeds = None
     if args.real:
@@ -150,6 +154,11 @@ def main(args):
         mpirun_path()
         if not args.no_reference_speed:
             speed = validation.SpeedProbe(validation.calibrator_path(), validation.speed_shapes(sims))
+    if not args.probe and any(s.mode == "model" for s in sims):
+        probe, said = validation.real_probe(os.environ.get("SIMBLAS_MPIRUN") or shutil.which("mpirun") or "mpirun")
+        for s in sims:
+            s.probe = probe if s.mode == "model" else None
+        note(f"model-mode simulations with --probe {probe}: the real runs' MPI is {said}")
     machine = validation.machine_info()
     started = validation.now_iso()
     t0 = time.monotonic()
