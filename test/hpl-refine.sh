@@ -52,6 +52,12 @@ if refine --model "$tmp/m.model" --config 2000:1x2 --force --keep "$tmp/keep" > 
   else ko "m.model.calibrated: $(ls "$tmp"); $(tail -1 "$tmp/r.out")"; fi
   grep -q 'PASSED' "$tmp/keep/N2000-1x2/stdout.txt" && [ -s "$tmp/keep/N2000-1x2/trace.1.csv" ] \
     && ok "--keep: HPL's output (PASSED) and the traces kept" || ko "--keep: $(ls "$tmp/keep" "$tmp/keep/N2000-1x2")"
+  # one rank alone, traced, not refitted on: its dgemm speed against the 1x2 run's, a sane ratio or said
+  solo=$(awk '$1 == "meta" && $2 == "solo_speed" { print $3 }' "$tmp/m.model")
+  if grep -q 'PASSED' "$tmp/keep/N2000-1x1/stdout.txt" && { { [ -n "$solo" ] && awk -v s="$solo" 'BEGIN { exit !(s >= 0.8 && s <= 1.5) }' \
+       && grep -q "meta solo_speed $solo" "$tmp/r.out"; } || grep -q "outside 0.8-1.5: not recorded" "$tmp/r.out"; }; then
+    ok "one rank alone (N=2000 1x1, PASSED): meta solo_speed ${solo:-not recorded}"
+  else ko "the solo run: solo_speed '$solo'; $(grep -i 'alone' "$tmp/r.out" "$tmp/r.err" | tail -2)"; fi
 else
   ko "refine failed: $(tail -5 "$tmp/r.err")"
 fi

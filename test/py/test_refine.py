@@ -73,10 +73,13 @@ class RefineBase(Sandbox):
         self.runs.append((n, p, q, script))
         self.assertIn("SIMBLAS_MODE=trace", script)
         self.assertIn(f"SIMBLAS_TRACE={workdir}/trace.$r.csv", script)
+        # a trailing update's dgemm: 10% slower than the model with every core busy, as the model alone
+        big = "0.02" if p * q == 1 else "0.022"
         for r in range(p * q):
             with open(os.path.join(workdir, f"trace.{r}.csv"), "w") as f:
                 f.write("routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n"
-                        f"dgemm,128,128,128,1e-4,1.1e-4,{r},0,0\nhpl_dlaswp00N,128,128,0,1e-4,2e-4,{r},0,4000\n")
+                        f"dgemm,128,128,128,1e-4,1.1e-4,{r},0,0\nhpl_dlaswp00N,128,128,0,1e-4,2e-4,{r},0,4000\n"
+                        f"dgemm,2000,2000,128,0.02,{big},{r},0,4000\n")
         return {"gflops": 50.0, "hpl_time_s": 1.0, "wall_s": 1.5}
 
     def refine(self, *args, share=0.01, cores=2, env=None, unset=()):
@@ -243,8 +246,11 @@ class Verb(RefineBase):
     def test_refine_in_place(self):
         status, out, err = self.refine("--model", self.model)
         self.assertEqual(status, 0, err)
-        self.assertEqual([r[:3] for r in self.runs], [(10000, 1, 2), (10000, 2, 1)])
+        # the all-core runs, then one rank alone: not refitted on, its dgemm against theirs
+        self.assertEqual([r[:3] for r in self.runs], [(10000, 1, 2), (10000, 2, 1), (10000, 1, 1)])
         self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(self.model))
+        self.assertIn("\nmeta solo_speed 1.1000 N=10000 1x1 against 2 all-core run(s)\n", self.read(self.model))
+        self.assertIn("one core alone ran HPL's dgemm +10.0% faster than with every core busy", out)
         self.assertEqual(self.read(self.model + ".calibrated"), BASE)
         self.assertIn("the base model's line scaled by 1.807", out)
         self.assertIn("other processes took 1.0% of the cores during the real runs", out)
@@ -257,6 +263,38 @@ class Verb(RefineBase):
                          ["N10000-1x2/trace.0.csv", "N10000-1x2/trace.1.csv", "N10000-2x1/trace.0.csv",
                           "N10000-2x1/trace.1.csv"])
         self.assertFalse(os.path.exists(os.path.dirname(traces[0])), "the work directory is removed")
+
+    def test_no_solo(self):
+        # --no-solo: the all-core runs only, no meta solo_speed; a config of one rank is the solo run's
+        # own kind, so none is added either
+        status, out, err = self.refine("--model", self.model, "--no-solo")
+        self.assertEqual(status, 0, err)
+        self.assertEqual([r[:3] for r in self.runs], [(10000, 1, 2), (10000, 2, 1)])
+        self.assertNotIn("solo_speed", self.read(self.model))
+        self.runs.clear()
+        status, out, err = self.refine("--model", self.model, "--config", "6000:1x1", "--config", "6000:1x2")
+        self.assertEqual(status, 0, err)
+        self.assertEqual([r[:3] for r in self.runs], [(6000, 1, 1), (6000, 1, 2)])
+        self.assertNotIn("solo_speed", self.read(self.model))
+
+    def test_solo_out_of_range_not_recorded(self):
+        # one rank alone 2.2 times as fast (a run disturbed): said, not written
+        real = self.fake_run
+
+        def fast_alone(xhpl, n, nb, p, q, opts, workdir, **kw):
+            res = real(xhpl, n, nb, p, q, opts, workdir, **kw)
+            if p * q == 1:
+                t = os.path.join(workdir, "trace.0.csv")
+                with open(t) as f:
+                    text = f.read().replace("0.02,0.02,", "0.02,0.01,")
+                with open(t, "w") as f:
+                    f.write(text)
+            return res
+        self.fake_run = fast_alone
+        status, out, err = self.refine("--model", self.model)
+        self.assertEqual(status, 0, err)
+        self.assertIn("2.200 times as fast as with every core busy, outside 0.8-1.5: not recorded", out)
+        self.assertNotIn("solo_speed", self.read(self.model))
 
     def test_libsimblas_of_the_build(self):
         # no SIMBLAS_LIBDIR, not installed (the source tree): the libsimblas the HPL build was made against

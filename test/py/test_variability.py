@@ -123,6 +123,40 @@ class Factors(Sandbox):
         self.refused_line("--noise draws the modelled kernels' times", "--p", 2, "--q", 2, "--noise", "--mode",
                           "passthrough")
 
+    def test_occupancy(self):
+        """A host given fewer ranks than cores runs faster by the model's
+        meta solo_speed (simblas-hpl refine's), linearly in its idle
+        cores; times the node speeds; none without the line, with --node,
+        or in passthrough."""
+        m = self.path("solo.model")
+        with open(m, "w") as fh:
+            fh.write(TWO_CORES.replace("reference-speed", "meta solo_speed 1.06 N=10000 1x1\nreference-speed", 1))
+        f, sh = self.dry_factors("--p", 1, "--q", 1, "--cores-per-node", 2, "--model", m, keep=self.path("one"))
+        self.assertEqual(f, {"node-0": 1.06})
+        self.assertIn("SIMBLAS_HOST_FACTORS=", sh)
+        # 5 ranks on 4-core hosts: node-1 has 1 rank of 4 (the whole factor); on 3 of 4, a third of it
+        f, _ = self.dry_factors("--p", 1, "--q", 5, "--cores-per-node", 4, "--model", m, keep=self.path("five"))
+        self.assertEqual(f, {"node-1": 1.06})
+        f, _ = self.dry_factors("--p", 1, "--q", 3, "--cores-per-node", 4, "--model", m, keep=self.path("three"))
+        self.assertAlmostEqual(f["node-0"], 1.02, places=9)
+        speeds = self.path("speeds")
+        with open(speeds, "w") as fh:
+            fh.write("node-0 0.9\n")
+        f, _ = self.dry_factors("--p", 1, "--q", 1, "--cores-per-node", 2, "--model", m, "--node-speeds", speeds,
+                                keep=self.path("both"))
+        self.assertAlmostEqual(f["node-0"], 0.9 * 1.06, places=9)
+        status, out, err, d = self.dry(*RUN, "--p", 2, "--q", 2, "--cores-per-node", 2, "--model", m,
+                                       keep=self.path("full"))
+        self.assertNotIn("SIMBLAS_HOST_FACTORS", self.read(d, "run.sh"))  # every core busy: the calibration's
+        for name, text in (("none", TWO_CORES), ("wild", TWO_CORES.replace("reference-speed",
+                                                                          "meta solo_speed 3\nreference-speed", 1))):
+            other = self.path(name + ".model")
+            with open(other, "w") as fh:
+                fh.write(text)
+            status, out, err, d = self.dry(*RUN, "--p", 1, "--q", 1, "--cores-per-node", 2, "--model", other,
+                                           keep=self.path("d-" + name))
+            self.assertNotIn("SIMBLAS_HOST_FACTORS", self.read(d, "run.sh"), name)
+
     def test_noise_seed_and_no_variability(self):
         m = self.path("two.model")
         with open(m, "w") as fh:

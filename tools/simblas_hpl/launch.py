@@ -158,7 +158,7 @@ def run_env(plan, workdir):
         env["SIMBLAS_SEED"] = str(plan.seed)  # the ranks' random streams (--noise)
     if plan.noise:
         env["SIMBLAS_NOISE"] = "1"  # each kernel drawn from the model's noise
-    if plan.node_speeds:
+    if plan.node_speeds or plan.occupancy:
         env["SIMBLAS_HOST_FACTORS"] = os.path.join(workdir, HOST_FACTORS)  # every kernel of a host / its factor
     if fold_block(plan.blocksize) != FOLD_BLOCK:  # the fold block must be a multiple of SMPI's
         env["SIMBLAS_FOLD_BLOCK"] = str(plan.blocksize)
@@ -195,6 +195,17 @@ def shell_line(cmd, env, workdir):
             + " " + " ".join(shlex.quote(c) for c in cmd))
 
 
+def host_factors_text(plan):
+    """SIMBLAS_HOST_FACTORS's file: each host's node speed (--node-spread,
+    --slow-nodes, --node-speeds) times its occupancy factor (a host with
+    idle cores, the model's meta solo_speed)."""
+    speeds = dict(plan.node_speeds.factors) if plan.node_speeds else {}
+    for h, f in (plan.occupancy or {}).items():
+        speeds[h] = speeds.get(h, 1.0) * f
+    return "# host speed factor (simblas-hpl: SIMBLAS_HOST_FACTORS)\n" + "".join(
+        f"{h} {v:.9g}\n" for h, v in speeds.items())
+
+
 def write_run_files(plan, workdir, cmd, env):
     """HPL.dat (and hpccinf.txt), hostfile, platform.xml, run.sh; the
     previous run's outputs removed.  Returns run.sh's command line."""
@@ -212,9 +223,9 @@ def write_run_files(plan, workdir, cmd, env):
     if plan.node:
         with open(os.path.join(workdir, NODE_FILE), "w") as f:
             f.write(plan.node.text)
-    if plan.node_speeds:
+    if plan.node_speeds or plan.occupancy:
         with open(os.path.join(workdir, HOST_FACTORS), "w") as f:
-            f.write(plan.node_speeds.file_text())
+            f.write(host_factors_text(plan))
     line = shell_line(cmd, env, workdir)
     with open(os.path.join(workdir, "run.sh"), "w") as f:
         f.write("#!/bin/sh\n# written by simblas-hpl: the simulation, as run\n" + line + "\n")

@@ -56,6 +56,35 @@ def is_nominal(path):
     return False
 
 
+SOLO_SPEED_RANGE = (0.8, 1.5)   # a 'meta solo_speed' outside it is not used (a measurement gone wrong)
+
+
+def solo_speed(path):
+    """The model's `meta solo_speed` (simblas-hpl refine): how much faster
+    one core runs HPL's dgemm with the node's other cores idle than with
+    all busy, as the calibration measures; None without one (or out of
+    SOLO_SPEED_RANGE)."""
+    for ln in read_text(path).splitlines():
+        f = ln.split("#", 1)[0].split()
+        if len(f) >= 3 and f[0] == "meta" and f[1] == "solo_speed":
+            try:
+                s = float(f[2])
+            except ValueError:
+                return None
+            return s if SOLO_SPEED_RANGE[0] <= s <= SOLO_SPEED_RANGE[1] else None
+        if f and f[0] == "set":
+            break
+    return None
+
+
+def set_solo_speed(text, speed, why):
+    """A model's text with its `meta solo_speed` line (any earlier one
+    removed), after the first line."""
+    lines = [ln for ln in text.splitlines(keepends=True)
+             if not (ln.split()[:2] == ["meta", "solo_speed"])]
+    return lines[0] + f"meta solo_speed {speed:.4f} {why}\n" + "".join(lines[1:])
+
+
 def has_noise(path):
     """True when the model's dgemm line has a noise part ('| ...'): what
     SIMBLAS_NOISE draws from."""

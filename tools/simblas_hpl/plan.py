@@ -3,6 +3,7 @@
 else).  A RunPlan holds no open resource and pickles: a study can make
 thousands and hand each to launch.simulate in another process or job."""
 
+import collections
 import dataclasses
 import math
 import os
@@ -118,6 +119,7 @@ class RunPlan:
     seed: Optional[int] = None              # SIMBLAS_SEED (noise, modelled results), the node speeds' draw
     noise: bool = False                     # SIMBLAS_NOISE: each kernel drawn from the model's noise
     node_speeds: Optional[variability.NodeSpeeds] = None  # per-host speed factors (SIMBLAS_HOST_FACTORS)
+    occupancy: Optional[dict] = None        # host -> factor: a host with idle cores runs faster (meta solo_speed)
     network: Optional["network.Network"] = None  # simblas-calibrate --network's file (None: SimGrid's defaults)
 
     @property
@@ -145,6 +147,20 @@ class RunPlan:
     def depth(self):
         """The look-ahead depth HPL runs with (none on one process column)."""
         return 0 if self.q == 1 else int(self.hpl.get("depth", 1))
+
+
+def occupancy_factors(platform, solo, mode):
+    """{host: factor} for the hosts of a generated platform that run fewer
+    ranks than they have cores, model mode, with the model's solo speed s
+    (model.solo_speed): k ranks of C cores run 1 + (s - 1)(C - k)/(C - 1)
+    times faster than the model (calibrated with every core busy), s for
+    one rank alone; None when no host has idle cores."""
+    cores = platform.cores_per_node
+    if mode != "model" or not solo or solo == 1 or platform.kind != "generated" or not cores or cores < 2:
+        return None
+    per_host = collections.Counter(platform.hostlist)
+    out = {h: 1 + (solo - 1) * (cores - k) / (cores - 1) for h, k in per_host.items() if k < cores}
+    return out or None
 
 
 def has_pmpi_wrappers(xhpl):
@@ -277,6 +293,7 @@ def make_plan(o):
                  "as without it; calibrate a model (simblas-calibrate writes them)")
     node_speeds = variability.resolve(o.node_spread, o.slow_nodes, o.node_speeds, o.seed, platform,
                                       os.path.abspath(model_path), o.mode)
+    occupancy = None if node else occupancy_factors(platform, model.solo_speed(model_path), o.mode)
 
     iters, samples = o.iterations, o.samples
     if o.alloc_only:
@@ -363,7 +380,7 @@ def make_plan(o):
         iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,
         code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""), seed=o.seed,
-        noise=o.noise, node_speeds=node_speeds, node=node, network=net)
+        noise=o.noise, node_speeds=node_speeds, occupancy=occupancy, node=node, network=net)
 
 
 def check_roll_merge(g, mode, opts, nb):

@@ -7,6 +7,7 @@ preloaded in trace mode records every BLAS call and every memory kernel
 model (or -o's file) atomically, the model as it was kept beside it as
 FILE.calibrated (issue 23)."""
 
+import csv
 import os
 import re
 import shlex
@@ -17,7 +18,7 @@ import tempfile
 
 from .. import hpldat, model, realrun, validation
 from ..errors import CliError, note
-from ..files import copy_atomic, read_text, tail_lines
+from ..files import copy_atomic, read_text, tail_lines, write_atomic
 from ..locations import default_model, simblas_datadir, simblas_libdir
 from ..results import check_output_path
 from .validate import interrupt_on_term
@@ -37,6 +38,7 @@ DESCRIPTION = ("The second step of a calibration, after `make calibrate`: run HP
                "unless --force (it is kept aside, and the message names it).")
 
 DEFAULT_N = 10000
+SOLO_MIN_MNK = 4e6   # the dgemm calls whose speed alone and with every core busy is compared (trailing updates)
 KERNEL_PATCH = "17-traced-memory-kernels.patch"   # HPL's memory kernels time themselves into the trace
 TRACE_HEADER = "routine,"
 
@@ -58,6 +60,10 @@ def add_arguments(r):
     r.add_argument("--force", action="store_true",
                    help="install the refined model even when other processes took more than 5%% of the cores "
                         "during the runs")
+    r.add_argument("--no-solo", action="store_true",
+                   help="no run of one rank alone (N:1x1 at the runs' smallest N), so no meta solo_speed: how "
+                        "much faster a core runs HPL's dgemm with the others idle, which run uses for hosts "
+                        "given fewer ranks than cores")
     r.add_argument("--kernels-only", action="store_true",
                    help="refit only HPL's memory kernels (the hpl_* lines); the BLAS lines stay the model's")
     r.add_argument("--build-id", metavar="ID", help="the HPL build (default: the one runs use)")
@@ -104,6 +110,35 @@ def plan_configs(args, cores):
                            "one rank to each core; give P x Q <= the cores")
         realrun.check_real_memory(c.n, c.label)
     return configs
+
+
+def solo_config(configs, cores, args):
+    """The run of one rank alone on this machine (N:1x1 at the configs'
+    smallest N), whose dgemm speed against the all-core runs' gives meta
+    solo_speed; None on one core, with --no-solo, or when a config is 1x1
+    already."""
+    if cores < 2 or args.no_solo or any(c.ranks == 1 for c in configs):
+        return None
+    return validation.make_config(min(c.n for c in configs), 1, 1)
+
+
+def dgemm_ratio(traces):
+    """Measured over predicted time of the traces' large dgemm calls
+    (m n k >= SOLO_MIN_MNK): how fast they ran against the model; None
+    without such calls."""
+    meas = pred = 0.0
+    for t in traces:
+        with open(t, errors="replace") as f:
+            rows = csv.DictReader(f)
+            for r in rows:
+                try:
+                    if r["routine"] != "dgemm" or int(r["m"]) * int(r["n"]) * int(r["k"]) < SOLO_MIN_MNK:
+                        continue
+                    meas += float(r["measured_s"])
+                    pred += float(r["predicted_s"])
+                except (KeyError, TypeError, ValueError):
+                    continue  # a row cut short
+    return meas / pred if meas > 0 and pred > 0 else None
 
 
 def libsimblas(build):
@@ -264,8 +299,10 @@ def main(args):
     else:
         root = tempfile.mkdtemp(prefix="simblas-refine-")
     machine = validation.machine_info()
-    note(f"refining {base} from {len(configs)} real HPL run(s) in trace mode ({', '.join(c.label for c in configs)}) "
-         f"on {machine['cpu']}, {machine['cores']} core(s); load average {validation.loadavg()}")
+    solo_cfg = solo_config(configs, cores, args)
+    note(f"refining {base} from {len(configs)} real HPL run(s) in trace mode ({', '.join(c.label for c in configs)})"
+         + (f" and one of one rank alone ({solo_cfg.label})" if solo_cfg else "")
+         + f" on {machine['cpu']}, {machine['cores']} core(s); load average {validation.loadavg()}")
     keep_root = bool(args.keep)
     try:
         traces, shares = [], []
@@ -276,11 +313,29 @@ def main(args):
             busy = "?" if share is None else f"{100 * share:.1f}%"
             note(f"real {c.label}: {res['gflops']:g} Gflops in trace mode, PASSED; other processes took {busy} "
                  f"of the cores")
+        solo = None
+        if solo_cfg:
+            solo_traces, share, res = traced_run(solo_cfg, xhpl, lib, base, root, timeout=args.timeout, mpirun=mpirun)
+            shares.append(share)
+            busy_r, solo_r = dgemm_ratio(traces), dgemm_ratio(solo_traces)
+            solo = busy_r / solo_r if busy_r and solo_r else None
+            note(f"real {solo_cfg.label} (one core alone): {res['gflops']:g} Gflops in trace mode, PASSED; other "
+                 f"processes took {'?' if share is None else f'{100 * share:.1f}%'} of the cores")
         if args.kernels_only:
             traces = kernel_rows(traces, os.path.join(root, "kernels"))
         refined = os.path.join(root, "refined.model")
         said = from_trace(calibrator, base, refined, traces)
         print("\n".join(said))
+        if solo is not None:
+            lo, hi = model.SOLO_SPEED_RANGE
+            if lo <= solo <= hi:
+                write_atomic(refined, model.set_solo_speed(read_text(refined), solo,
+                                                           f"{solo_cfg.label} against {len(configs)} all-core run(s)"))
+                print(f"one core alone ran HPL's dgemm {100 * (solo - 1):+.1f}% faster than with every core busy: "
+                      f"meta solo_speed {solo:.4f} (run uses it for hosts given fewer ranks than cores)")
+            else:
+                print(f"one core alone ran HPL's dgemm {solo:.3f} times as fast as with every core busy, outside "
+                      f"{lo:g}-{hi:g}: not recorded (measure again on a quiet machine)")
         known = [s for s in shares if s is not None]
         worst = max(known) if known else None
         print(f"other processes took {'?' if worst is None else f'{100 * worst:.1f}%'} of the cores during the "
