@@ -49,7 +49,7 @@ share=$prefix/share/simblas
 if [ -f "$share/calibrated.model" ] && [ ! -f "$share/refined.model" ]; then
   echo "== refining the calibration on HPL's own calls (real HPL under mpirun)"
   if simblas-hpl refine > refine.log 2>&1; then
-    grep -E 'real N=|of the cores during|replaced|written' refine.log || true
+    grep -E 'real N=|one core alone ran|of the cores during|replaced|written' refine.log || true
   else
     tail -2 refine.log
     echo "demo: the simulation below uses the calibration unrefined (all of refine's words in $top/_build/demo/refine.log)"
