@@ -305,22 +305,26 @@ def main(args):
          + f" on {machine['cpu']}, {machine['cores']} core(s); load average {validation.loadavg()}")
     keep_root = bool(args.keep)
     try:
-        traces, shares = [], []
-        for c in configs:
+        traces, shares, solo_traces = [], [], []
+        # the solo run in the middle of the all-core ones, so that a drift of the machine's speed over the
+        # runs (several percent in minutes on a VM) falls on both sides of the comparison alike
+        order = list(configs)
+        if solo_cfg:
+            order.insert((len(order) + 1) // 2, solo_cfg)
+        for c in order:
             t, share, res = traced_run(c, xhpl, lib, base, root, timeout=args.timeout, mpirun=mpirun)
-            traces += t
             shares.append(share)
+            if c is solo_cfg:
+                solo_traces = t
+            else:
+                traces += t
             busy = "?" if share is None else f"{100 * share:.1f}%"
-            note(f"real {c.label}: {res['gflops']:g} Gflops in trace mode, PASSED; other processes took {busy} "
-                 f"of the cores")
+            note(f"real {c.label}{' (one core alone)' if c is solo_cfg else ''}: {res['gflops']:g} Gflops in trace "
+                 f"mode, PASSED; other processes took {busy} of the cores")
         solo = None
         if solo_cfg:
-            solo_traces, share, res = traced_run(solo_cfg, xhpl, lib, base, root, timeout=args.timeout, mpirun=mpirun)
-            shares.append(share)
             busy_r, solo_r = dgemm_ratio(traces), dgemm_ratio(solo_traces)
             solo = busy_r / solo_r if busy_r and solo_r else None
-            note(f"real {solo_cfg.label} (one core alone): {res['gflops']:g} Gflops in trace mode, PASSED; other "
-                 f"processes took {'?' if share is None else f'{100 * share:.1f}%'} of the cores")
         if args.kernels_only:
             traces = kernel_rows(traces, os.path.join(root, "kernels"))
         refined = os.path.join(root, "refined.model")
