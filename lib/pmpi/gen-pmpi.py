@@ -36,14 +36,12 @@ for ret, name, args in calls:
             names.append(m.group(1))
         params, names = args, ', '.join(names)
     call = 'P%s(%s)' % (name, names)
-    if name == 'MPI_Iprobe':  # SIMBLAS_PROBE: when the probe sees a message
-        out.append('%s %s(%s)\n{\n  simblas_poll();\n  %s r = %s;\n'
-                   '  *flag = simblas_probed(*flag, source, tag, (const void *)comm);\n'
-                   '  simblas_polled(*flag);\n  return r;\n}\n' % (ret, name, params, ret, call))
-        continue
     if name in POLLS:
-        out.append('%s %s(%s)\n{\n  simblas_poll();\n  %s r = %s;\n  simblas_polled(*flag);\n  return r;\n}\n'
-                   % (ret, name, params, ret, call))
+        # SIMBLAS_PROBE: when MPI_Iprobe sees a message
+        seen = ('  *flag = simblas_probed(*flag, source, tag, (const void *)comm);\n' if name == 'MPI_Iprobe'
+                else '')
+        out.append('%s %s(%s)\n{\n  simblas_poll();\n  %s r = %s;\n%s  simblas_polled(*flag);\n  return r;\n}\n'
+                   % (ret, name, params, ret, call, seen))
         continue
     if name in ('MPI_Init', 'MPI_Init_thread'):  # the rank's host, for simblas_message_time
         out.append('%s %s(%s)\n{\n  %s r = %s;\n  simblas_rank_started();\n  return r;\n}\n'

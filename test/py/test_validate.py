@@ -256,6 +256,8 @@ class Verb(VerbBase):
                 self.assertIn(f"probe {want}", out)
                 if not args:
                     self.assertIn(f"with --probe {want}: the real runs' MPI is {said.splitlines()[0]}", err)
+        # no mpirun at all (a --real report simulated elsewhere): SMPI's own probe
+        self.assertEqual(validation.real_probe(None), ("immediate", "?"))
 
     def test_refused(self):
         calls, *patches = self.fakes(100.0)

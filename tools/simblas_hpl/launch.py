@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 
-from . import hpldat, network, platforms, results, settings
+from . import hpldat, network, platforms, results, settings, variability
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines
 from .memory import FOLD_BLOCK, fold_block, max_map_count
@@ -202,8 +202,7 @@ def host_factors_text(plan):
     speeds = dict(plan.node_speeds.factors) if plan.node_speeds else {}
     for h, f in (plan.occupancy or {}).items():
         speeds[h] = speeds.get(h, 1.0) * f
-    return "# host speed factor (simblas-hpl: SIMBLAS_HOST_FACTORS)\n" + "".join(
-        f"{h} {v:.9g}\n" for h, v in speeds.items())
+    return variability.factors_file_text(speeds)
 
 
 def write_run_files(plan, workdir, cmd, env):

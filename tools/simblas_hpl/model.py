@@ -44,16 +44,23 @@ def reference_speed(path):
     raise CliError(f"{path}: no valid 'reference-speed' line")
 
 
+def meta_fields(path, key):
+    """The words after `meta KEY` on the model's first such line (before
+    its first set), or None without one."""
+    for ln in read_text(path).splitlines():
+        f = ln.split("#", 1)[0].split()
+        if len(f) >= 3 and f[0] == "meta" and f[1] == key:
+            return f[2:]
+        if f and f[0] == "set":
+            break
+    return None
+
+
 def is_nominal(path):
     """True for the model SimBLAS installs before any calibration
     (`meta source nominal`): made-up rates, not this machine's."""
-    for ln in read_text(path).splitlines():
-        f = ln.split("#", 1)[0].split()
-        if len(f) >= 3 and f[0] == "meta" and f[1] == "source":
-            return f[2].strip('"') == "nominal"
-        if f and f[0] == "set":
-            break
-    return False
+    f = meta_fields(path, "source")
+    return bool(f) and f[0].strip('"') == "nominal"
 
 
 SOLO_SPEED_RANGE = (0.8, 1.5)   # a 'meta solo_speed' outside it is not used (a measurement gone wrong)
@@ -64,17 +71,12 @@ def solo_speed(path):
     one core runs HPL's dgemm with the node's other cores idle than with
     all busy, as the calibration measures; None without one (or out of
     SOLO_SPEED_RANGE)."""
-    for ln in read_text(path).splitlines():
-        f = ln.split("#", 1)[0].split()
-        if len(f) >= 3 and f[0] == "meta" and f[1] == "solo_speed":
-            try:
-                s = float(f[2])
-            except ValueError:
-                return None
-            return s if SOLO_SPEED_RANGE[0] <= s <= SOLO_SPEED_RANGE[1] else None
-        if f and f[0] == "set":
-            break
-    return None
+    f = meta_fields(path, "solo_speed")
+    try:
+        s = float(f[0]) if f else None
+    except ValueError:
+        return None
+    return s if s is not None and SOLO_SPEED_RANGE[0] <= s <= SOLO_SPEED_RANGE[1] else None
 
 
 def set_solo_speed(text, speed, why):
@@ -103,11 +105,6 @@ def check_calibrated(path):
     if is_nominal(path):
         raise CliError(f"{path} is the nominal model SimBLAS installs, not a calibration of this machine: run "
                        "`make calibrate` (simblas-calibrate -o FILE) first, then refine FILE")
-    for ln in read_text(path).splitlines():
-        f = ln.split("#", 1)[0].split()
-        if len(f) >= 3 and f[0] == "meta" and f[1] == "mode":
-            return
-        if f and f[0] == "set":
-            break
-    raise CliError(f"{path} was not written by simblas-calibrate (it has no 'meta mode' line): refine a model that "
-                   "`make calibrate` (simblas-calibrate -o FILE) wrote")
+    if meta_fields(path, "mode") is None:
+        raise CliError(f"{path} was not written by simblas-calibrate (it has no 'meta mode' line): refine a model "
+                       "that `make calibrate` (simblas-calibrate -o FILE) wrote")

@@ -364,9 +364,9 @@ def real_probe(mpirun):
     MPI_Iprobe looks at the messages it has taken in, then progresses:
     ompi/mca/pml/ob1/pml_ob1_iprobe.c, and pml/ucx alike), 'immediate'
     for the others (MPICH's looks again after progressing), with what
-    `mpirun --version` says."""
+    `mpirun --version` says (none without an mpirun: immediate)."""
     try:
-        said = subprocess.run([mpirun, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        said = "" if not mpirun else subprocess.run([mpirun, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, errors="replace", timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         said = ""

@@ -55,8 +55,13 @@ class NodeSpeeds:
         return out
 
     def file_text(self):
-        return "# host speed factor (simblas-hpl: SIMBLAS_HOST_FACTORS)\n" + "".join(
-            f"{h} {v:.9g}\n" for h, v in self.factors.items())
+        return factors_file_text(self.factors)
+
+
+def factors_file_text(factors):
+    """SIMBLAS_HOST_FACTORS's file of {host: factor}."""
+    return "# host speed factor (simblas-hpl: SIMBLAS_HOST_FACTORS)\n" + "".join(
+        f"{h} {v:.9g}\n" for h, v in factors.items())
 
 
 def parse_slow(text):

@@ -10,7 +10,7 @@ import tempfile
 from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, check_workdir, prepare_rundir, simulate
-from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, make_plan
+from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, PROBES, RunOptions, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT
 from ..results import check_output_path, write_outputs
 from .. import spread
@@ -63,7 +63,7 @@ def add_arguments(r):
                         "does (MPI_Iprobe in a loop: one simulator step per failed poll, the polling load in the "
                         "energy), 'block' in MPI_Recv (same messages, far faster to simulate); default block, "
                         "poll with --energy")
-    r.add_argument("--probe", choices=["immediate", "lagged"],
+    r.add_argument("--probe", choices=PROBES,
                    help="model mode: when HPL's MPI_Iprobe sees a panel that arrived since the rank's previous "
                         "probe: 'immediate' as SMPI and MPICH-based MPIs (MPICH looks again after progressing), "
                         "'lagged' one probe later, as Open MPI (its probe looks at what it has taken in, then "

@@ -11,7 +11,7 @@ import time
 from .. import builds, realrun, validation
 from ..errors import CliError, note
 from ..locations import default_model
-from ..plan import RunOptions, make_plan
+from ..plan import PROBES, RunOptions, make_plan
 from ..realrun import machine_cores, mpirun_path
 from ..results import check_output_path
 from ..files import write_atomic
@@ -66,7 +66,7 @@ def add_arguments(v):
                    help="the simulations' network file (simblas-calibrate --network; run's --network): default the "
                         "installed default.network if any, 'none': SimGrid's default factors and the assumed link "
                         "between cores")
-    v.add_argument("--probe", choices=["immediate", "lagged"],
+    v.add_argument("--probe", choices=PROBES,
                    help="the model-mode simulations' --probe (run's): default the real runs' MPI's, lagged for "
                         "Open MPI (mpirun --version), immediate for the others")
     v.add_argument("--cores-per-node", type=int, metavar="C",
@@ -151,11 +151,16 @@ def main(args):
         speeds = validation.real_speeds(real_from)
     else:
         xhpl = realrun.mpi_binary(args.build_id)[1]
-        mpirun_path()
+        mpirun = mpirun_path()
         if not args.no_reference_speed:
             speed = validation.SpeedProbe(validation.calibrator_path(), validation.speed_shapes(sims))
     if not args.probe and any(s.mode == "model" for s in sims):
-        probe, said = validation.real_probe(os.environ.get("SIMBLAS_MPIRUN") or shutil.which("mpirun") or "mpirun")
+        if args.real:  # the real runs were made with this machine's mpirun, if it has one still
+            try:
+                mpirun = mpirun_path()
+            except CliError:
+                mpirun = None
+        probe, said = validation.real_probe(mpirun)
         for s in sims:
             s.probe = probe if s.mode == "model" else None
         note(f"model-mode simulations with --probe {probe}: the real runs' MPI is {said}")
