@@ -358,6 +358,10 @@ stop() {
   if [ ! -d "$dir" ]; then echo "$prog: Slurm was not running ($dir does not exist)"; return 0; fi
   t0=$(now)
   lock
+  # the jobs' processes as they are now: scancel and the daemons' end may
+  # leave one of them dying after its step daemon has gone, outside any
+  # session steps() finds then; they are waited for (or killed) last
+  jobs=$(steps)
   if ctld_pid > /dev/null; then
     # the jobs first: a step daemon outlives slurmd (without slurmd, the
     # step daemons are killed below)
@@ -379,6 +383,8 @@ stop() {
   [ -z "$left" ] || kill -KILL $left 2> /dev/null || true
   pids=$(munged_pid || true)
   [ -z "$pids" ] || kill_wait "$pids"
+  # shellcheck disable=SC2086
+  [ -z "$jobs" ] || kill_wait $jobs
   if [ -e "$etc" ] && head -1 "$etc" | grep -qxF "$mark"; then rm -f "$etc"; fi
   if [ -z "${was# }$left" ]; then echo "$prog: Slurm was not running ($dir)"; return 0; fi
   echo "$prog: Slurm stopped ($(since "$t0") s); logs and state kept in $dir"
