@@ -122,14 +122,21 @@ SIMBLAS_EXPORT void simblas_resume(void);
 SIMBLAS_EXPORT void simblas_poll(void);
 SIMBLAS_EXPORT void simblas_polled(int flag);
 
-/* libsimblas_pmpi's MPI_Iprobe: the flag to return for a probe of
- * (source, tag, comm) whose PMPI_Iprobe said FLAG.  With SIMBLAS_PROBE=
- * lagged under smpirun, a message that was not there at the rank's
- * previous probe of the same (source, tag, comm), with no other MPI call
- * between, is not seen yet: Open MPI's probe looks at its queue, then
- * progresses, so the probe that pulls a message in says 0 and the next
- * one says 1.  Otherwise FLAG. */
-SIMBLAS_EXPORT int simblas_probed(int flag, int source, int tag, const void *comm);
+/* SIMBLAS_PROBE=lagged under smpirun (simblas_probe_lagged() says 1):
+ * Open MPI's probe looks at the messages it has taken in, then progresses,
+ * so a message that arrived after the rank's previous MPI call is not
+ * seen by the probe that pulls it in, only by the next one.
+ * libsimblas_pmpi's wrappers say what that needs: a send wrapper calls
+ * simblas_sent(DEST, TAG), DEST in MPI_COMM_WORLD, when the send begins;
+ * a call that progresses (not MPI_Wtime, MPI_Comm_rank, the datatype
+ * calls ...) calls simblas_progressed() when it returns; MPI_Iprobe's
+ * wrapper returns simblas_probed(FLAG, source, tag, comm, FROM, MSG_TAG),
+ * FLAG being PMPI_Iprobe's and FROM (in MPI_COMM_WORLD, or -1 if not
+ * known) and MSG_TAG the message it found.  Otherwise FLAG. */
+SIMBLAS_EXPORT int simblas_probe_lagged(void);
+SIMBLAS_EXPORT void simblas_sent(int dest, int tag);
+SIMBLAS_EXPORT void simblas_progressed(void);
+SIMBLAS_EXPORT int simblas_probed(int flag, int source, int tag, const void *comm, int from, int msg_tag);
 
 /* libsimblas_pmpi's MPI_Init calls simblas_rank_started() once the rank
  * runs: the program's code starts (SIMBLAS_CODE_CLOCK), and what

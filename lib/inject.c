@@ -10,6 +10,8 @@
 #include "config.h"
 #endif
 #include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cpuclock.h"
 #include "inject.h"
@@ -32,12 +34,14 @@ typedef struct inject_rank {
   /* SIMBLAS_PROBE=lagged: the rank's last MPI call was a failed MPI_Iprobe of (src, tag, comm) */
   int probe_failed, probe_src, probe_tag, in_probe;
   const void *probe_comm;
+  double progressed; /* ... and the simulated clock when its last MPI call that progresses returned */
 } inject_rank;
 
 static void inject_rank_init(void *p, const sb_rank *r)
 {
   (void)r;
   ((inject_rank *)p)->code_t0 = -1;
+  ((inject_rank *)p)->progressed = -1;
 }
 
 static sb_slice inject_slice = SB_SLICE(inject_rank, "the injections", inject_rank_init);
@@ -259,6 +263,8 @@ void simblas_polled(int flag)
   if (!s->in_probe) /* another poll (MPI_Test ...) progresses too */
     s->probe_failed = 0;
   s->in_probe = 0;
+  if (sb_cfg.probe == SB_PROBE_LAGGED) /* every poll progresses, a failed probe after its look */
+    s->progressed = sb_smpi_clock();
   if (sb_cfg.poll_cost <= 0)
     return;
   s->spins = flag ? 0 : s->spins + 1;
@@ -268,18 +274,79 @@ void simblas_polled(int flag)
  * match in the messages it has already taken in, and only when there is
  * none progresses (takes in what arrived) before it returns 0: a message
  * that arrived after the rank's previous MPI call is seen one probe
- * later.  HPL's probe loops (HPL_bcast between the chunks of the update)
- * make no other MPI call, so in a 1xQ run with look-ahead the root of a
- * panel waits in MPI_Send a chunk of dgemm longer than SMPI says.  MPICH
- * looks again after progressing: immediate, SMPI's own semantics. */
-int simblas_probed(int flag, int source, int tag, const void *comm)
+ * later, whatever that call was.  HPL's probe loops (HPL_bcast between
+ * the chunks of the update) make no other MPI call, so in a 1xQ run with
+ * look-ahead the root of a panel waits in MPI_Send a chunk of dgemm
+ * longer than SMPI says; and when the panel arrives before the receiver
+ * has reached its loop (it is still in its previous update), its first
+ * probe misses it too (bench/mpi-probe-lag/hpl-events.sh: every panel of
+ * a real N=8,000 1x2 run was seen at the second probe after its send).
+ * MPICH looks again after progressing: immediate, SMPI's own semantics.
+ *
+ * When a message arrived is when its sender's MPI_Send (Isend, ...)
+ * began: libsimblas_pmpi's send wrappers call simblas_sent() with the
+ * destination's rank in MPI_COMM_WORLD, and the newest SENT_RING sends
+ * to each rank are kept (an older one, or one whose sender is not known,
+ * falls back to the rule for a probe loop: not seen when the previous
+ * probe of the same source, tag and communicator failed, with no other
+ * MPI call between). */
+#define SENT_RING 32
+typedef struct sent_rec {
+  int from, tag;
+  double t;
+} sent_rec;
+static sent_rec *sent;  /* SENT_RING per destination rank, newest at sent_next[rank] - 1 */
+static unsigned *sent_next;
+static int sent_ranks;
+
+int simblas_probe_lagged(void) { return sb_cfg.probe == SB_PROBE_LAGGED && sb_smpi_active(); }
+
+void simblas_sent(int dest, int tag)
 {
-  if (sb_cfg.probe != SB_PROBE_LAGGED || !sb_smpi_active())
+  if (!simblas_probe_lagged() || dest < 0)
+    return;
+  if (dest >= sent_ranks) { /* one process for every rank: grown by whichever rank sends first */
+    int n = dest + 1 > 2 * sent_ranks ? dest + 1 : 2 * sent_ranks;
+    sent_rec *ns = realloc(sent, (size_t)n * SENT_RING * sizeof *ns);
+    unsigned *nn = realloc(sent_next, (size_t)n * sizeof *nn);
+    if (!ns || !nn)
+      sb_fatal("out of memory for SIMBLAS_PROBE=lagged's record of %d ranks' messages", n);
+    memset(ns + (size_t)sent_ranks * SENT_RING, 0, (size_t)(n - sent_ranks) * SENT_RING * sizeof *ns);
+    memset(nn + sent_ranks, 0, (size_t)(n - sent_ranks) * sizeof *nn);
+    sent = ns, sent_next = nn, sent_ranks = n;
+  }
+  sent_rec *ring = sent + (size_t)dest * SENT_RING;
+  ring[sent_next[dest]++ % SENT_RING] = (sent_rec){sb_smpi_mpi_rank(), tag, sb_smpi_clock()};
+}
+
+/* when the newest message from rank FROM with TAG to the calling rank was
+ * sent, or -1 if it is not known */
+static double sent_when(int from, int tag)
+{
+  int me = sb_smpi_mpi_rank();
+  if (from < 0 || me >= sent_ranks)
+    return -1;
+  const sent_rec *ring = sent + (size_t)me * SENT_RING;
+  for (unsigned i = 0, n = sent_next[me]; i < SENT_RING && i < n; i++) {
+    const sent_rec *e = &ring[(n - 1 - i) % SENT_RING];
+    if (e->from == from && e->tag == tag)
+      return e->t;
+  }
+  return -1;
+}
+
+int simblas_probed(int flag, int source, int tag, const void *comm, int from, int msg_tag)
+{
+  if (!simblas_probe_lagged())
     return flag;
   inject_rank *s = IJ(sb_rank_self());
-  int same = s->probe_failed && s->probe_src == source && s->probe_tag == tag && s->probe_comm == comm;
+  int lag = s->probe_failed && s->probe_src == source && s->probe_tag == tag && s->probe_comm == comm;
   s->in_probe = 1;
-  if (flag && same) { /* it arrived since that probe: this one only takes it in */
+  if (flag && !lag) {
+    double t = sent_when(from, msg_tag);
+    lag = t >= 0 && t > s->progressed;
+  }
+  if (flag && lag) { /* it arrived since the rank's last MPI call: this probe only takes it in */
     s->probe_failed = 0;
     return 0;
   }
@@ -288,6 +355,17 @@ int simblas_probed(int flag, int source, int tag, const void *comm)
   s->probe_tag = tag;
   s->probe_comm = comm;
   return flag;
+}
+
+/* an MPI call that progresses has returned (not MPI_Wtime, MPI_Comm_rank,
+ * the datatype calls ...: libsimblas_pmpi's list): what arrived is taken in */
+void simblas_progressed(void)
+{
+  if (!simblas_probe_lagged())
+    return;
+  inject_rank *s = IJ(sb_rank_self());
+  s->probe_failed = 0;
+  s->progressed = sb_smpi_clock();
 }
 
 /* a call into MPI: pay what the rank owes (SIMBLAS_MERGE); poll: a poll's
@@ -300,10 +378,8 @@ static void flush_mpi(int poll)
   inject_rank *s = IJ(r);
   if (sb_cfg.code_clock)
     code_stop(s);
-  if (!poll) {
+  if (!poll)
     s->spins = 0; /* an MPI call other than a poll: not a spin loop */
-    s->probe_failed = 0; /* it progressed: what arrived is taken in */
-  }
   if (sb_cfg.merge)
     flush(r, s);
 }

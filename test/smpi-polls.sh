@@ -9,7 +9,9 @@
 #   - SIMBLAS_POLL_USAGE (the energy's polling load) changes no time;
 #   - a message that arrives between two probes of a rank working in
 #     chunks is seen at the next probe (SIMBLAS_PROBE=immediate, SMPI's),
-#     or at the one after (lagged, Open MPI's);
+#     or at the one after (lagged, Open MPI's); a message that came while the
+#     receiver computed, before its first probe, is seen by that probe
+#     (immediate) or the second (lagged);
 #   - a bad SIMBLAS_POLL_COST stops with a message naming it.
 set -u
 prog=smpi-polls.sh
@@ -106,7 +108,21 @@ check_chunk() {
     END { if (!n) print "FAIL " name ": no CHUNK line" }
   ' "$WORK/$1.out"
 }
+# check_late NAME SEEN: the message that came while the receiver computed
+# was seen by probe SEEN (1: its first, immediate; 2: lagged)
+check_late() {
+  awk -v name="$1" -v seen="$2" -v c="$COST" '
+    $1 == "LATE" {
+      n++; want = $4 + (seen - 1) * $5
+      if ($2 != seen || $2 > 1 && !($5 > 0) || $3 < want - 1e-12 || $3 > want + 4 * c + 1e-9)
+        printf "FAIL %s: the message that came while rank 1 computed was seen by its probe %d, %.6g s in; probe %d expected, %.6g s in (the first at %.6g s, chunks of %.6g s)\n", name, $2, $3, seen, want, $4, $5
+      else print "OK"
+    }
+    END { if (!n) print "FAIL " name ": no LATE line" }
+  ' "$WORK/$1.out"
+}
 {
+  check_late one 1; check_late lagged 2
   check_spin one 1; check_work one
   check_spin eight 1; check_work eight
   check_spin grow16 16; check_work grow16

@@ -28,6 +28,13 @@
  *      CHUNK <seconds to the probe that saw it> <its chunk's length>
  *    immediate: the first probe after the send sees it; lagged (Open
  *    MPI's): the next one.
+ * 4. Late (SIMBLAS_PROBE): in a communicator whose ranks are MPI_COMM_WORLD's
+ *    reversed, rank 0 computes for WAIT/2 and sends rank 1 one int; rank 1
+ *    computes for WAIT with no MPI call (the message arrives meanwhile),
+ *    then probes after chunks of WAIT/3.3 (with a status), and prints
+ *      LATE <probes made> <seconds to the probe that saw it> <seconds to its first probe> <chunk>
+ *    immediate: its first probe sees it; lagged (Open MPI's): the second,
+ *    although no probe failed before the message came.
  * The script judges the numbers.
  */
 #include <mpi.h>
@@ -95,6 +102,38 @@ int main(int argc, char **argv)
     printf("CHUNK %.12g %.12g\n", MPI_Wtime() - t0, chunk);
     MPI_Recv(&x, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
+
+  MPI_Comm rev; /* ranks reversed: the probe's source is not its world rank */
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
+  int r0 = size - 1, r1 = size - 2; /* world ranks 0 and 1 in rev */
+  MPI_Barrier(MPI_COMM_WORLD);
+  t0 = MPI_Wtime();
+  if (rank == 0) {
+    for (double t = 0; t < wait / 2;)
+      t += simblas_execute("dgemm", 64, 64, 64);
+    MPI_Send(&x, 1, MPI_INT, r1, 4, rev);
+  } else if (rank == 1) {
+    double chunk = 0, first = -1;
+    int probes = 0;
+    MPI_Status st;
+    for (double t = 0; t < wait;) /* no MPI call: the message arrives meanwhile */
+      t += simblas_execute("dgemm", 64, 64, 64);
+    flag = 0;
+    for (;;) {
+      MPI_Iprobe(r0, 4, rev, &flag, &st);
+      probes++;
+      if (first < 0)
+        first = MPI_Wtime() - t0;
+      if (flag)
+        break;
+      chunk = 0;
+      while (chunk < wait / 3.3)
+        chunk += simblas_execute("dgemm", 64, 64, 64);
+    }
+    printf("LATE %d %.12g %.12g %.12g\n", probes, MPI_Wtime() - t0, first, chunk);
+    MPI_Recv(&x, 1, MPI_INT, r0, 4, rev, MPI_STATUS_IGNORE);
+  }
+  MPI_Comm_free(&rev);
   fflush(stdout);
   MPI_Finalize();
   return 0;
