@@ -19,26 +19,22 @@ n=${2:-8000} runs=${3:-3}
 hpl=${SIMBLAS_HPL:-simblas-hpl}
 command -v mpicc > /dev/null 2>&1 || { echo "hpl-events: no mpicc: install libopenmpi-dev (scripts/install-deps.sh)" >&2; exit 2; }
 [ -r /usr/include/smpi/mpi.h ] || { echo "hpl-events: no SMPI headers: install libsimgrid-dev (scripts/install-deps.sh)" >&2; exit 2; }
+# shellcheck source=../hpl-mpi.sh
+. "$here/../hpl-mpi.sh"
 out=$(mktemp -d "${TMPDIR:-/tmp}/simblas-hpl-events.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 mpicc -O2 -shared -fPIC -o "$out/libevents.so" "$here/events.c"
 cc -O2 -DSMPI_EVENTS -I/usr/include/smpi -shared -fPIC -o "$out/libsmpievents.so" "$here/events.c" -ldl
-# shellcheck disable=SC2086
-xhpl=$($hpl info 2> /dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin).get("available", {}).get("mpi") or "")')
-[ -n "$xhpl" ] || { echo "hpl-events: the HPL build has no xhpl-mpi: simblas-hpl build --mode mpi" >&2; exit 2; }
+need_xhpl hpl-events "$hpl"
 echo "$(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) core(s); $(date -u +%Y-%m-%dT%H:%MZ);" \
   "$(mpirun --version 2>&1 | head -1); N=$n 1x2; load average $(cut -d' ' -f1 /proc/loadavg)"
 # shellcheck disable=SC2086
 $hpl run --n "$n" --p 1 --q 2 --cores-per-node 2 --model "$model" --probe lagged --keep "$out/sim" --dry-run > /dev/null
-root=$([ "$(id -u)" = 0 ] && echo --allow-run-as-root || true)
 labels=""
 i=1
 while [ "$i" -le "$runs" ]; do
   mkdir -p "$out/real$i" && cp "$out/sim/HPL.dat" "$out/sim/hpccinf.txt" "$out/real$i/"
-  # shellcheck disable=SC2086
-  (cd "$out/real$i" && mpirun $root --bind-to core --map-by core -np 2 -x OPENBLAS_NUM_THREADS=1 \
-     -x OMP_NUM_THREADS=1 -x LD_PRELOAD="$out/libevents.so" "$xhpl" > out.txt 2> err.txt) \
-    || { tail -5 "$out/real$i/err.txt"; exit 1; }
+  real_hpl "$out/real$i" 2 -x LD_PRELOAD="$out/libevents.so" || { tail -5 "$out/real$i/err.txt"; exit 1; }
   echo "real run $i: $(grep -E '^W[RC]' "$out/real$i/out.txt" | awk '{ print $6 " s, " $7 " Gflops" }')"
   labels="$labels real$i=$out/real$i"
   i=$((i + 1))

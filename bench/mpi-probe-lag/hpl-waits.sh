@@ -15,12 +15,12 @@ model=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 n=${2:-8000} p=${3:-1} q=${4:-2} runs=${5:-2}
 hpl=${SIMBLAS_HPL:-simblas-hpl}
 command -v mpicc > /dev/null 2>&1 || { echo "hpl-waits: no mpicc: install libopenmpi-dev (scripts/install-deps.sh)" >&2; exit 2; }
+# shellcheck source=../hpl-mpi.sh
+. "$here/../hpl-mpi.sh"
 out=$(mktemp -d "${TMPDIR:-/tmp}/simblas-hpl-waits.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 mpicc -O2 -shared -fPIC -o "$out/libmpitime.so" "$here/mpitime.c"
-# shellcheck disable=SC2086
-xhpl=$($hpl info 2> /dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin).get("available", {}).get("mpi") or "")')
-[ -n "$xhpl" ] || { echo "hpl-waits: the HPL build has no xhpl-mpi: simblas-hpl build --mode mpi" >&2; exit 2; }
+need_xhpl hpl-waits "$hpl"
 echo "$(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) core(s); $(date -u +%Y-%m-%dT%H:%MZ);" \
   "$(mpirun --version 2>&1 | head -1); N=$n ${p}x$q"
 for probe in immediate lagged; do
@@ -29,13 +29,9 @@ for probe in immediate lagged; do
     --keep "$out/sim-$probe" --dry-run > /dev/null 2>&1
 done
 mkdir -p "$out/real" && cp "$out/sim-immediate/HPL.dat" "$out/sim-immediate/hpccinf.txt" "$out/real/"
-root=$([ "$(id -u)" = 0 ] && echo --allow-run-as-root || true)
 i=1
 while [ "$i" -le "$runs" ]; do
-  # shellcheck disable=SC2086
-  (cd "$out/real" && mpirun $root --bind-to core --map-by core -np $((p * q)) -x OPENBLAS_NUM_THREADS=1 \
-     -x OMP_NUM_THREADS=1 -x LD_PRELOAD="$out/libmpitime.so" "$xhpl" > out.txt 2> err.txt) \
-    || { tail -5 "$out/real/err.txt"; exit 1; }
+  real_hpl "$out/real" $((p * q)) -x LD_PRELOAD="$out/libmpitime.so" || { tail -5 "$out/real/err.txt"; exit 1; }
   echo "real run $i: $(grep -E '^W[RC]' "$out/real/out.txt" | awk '{ print $6 " s, " $7 " Gflops" }')"
   grep '^MPITIME' "$out/real/err.txt" | sort | sed 's/^MPITIME /  /'
   i=$((i + 1))
