@@ -64,8 +64,8 @@ def add_arguments(r):
                         "energy), 'block' in MPI_Recv (same messages, far faster to simulate); default block, "
                         "poll with --energy")
     r.add_argument("--probe", choices=PROBES,
-                   help="model mode: when HPL's MPI_Iprobe sees a panel that arrived since the rank's previous "
-                        "probe: 'immediate' as SMPI and MPICH-based MPIs (MPICH looks again after progressing), "
+                   help="model mode: when HPL's MPI_Iprobe sees a panel that arrived since the rank's previous MPI "
+                        "call: 'immediate' as SMPI and MPICH-based MPIs (MPICH looks again after progressing), "
                         "'lagged' one probe later, as Open MPI (its probe looks at what it has taken in, then "
                         "progresses): the root of a broadcast waits in MPI_Send a chunk of the receiver's update "
                         "longer. Choose the target's MPI; default immediate (validate chooses the real runs' MPI)")
