@@ -251,7 +251,7 @@ class Verb(RefineBase):
         self.assertEqual([r[:3] for r in self.runs], [(10000, 1, 2), (10000, 1, 1), (10000, 2, 1)])
         self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(self.model))
         self.assertIn("\nmeta solo_speed 1.1000 N=10000 1x1 against 2 all-core run(s)\n", self.read(self.model))
-        self.assertIn("one core alone ran HPL's dgemm +10.0% faster than with every core busy", out)
+        self.assertIn("one core alone ran HPL's dgemm 10.0% faster than with every core busy", out)
         self.assertEqual(self.read(self.model + ".calibrated"), BASE)
         self.assertIn("the base model's line scaled by 1.807", out)
         self.assertIn("other processes took 1.0% of the cores during the real runs", out)
@@ -337,3 +337,9 @@ class Verb(RefineBase):
         kept = os.listdir(self.path("kept", "N4000-1x2"))
         self.assertTrue({"rank.sh", "trace.0.csv", "trace.1.csv"} <= set(kept), kept)
         self.assertTrue(os.path.isfile(self.path("kept", "refined.model")))
+
+
+class SoloSaid(RefineBase):
+    def test_faster_and_slower(self):
+        self.assertIn("4.5% faster than with every core busy: meta solo_speed 1.0450", refine.solo_said(1.045))
+        self.assertIn("4.5% slower than with every core busy: meta solo_speed 0.9550", refine.solo_said(0.955))

@@ -122,6 +122,14 @@ def solo_config(configs, cores, args):
     return validation.make_config(min(c.n for c in configs), 1, 1)
 
 
+def solo_said(solo):
+    """The line that says a recorded solo speed (one core alone over every
+    core busy), faster or slower."""
+    way = "faster" if solo >= 1 else "slower"
+    return (f"one core alone ran HPL's dgemm {100 * abs(solo - 1):.1f}% {way} than with every core busy: "
+            f"meta solo_speed {solo:.4f} (run uses it for hosts given fewer ranks than cores)")
+
+
 def dgemm_ratio(traces):
     """Measured over predicted time of the traces' large dgemm calls
     (m n k >= SOLO_MIN_MNK): how fast they ran against the model; None
@@ -335,8 +343,7 @@ def main(args):
             if lo <= solo <= hi:
                 write_atomic(refined, model.set_solo_speed(read_text(refined), solo,
                                                            f"{solo_cfg.label} against {len(configs)} all-core run(s)"))
-                print(f"one core alone ran HPL's dgemm {100 * (solo - 1):+.1f}% faster than with every core busy: "
-                      f"meta solo_speed {solo:.4f} (run uses it for hosts given fewer ranks than cores)")
+                print(solo_said(solo))
             else:
                 print(f"one core alone ran HPL's dgemm {solo:.3f} times as fast as with every core busy, outside "
                       f"{lo:g}-{hi:g}: not recorded (measure again on a quiet machine)")
