@@ -35,14 +35,22 @@ fi
 cp "$tmp/base.model" "$tmp/m.model"
 lines() { grep "^$1" "$2"; }
 lines hpl_dlaswp "$tmp/base.model" > "$tmp/dl.base"
+# dl_refined MODEL OUT: MODEL's hpl_dlaswp lines differ from the
+# calibration's, or the refine's output OUT says it kept them (a refit
+# that predicts the traced calls worse than the base model is not kept,
+# which a busy machine, as under make -j2 distcheck, brings about)
+dl_refined() {
+  [ -s "$tmp/dl.base" ] || return 1
+  ! lines hpl_dlaswp "$1" | cmp -s - "$tmp/dl.base" || grep -q "^  hpl_dlaswp.*the base model's line kept" "$2"
+}
 
 # ---- refine in place ---------------------------------------------------------------
 if refine --model "$tmp/m.model" --config 2000:1x2 --force --keep "$tmp/keep" > "$tmp/r.out" 2> "$tmp/r.err"; then
   ok "refine N=2000 1x2: exit 0 ($(grep -c '^  [a-z]' "$tmp/r.out") routine(s) said; $(grep '^other processes' "$tmp/r.out"))"
   if "$cal" --summary "$tmp/m.model" > "$tmp/sum.out" 2>&1; then ok "the refined model parses (simblas-calibrate --summary)"
   else ko "the refined model does not parse: $(tail -2 "$tmp/sum.out")"; fi
-  if [ -s "$tmp/dl.base" ] && ! lines hpl_dlaswp "$tmp/m.model" | cmp -s - "$tmp/dl.base"; then
-    ok "its hpl_dlaswp lines differ from the calibration's"
+  if dl_refined "$tmp/m.model" "$tmp/r.err" || dl_refined "$tmp/m.model" "$tmp/r.out"; then
+    ok "its hpl_dlaswp lines differ from the calibration's, or refine said why it kept them"
   else ko "hpl_dlaswp lines: $(lines hpl_dlaswp "$tmp/m.model" | head -2)"; fi
   if grep -q "^meta refined_from \"$tmp/keep/N2000-1x2/trace.0.csv\" \"$tmp/keep/N2000-1x2/trace.1.csv\"\$" "$tmp/m.model"
   then ok "meta refined_from names the run's two traces"
@@ -67,9 +75,9 @@ cp "$tmp/base.model" "$tmp/m2.model"
 if refine --model "$tmp/m2.model" -o "$tmp/k.model" --config 2000:1x2 --kernels-only --force > "$tmp/k.out" 2> "$tmp/k.err"; then
   lines 'dgemm\|dtrsm' "$tmp/k.model" > "$tmp/blas.k"
   lines 'dgemm\|dtrsm' "$tmp/base.model" > "$tmp/blas.base"
-  if cmp -s "$tmp/blas.k" "$tmp/blas.base" && ! lines hpl_dlaswp "$tmp/k.model" | cmp -s - "$tmp/dl.base" \
+  if cmp -s "$tmp/blas.k" "$tmp/blas.base" && { dl_refined "$tmp/k.model" "$tmp/k.out" || dl_refined "$tmp/k.model" "$tmp/k.err"; } \
      && cmp -s "$tmp/m2.model" "$tmp/base.model" && ! grep -q '^  dgemm' "$tmp/k.out"; then
-    ok "--kernels-only -o: the BLAS lines the calibration's, the hpl_ lines refitted, the model unchanged"
+    ok "--kernels-only -o: the BLAS lines the calibration's, the hpl_ lines refitted (or said kept), the model unchanged"
   else ko "--kernels-only: $(grep '^  ' "$tmp/k.out" | head -3)"; fi
 else
   ko "refine --kernels-only failed: $(tail -5 "$tmp/k.err")"
