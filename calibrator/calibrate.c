@@ -589,8 +589,10 @@ static void say_quality(const cal_info *c, const blas *b)
             sb_ops[op].name, r->n, r->r2, 100 * r->median_rel_err, 100 * r->p95_rel_err, r->n_scored,
             r->scored_ge_1ms ? " >= 1 ms" : ", all sizes");
   }
+  char speeds[256];
+  cal_pass_speeds(c, speeds, sizeof speeds);
   fprintf(stderr, "simblas-calibrate: repetitions: a call's spread %.2f%% (median sd/mean, calls >= 1 ms), the "
-                  "passes' totals %.2f%% apart (drift)\n", 100 * c->spread, 100 * c->drift);
+                  "passes' totals %.2f%% apart (drift%s)\n", 100 * c->spread, 100 * c->drift, speeds);
   fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s, %s) in %.1f s wall time\n", opt.out,
           c->reference_speed, c->reference_said, c->wall);
   if (b->skipped)
@@ -983,6 +985,8 @@ int main(int argc, char **argv)
   info.stolen_share = run.timed_wall > 0 ? run.stolen / run.timed_wall : 0;
   info.spread = run.spread;
   info.drift = run.drift;
+  info.pass_speed = run.pass_speed;
+  info.npasses = run.npasses;
 
   fit_all(&run, &info);
   info.reference_speed = reference_speed(&info, &run, d.rate3, info.reference_said, sizeof info.reference_said);

@@ -69,6 +69,7 @@ typedef struct worker {
   size_t interrupted, timed;
   double stolen, timed_wall;
   double drift; /* (max - min) / mean of the timed passes' totals */
+  double *pass_tot; /* each timed pass's total, in order (d->reps of them) */
   pthread_barrier_t *start; /* all start measuring together */
 } worker;
 
@@ -176,7 +177,8 @@ static void *run_worker(void *arg)
    * the trace replay showed against a back-to-back calibration */
   size_t nreps = (size_t)w->d->reps;
   double *rep = malloc(sizeof *rep * w->npts * nreps), *warm = malloc(sizeof *warm * w->npts);
-  if (!rep || !order || !warm)
+  w->pass_tot = calloc(nreps, sizeof *w->pass_tot);
+  if (!rep || !order || !warm || !w->pass_tot)
     cal_die("out of memory for %zu points", w->npts);
   /* the CPU-clock bracket's own cost: its reads' system calls count part
    * of themselves into the CPU time between them (the least of 200) */
@@ -230,6 +232,7 @@ static void *run_worker(void *arg)
     for (size_t i = 0; i < w->npts; i++)
       tot += rep[i * nreps + a];
     lo = fmin(lo, tot), hi = fmax(hi, tot), sum += tot;
+    w->pass_tot[a] = tot;
   }
   w->drift = sum > 0 ? (hi - lo) / (sum / (double)nreps) : 0;
   for (size_t i = 0; i < w->npts && !cal_stop; i++) {
@@ -381,6 +384,24 @@ int cal_measure(cal_run *r)
     r->timed_wall += ws[w].timed_wall;
     r->drift = fmax(r->drift, ws[w].drift);
   }
+  /* the passes' speeds, every core's totals summed (a stopped run leaves
+   * the passes it did not finish at 0: no speeds then) */
+  int np = r->design->reps;
+  double *tot = calloc((size_t)np, sizeof *tot), mean = 0;
+  if (!tot || !(r->pass_speed = calloc((size_t)np, sizeof *r->pass_speed)))
+    cal_die("out of memory for %d passes", np);
+  for (int a = 0; a < np; a++) {
+    for (int w = 0; w < ncores; w++)
+      tot[a] += ws[w].pass_tot ? ws[w].pass_tot[a] : 0;
+    mean += tot[a] / np;
+  }
+  for (int a = 0; a < np && !cal_stop; a++)
+    if (tot[a] > 0)
+      r->pass_speed[a] = mean / tot[a];
+  r->npasses = cal_stop ? 0 : np;
+  for (int w = 0; w < ncores; w++)
+    free(ws[w].pass_tot);
+  free(tot);
   r->spread = median_spread(r);
   free(joined);
   free(th);
@@ -394,4 +415,7 @@ void cal_run_free(cal_run *r)
     free(r->res[w]);
   free(r->res);
   r->res = NULL;
+  free(r->pass_speed);
+  r->pass_speed = NULL;
+  r->npasses = 0;
 }

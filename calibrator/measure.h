@@ -39,6 +39,12 @@ typedef struct cal_run {
    * lie apart on a core ((max - min) / mean, the largest of the cores),
    * which the interleaving turns into spread rather than bias */
   double spread, drift;
+  /* each timed pass's speed, in order: the passes' mean total over this
+   * pass's total, every core's calls summed (1.05: 5% faster than the
+   * mean); a trend says the machine slowed or sped up while calibrating,
+   * a lone outlier a spell.  npasses entries (--reps), cal_run_free frees */
+  double *pass_speed;
+  int npasses;
 } cal_run;
 
 /* Times the design on every core (the progress on stderr).  Returns 0, or

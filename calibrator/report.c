@@ -52,9 +52,11 @@ static void write_summary(const char *dir, const cal_info *c)
   }
   fprintf(sum, "SimBLAS calibration of %s (%d cores), %s\nreference speed %.4g flop/s, wall %.0f s\n", c->machine,
           c->ncores, c->backend, c->reference_speed, c->wall);
-  fprintf(sum, "repetitions: a call's spread %.2f%% (median of sd/mean, calls >= 1 ms), drift between passes %.2f%%; "
+  char speeds[256];
+  cal_pass_speeds(c, speeds, sizeof speeds);
+  fprintf(sum, "repetitions: a call's spread %.2f%% (median of sd/mean, calls >= 1 ms), drift between passes %.2f%%%s; "
                "other processes took %.2f%% of the timed wall time\n\n",
-          100 * c->spread, 100 * c->drift, 100 * c->stolen_share);
+          100 * c->spread, 100 * c->drift, speeds, 100 * c->stolen_share);
   fprintf(sum, "%-8s %-4s %6s %8s %10s %10s  (held-out calls, >= 1 ms where enough)\n", "routine", "prec", "n", "r2",
           "median_err", "p95_err");
   for (int i = 0; i < c->nops; i++)
@@ -124,6 +126,21 @@ static void write_figure(const char *dir, const char *name, const cal_info *c, c
   for (int e = 0; e < 2; e++) {
     snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext[e]);
     publish(path, 0);
+  }
+}
+
+void cal_pass_speeds(const cal_info *c, char *buf, size_t size)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int a = 0; a < c->npasses && c->pass_speed; a++) {
+    int k = snprintf(buf + used, size - used, "%s%.3f", a ? " " : "; each pass's speed against their mean, in order: ",
+                     c->pass_speed[a]);
+    if (k < 0 || (size_t)k >= size - used) {
+      buf[0] = '\0';
+      return;
+    }
+    used += (size_t)k;
   }
 }
 

@@ -21,6 +21,8 @@ typedef struct cal_info {
   double stolen;      /* the wall time they took from them */
   double stolen_share; /* ... of the timed calls' wall time */
   double spread, drift; /* the repetitions' (cal_run) */
+  const double *pass_speed; /* each timed pass's speed against their mean, in order (cal_run) */
+  int npasses;
   int nops;
   const int *ops;
   const fit_result *node;  /* per key (design.h) */
@@ -34,6 +36,10 @@ extern const char *const cal_report_figures[];
  * gnuplot was found at configure time; files world-readable.  Failures are
  * said, not fatal. */
 void cal_report(const char *model_path, const cal_info *c, const cal_run *run);
+
+/* "; each pass's speed against their mean, in order: 1.031 1.012 ..."
+ * into buf (empty without passes, or when they do not fit) */
+void cal_pass_speeds(const cal_info *c, char *buf, size_t size);
 
 /* --summary: one line per fitted routine and precision,
  * "<routine> <prec> n=<k> r2=<x> median_rel_err=<x> p95_rel_err=<x>".

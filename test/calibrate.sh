@@ -54,6 +54,10 @@ grep -q "^reference-speed" "$tmp/m.model" && grep -q "^meta backend" "$tmp/m.mod
   && grep -q "^meta topology" "$tmp/m.model" && grep -q "^meta date" "$tmp/m.model" && tail -1 "$tmp/m.model" | grep -qx end \
   && ok "model records machine, topology, backend, date, reference speed" || ko "model header incomplete"
 grep -q "^wall\|wall time" "$tmp/cal.err" && ok "wall time printed" || ko "no wall time"
+# each timed pass's speed, in order: --quick's 3 of them, their harmonic mean 1 (each is the passes' mean total over its own)
+speeds=$(sed -n "s/.*each pass's speed against their mean, in order: \([0-9. ]*\)).*/\1/p" "$tmp/cal.err")
+if echo "$speeds" | awk 'NF == 3 { for (i = 1; i <= 3; i++) { if ($i <= 0) exit 1; h += 1 / $i } exit !(h / 3 > 0.998 && h / 3 < 1.002) } { exit 1 }'
+then ok "the passes' speeds, in order: $speeds"; else ko "the passes' speeds: '$speeds' in $(grep repetitions "$tmp/cal.err")"; fi
 
 # --summary: <routine> <prec> n=<k> r2=<x> median_rel_err=<x> p95_rel_err=<x>
 "$cal" --summary "$tmp/m.model" > "$tmp/sum"
