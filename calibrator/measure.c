@@ -395,7 +395,7 @@ int cal_measure(cal_run *r)
       tot[a] += ws[w].pass_tot ? ws[w].pass_tot[a] : 0;
     mean += tot[a] / np;
   }
-  for (int a = 0; a < np && !cal_stop; a++)
+  for (int a = 0; a < np; a++)
     if (tot[a] > 0)
       r->pass_speed[a] = mean / tot[a];
   r->npasses = cal_stop ? 0 : np;

@@ -12,6 +12,12 @@ sh scripts/install-deps.sh --sources
 ./autogen.sh > /dev/null 2>&1 || ./autogen.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 start=$(date +%s)
+# failed_logs DIR: the last 40 lines of each failed test's log under DIR
+failed_logs() {
+  for t in "$1"/test/*.trs "$1"/test/*/*.trs; do
+    grep -q '^:test-result: \(FAIL\|ERROR\)' "$t" 2>/dev/null && { echo "---- ${t%.trs}.log"; tail -40 "${t%.trs}.log"; }
+  done
+}
 
 echo "== sanitizer build (address, undefined) =="
 rm -rf _build/asan && mkdir -p _build/asan && cd _build/asan
@@ -38,10 +44,7 @@ status=0
 make -j"$jobs" check || status=$?
 unset LD_PRELOAD
 if [ $status -ne 0 ]; then
-  for f in test/*.log test/*/*.log; do
-    case "$f" in *test-suite.log) continue ;; esac
-    grep -q '^FAIL\|^ERROR' "${f%.log}.trs" 2>/dev/null && { echo "---- $f"; tail -40 "$f"; }
-  done
+  failed_logs .
   exit $status
 fi
 cd "$top"
@@ -52,10 +55,7 @@ rm -rf _build/plain && mkdir -p _build/plain && cd _build/plain
 make -j"$jobs" > build.log 2>&1 || { tail -50 build.log; exit 1; }
 if ! make -j"$jobs" distcheck > distcheck.log 2>&1; then
   grep -E '^(PASS|FAIL|ERROR|SKIP)' distcheck.log; tail -60 distcheck.log
-  # the failing tests' own logs, from the distcheck tree (gone once it passes)
-  for t in simblas-*/_build/sub/test/*.trs; do
-    grep -q '^:test-result: \(FAIL\|ERROR\)' "$t" 2>/dev/null && { echo "---- ${t%.trs}.log"; tail -40 "${t%.trs}.log"; }
-  done
+  failed_logs "$(echo simblas-*/_build/sub)" # the distcheck tree, gone once it passes
   exit 1
 fi
 grep -E '^(PASS|FAIL|ERROR|SKIP|#)' distcheck.log

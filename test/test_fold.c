@@ -26,9 +26,9 @@ static long pss_range_kb(const char *lo, const char *hi)
   char line[512];
   long total = -1, v;
   int inside = 0;
-  uintptr_t a, b;
+  unsigned long a, b;
   while (f && fgets(line, sizeof line, f)) {
-    if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
+    if (sscanf(line, "%lx-%lx ", &a, &b) == 2) /* a mapping's header line */
       inside = a >= (uintptr_t)lo && b <= (uintptr_t)hi;
     else if (inside && sscanf(line, "Pss: %ld kB", &v) == 1)
       total = (total < 0 ? 0 : total) + v;
