@@ -138,3 +138,29 @@ class Builds(Sandbox):
             status, out, err = self.cli("build", "--hpl-dir", tree)
             self.assertIn("no mpicc (Open MPI): building without xhpl-mpi", err)
         self.assertEqual(hplbuild.MODES["all"], ["model", "passthrough", "mpi"])
+
+    def test_a_build_older_than_the_patch_series_is_said(self):
+        """A run of a build patched with fewer patches than the installed
+        series names those it lacks and how to rebuild; a current build is
+        not said to be old."""
+        series = [ln.split("#", 1)[0].strip() for ln in open(os.path.join(self.env["SIMBLAS_PATCHDIR"], "series"))]
+        series = [ln.split()[0] for ln in series if ln]
+        hpcc = [ln.strip() for ln in open(os.path.join(self.env["SIMBLAS_PATCHDIR"], "series.hpcc")) if ln.strip()]
+        d = self.make_build("hpcc-1.5.0", "/src/hpcc_1.5.0.orig.tar.gz", "2026-11-25T10:00:00+00:00")
+        self.set_default("hpcc-1.5.0")
+        mpath = os.path.join(d, "manifest.json")
+        man = json.load(open(mpath))
+        for patches, said in ((series[:-1] + hpcc, series[-1]), (series + hpcc, None)):
+            man.update(source_kind="debian-hpcc", patches=patches)
+            with open(mpath, "w") as f:
+                json.dump(man, f)
+            status, out, err = self.cli("run", "--n", 1000, "--p", 1, "--q", 1, "--dry-run", "--keep", self.path("d"))
+            with self.subTest(lacks=said):
+                self.assertEqual(status, 0, err)
+                if said:
+                    self.assertIn(f"warning: the HPL build hpcc-1.5.0 predates the installed HPL patch series: it lacks "
+                                  f"{said}, and simulates without them; rebuild it with: simblas-hpl build --build-id "
+                                  "hpcc-1.5.0\n", err)
+                else:
+                    self.assertNotIn("predates", err)
+

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 from .errors import CliError
 from .files import read_text, write_atomic
-from .locations import data_root
+from .locations import data_root, patch_dir
 
 # model: BLAS predicted, under smpirun; passthrough: BLAS computed, under
 # smpirun; mpi: plain HPL with the real MPI (Open MPI's mpicc) and OpenBLAS,
@@ -39,6 +39,26 @@ class Build:
         m = self.manifest
         modes = ", ".join(BINARIES[k] for k in BINARIES if self.binary(k)) or "no binary"
         return f"{self.id} (from {m.get('source', '?')}, built {m.get('built', '?')}; {modes})"
+
+    def patches_missing(self):
+        """The patches of the installed series (series, and series.hpcc for an
+        hpcc source) that this build was not patched with: a build older
+        than the SimBLAS installed ([] when it has them all, or when either
+        list cannot be read)."""
+        had = self.manifest.get("patches")
+        try:
+            pdir = patch_dir()
+        except CliError:
+            return []
+        names = []
+        for s in ("series", "series.hpcc") if self.manifest.get("source_kind") == "debian-hpcc" else ("series",):
+            for line in read_text(os.path.join(pdir, s)).splitlines():
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    names.append(line.split()[0])
+        if not isinstance(had, list) or not names:
+            return []
+        return [n for n in names if n not in had]
 
     def ref(self, chosen_by):
         """What a run's JSON says of the build it used."""

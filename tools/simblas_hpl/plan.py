@@ -194,6 +194,13 @@ def find_xhpl(o):
         return os.path.join(data_root(), o.build_id or "<build-id>", what), None
     xhpl = build.binary(o.mode) if build else None
     if xhpl:
+        missing = build.patches_missing()
+        if missing:
+            hpcc = build.manifest.get("source_kind") == "debian-hpcc"
+            note(f"warning: the HPL build {build.id} predates the installed HPL patch series: it lacks "
+                 f"{', '.join(missing)}, and simulates without them; rebuild it with: simblas-hpl build "
+                 f"--build-id {build.id}" + ("" if hpcc else f" and the source it was built from "
+                                             f"({build.manifest.get('source', '?')})"))
         return xhpl, build.ref(by)
     msg = (f"no {what} in the HPL build {build.id} ({build.dir}): run `simblas-hpl build --build-id {build.id}"
            f"{how}` with the source it was built from ({build.manifest.get('source', '?')})" if build else
