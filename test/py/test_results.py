@@ -54,6 +54,28 @@ class ParseOutput(unittest.TestCase):
         self.assertNotIn("simulated_time_s", r)
 
 
+class Phases(unittest.TestCase):
+    def test_detailed_timing(self):
+        """HPL built with -DHPL_DETAILED_TIMING prints the slowest rank's time
+        per phase after the result line (as a real run printed it); parsed
+        into phases_s, absent otherwise."""
+        out = OUT.replace("HPL_pdgesv() start time", """\
+Max aggregated wall time rfact . . . :               1.46
++ Max aggregated wall time pfact . . :               1.34
++ Max aggregated wall time mxswp . . :               1.29
+Max aggregated wall time update  . . :              13.31
++ Max aggregated wall time laswp . . :               1.09
+Max aggregated wall time up tr sv  . :               0.04
+HPL_pdgesv() start time""")
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        r = results.parse_output(out, "", d)
+        self.assertEqual(r["phases_s"], {"rfact": 1.46, "pfact": 1.34, "mxswp": 1.29, "update": 13.31, "laswp": 1.09,
+                                         "uptrsv": 0.04})
+        self.assertEqual(r["gflops"], 178.6)
+        self.assertNotIn("phases_s", results.parse_output(OUT, "", d))
+
+
 class Extrapolation(unittest.TestCase):
     """The estimator behind --iterations (doc/scale.md), on iteration logs
     made up from a known cost curve t_i = r + b x_i^2 (b: rank 0's BLAS

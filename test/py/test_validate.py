@@ -134,6 +134,32 @@ class Report(Sandbox):
         r = validation.build_report(configs, real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 1, None, "d", 1)
         self.assertEqual(r["simulations"]["m"]["misranked"], [])
 
+    def test_phases(self):
+        """With a build that prints HPL's phases (build --detailed-timing), the
+        report has the real runs' median per phase and each simulation's, and
+        the table a line per phase with the difference; a real run without
+        them leaves the phases out."""
+        c = validation.make_config(12000, 2, 1)
+        ph = [{"rfact": 1.46, "pfact": 1.34, "mxswp": 1.29, "update": 13.31, "laswp": 1.09, "uptrsv": 0.04},
+              {"rfact": 0.85, "pfact": 0.72, "mxswp": 0.68, "update": 13.74, "laswp": 0.98, "uptrsv": 0.06},
+              {"rfact": 0.9, "pfact": 0.8, "mxswp": 0.7, "update": 13.5, "laswp": 1.0, "uptrsv": 0.05}]
+        real = {c.label: {"gflops": [80.8, 81.7, 81.0], "phases_s": ph}}
+        sims = [validation.Simulation("m", "model", "x")]
+        res = {"m": {c.label: {"gflops": 77.85, "hpl_time_s": 14.8, "wall_s": 1,
+                               "phases_s": {"rfact": 0.6, "pfact": 0.3, "mxswp": 0.21, "update": 14.29, "laswp": 1.22,
+                                            "uptrsv": 0.01}}}}
+        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
+        got = r["configs"][0]["real"]["phases_s"]
+        self.assertEqual((got["rfact"]["median"], got["rfact"]["min"], got["rfact"]["max"]), (0.9, 0.85, 1.46))
+        self.assertEqual(got["update"]["median"], 13.5)
+        text = validation.table(r)
+        self.assertRegex(text, r"N=12000 2x1 +update +13\.5 \(13\.3-13\.7\) +14\.3 +\+0\.79s")
+        self.assertRegex(text, r"N=12000 2x1 +\+ mxswp +0\.7 \(0\.68-1\.29\) +0\.21 +-0\.49s")
+        real[c.label]["phases_s"][1] = None  # a run without them
+        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
+        self.assertNotIn("phases_s", r["configs"][0]["real"])
+        self.assertNotIn("HPL's phases", validation.table(r))
+
     def test_plot_data(self):
         r = fake_report([1.0, 2.0])
         prefix = self.path("fig")

@@ -240,8 +240,9 @@ def openblas_link():
     return "-lopenblas"
 
 
-def make_arch(tree, mode, template, libdir, incdir, cc, logpath):
-    """Build mode's binary in tree with compiler cc (smpicc; mpicc for mpi)."""
+def make_arch(tree, mode, template, libdir, incdir, cc, logpath, detailed_timing=False):
+    """Build mode's binary in tree with compiler cc (smpicc; mpicc for mpi);
+    detailed_timing: -DHPL_DETAILED_TIMING (HPL prints each phase's time)."""
     arch = ARCHS[mode]
     if mode == "mpi":
         # plain HPL, computing, with the real MPI and OpenBLAS: the same
@@ -264,6 +265,8 @@ def make_arch(tree, mode, template, libdir, incdir, cc, logpath):
             # it, so that model and passthrough runs communicate alike.
             "HPL_DEFS_EXTRA": "-DSIMBLAS_HPL -DHPL_NO_MPI_DATATYPE" if mode == "model" else "-DHPL_NO_MPI_DATATYPE",
         }
+    if detailed_timing:
+        values["HPL_DEFS_EXTRA"] += " -DHPL_DETAILED_TIMING"
     with open(os.path.join(tree, f"Make.{arch}"), "w") as f:
         f.write(fill_template(template, values))
     # objects of this arch left by an earlier compile (of another
@@ -335,12 +338,13 @@ def mpicc_or_none():
 
 
 def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False, build_id=None,
-          make_default=False):
+          make_default=False, detailed_timing=False):
     """`simblas-hpl build`: the binaries of mode (model, passthrough, mpi;
     both: model and passthrough; all: the three; None: the three, or the
     first two when there is no mpicc) from the source given (default:
     Debian's hpcc), patched, checked, in the build build_id (default: the
-    source's ID)."""
+    source's ID; with detailed_timing, HPL's -DHPL_DETAILED_TIMING, the
+    source's ID and "-timing")."""
     mpicc = mpicc_or_none()
     if mode is None:
         mode = "all" if mpicc else "both"
@@ -374,9 +378,10 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
         # the headers HPL compiles against (hpl_simblas.h includes the other two)
         *(sha256_file(os.path.join(incdir, h)) for h in ("simblas.h", "simblas_app.h", "hpl_simblas.h")
           if os.path.exists(os.path.join(incdir, h))),
-        os.path.realpath(smpicc), os.path.realpath(mpicc) if mpicc else "", openblas_link()]).encode()).hexdigest()
+        os.path.realpath(smpicc), os.path.realpath(mpicc) if mpicc else "", openblas_link(),
+        "HPL_DETAILED_TIMING" if detailed_timing else ""]).encode()).hexdigest()
 
-    bid = build_id or sid
+    bid = build_id or (sid + "-timing" if detailed_timing else sid)
     d = os.path.join(data_root(), bid)
     os.makedirs(d, exist_ok=True)
     lock = open(os.path.join(d, ".lock"), "w")
@@ -417,7 +422,7 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
     checks = dict(old.get("checks", {})) if same else {}
     for m in todo:
         xhpl = make_arch(tree, m, template, libdir, incdir, mpicc if m == "mpi" else smpicc,
-                         os.path.join(d, f"build-{ARCHS[m]}.log"))
+                         os.path.join(d, f"build-{ARCHS[m]}.log"), detailed_timing=detailed_timing)
         dest = os.path.join(d, BINARIES[m])
         shutil.copy2(xhpl, dest + ".new")
         os.replace(dest + ".new", dest)
@@ -437,7 +442,7 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
         "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind, "source": desc,
         "source_sha256": src_digest, "patch_dir": pdir, "patches": [n for _, n, _ in patches],
         "patches_sha256": patch_digest, "simblas_libdir": libdir, "simblas_incdir": incdir,
-        "smpicc": smpicc, "fingerprint": fingerprint, "tree": tree,
+        "smpicc": smpicc, "fingerprint": fingerprint, "tree": tree, "detailed_timing": bool(detailed_timing),
         "binaries": binaries, "checks": checks,
         "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }

@@ -24,6 +24,12 @@ SIMTIME_RE = re.compile(r"Simulated time: (\S+) seconds")
 ENERGY_RE = re.compile(r"Total energy consumption: (\S+) Joules \(used hosts: (\S+) Joules; unused/idle hosts: (\S+)\)")
 HOST_ENERGY_RE = re.compile(r"Energy consumption of host (\S+): (\S+) Joules")
 SKIPPED_RE = re.compile(r"(\d+) tests? skipped because of illegal input values")
+# HPL built with -DHPL_DETAILED_TIMING (simblas-hpl build --detailed-timing):
+# the slowest rank's time in each phase, "+" lines nested in the one above
+PHASE_RE = re.compile(r"^\+?\s*Max aggregated wall time (rfact|pfact|mxswp|update|laswp|up tr sv)\s*[. ]*:\s*(\S+)\s*$",
+                      re.M)
+PHASE_KEYS = {"rfact": "rfact", "pfact": "pfact", "mxswp": "mxswp", "update": "update", "laswp": "laswp",
+              "up tr sv": "uptrsv"}
 NODE_RE = re.compile(r"^simblas: node .*: (\S+) of (\S+) modelled calls offloaded, accelerators busy (\S+) s", re.M)
 
 
@@ -42,6 +48,14 @@ def parse_output(out, err, workdir):
             res["hpl_time_precise_s"] = precise_time(m.group(6), m.group(7), res["hpl_n"])
         except ValueError:
             pass
+    phases = {}
+    for name, v in PHASE_RE.findall(text):  # the last test's, as the result line
+        try:
+            phases[PHASE_KEYS[name]] = float(v)
+        except ValueError:
+            pass
+    if phases:
+        res["phases_s"] = phases
     r = RESIDUAL_RE.search(text)
     if r:
         res["residual"] = float(r.group(1)) if re.fullmatch(r"[-+0-9.eE]+", r.group(1)) else r.group(1)
@@ -455,6 +469,8 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         if plan.hugepages:
             summary["peak_hugetlb_mb"] = round(sampler.peak_huge_kb / 1024.0, 1)
             summary["peak_rss_method"] += " + the machine's huge pages in use beyond the start's"
+    if res.get("phases_s"):  # HPL built with -DHPL_DETAILED_TIMING
+        summary["phases_s"] = res["phases_s"]
     if "residual" in res:
         summary["residual"] = res["residual"]
         summary["residual_passed"] = res["residual_passed"]

@@ -310,7 +310,8 @@ def real_runs(configs, runs, xhpl, workroot, timeout=None, log=note, speed=None)
     """R interleaved rounds of real runs: {label: {"gflops": [...], "hpl_time_s": [...],
     "other_load": [...]}}; speed (a SpeedProbe) measures the reference speed
     before each round and after the last."""
-    out = {c.label: {"gflops": [], "hpl_time_s": [], "wall_s": [], "other_load": []} for c in configs}
+    out = {c.label: {"gflops": [], "hpl_time_s": [], "wall_s": [], "other_load": [], "phases_s": []}
+           for c in configs}
     mpirun = realrun.mpirun_path()
     watch = LoadWatch()
     total = len(configs) * runs
@@ -330,6 +331,7 @@ def real_runs(configs, runs, xhpl, workroot, timeout=None, log=note, speed=None)
             o["hpl_time_s"].append(res["hpl_time_s"])
             o["wall_s"].append(res["wall_s"])
             o["other_load"].append(None if other is None else round(other, 4))
+            o["phases_s"].append(res.get("phases_s"))
             done += 1
             busy = "" if other is None else f", other processes {100 * other:.1f}% of the cores"
             log(f"real {done}/{total}: {c.label}: {res['gflops']:g} Gflops ({res['hpl_time_s']:g} s{busy})")
@@ -343,9 +345,24 @@ def summarize_real(g):
     med = statistics.median(g["gflops"])
     lo, hi = min(g["gflops"]), max(g["gflops"])
     loads = [x for x in g.get("other_load", []) if x is not None]
-    return {"gflops": g["gflops"], "hpl_time_s": g.get("hpl_time_s", []), "median": med, "min": lo, "max": hi,
-            "spread_pct": round(100 * (hi - lo) / med, 2) if med else None,
-            "other_load_max": max(loads) if loads else None}
+    out = {"gflops": g["gflops"], "hpl_time_s": g.get("hpl_time_s", []), "median": med, "min": lo, "max": hi,
+           "spread_pct": round(100 * (hi - lo) / med, 2) if med else None,
+           "other_load_max": max(loads) if loads else None}
+    phases = summarize_phases(g.get("phases_s") or [])
+    if phases:
+        out["phases_s"] = phases
+    return out
+
+
+def summarize_phases(runs):
+    """HPL's phase times (-DHPL_DETAILED_TIMING) over the real runs: {phase:
+    {"median", "min", "max", "runs": [...]}}, for the phases every run
+    printed; {} when a run printed none."""
+    if not runs or any(not r for r in runs):
+        return {}
+    names = [k for k in runs[0] if all(k in r for r in runs)]
+    return {k: {"median": statistics.median(r[k] for r in runs), "min": min(r[k] for r in runs),
+                "max": max(r[k] for r in runs), "runs": [r[k] for r in runs]} for k in names}
 
 
 @dataclasses.dataclass
@@ -386,6 +403,8 @@ def simulate_configs(configs, sim, cores, workroot, build_id=None, timeout=None,
         shutil.rmtree(d, ignore_errors=True)
         out[c.label] = {"gflops": res["gflops"], "hpl_time_s": res["hpl_time_s"], "wall_s": res["wall_s"],
                         "network": (res.get("network") or {}).get("file")}
+        if res.get("phases_s"):
+            out[c.label]["phases_s"] = res["phases_s"]
         log(f"{sim.name}: {c.label}: {res['gflops']:g} Gflops (simulated in {res['wall_s']:.1f} s)")
     return out
 
@@ -500,6 +519,7 @@ def table(report):
         lines.append("* adj.: the simulated Gflops times the model's drift ratio (the reference speed measured with "
                      "the real runs over the model's): a diagnostic of how much of the error is the machine's drift "
                      "since the calibration, not a prediction")
+    lines += phase_table(report)
     rsp = report.get("reference_speed")
     if rsp and rsp["measured"]:
         times = ", ".join(f"{m['time'][11:16]} {m['gflops']:g}" if m.get("gflops") else f"{m['time'][11:16]} failed"
@@ -513,6 +533,36 @@ def table(report):
                  + ("?" if report["other_load_max"] is None else f"{100 * report['other_load_max']:.1f}%")
                  + " of the cores during a real run")
     return "\n".join(lines)
+
+
+PHASE_ORDER = ("rfact", "pfact", "mxswp", "update", "laswp", "uptrsv")
+PHASE_SAID = {"rfact": "rfact", "pfact": "+ pfact", "mxswp": "+ mxswp", "update": "update", "laswp": "+ laswp",
+              "uptrsv": "up tr sv"}
+
+
+def phase_table(report):
+    """Where the time goes, real against simulated, when the build prints
+    HPL's phases (build --detailed-timing): per configuration and phase, the
+    real runs' median (min-max) and each simulation's seconds and difference
+    (the slowest rank's time in the phase, as HPL reports it)."""
+    sims = list(report["simulations"])
+    rows = [r for r in report["configs"] if r["real"].get("phases_s")]
+    if not rows:
+        return []
+    lines = ["HPL's phases (HPL_DETAILED_TIMING: the slowest rank's seconds; + within the phase above)",
+             f"{'configuration':<28} {'phase':<9} {'real median (min-max)':>22}" + "".join(f" {s[:16]:>16}" for s in sims)]
+    for r in rows:
+        ph = r["real"]["phases_s"]
+        for k in PHASE_ORDER:
+            if k not in ph:
+                continue
+            v = ph[k]
+            line = f"{r['label']:<28} {PHASE_SAID[k]:<9} {v['median']:>8.3g} ({v['min']:.3g}-{v['max']:.3g})".ljust(61)
+            for s in sims:
+                x = ((r["sim"].get(s) or {}).get("phases_s") or {}).get(k)
+                line += f" {x:7.3g} {x - v['median']:+7.2f}s" if x is not None else f" {'-':>16}"
+            lines.append(line)
+    return lines
 
 
 CSV_FIELDS = ["date", "cpu", "label", "n", "nb", "p", "q", "hpl_opt", "real_median", "real_min", "real_max",

@@ -6,7 +6,7 @@ NAME = "build"
 ORDER = 1
 HELP = "download, patch and build HPL (the xhpl-* binaries)"
 USAGE = ("%(prog)s [--hpl-tarball FILE | --hpl-dir DIR] [--build-id ID] [--make-default] "
-         "[--mode model|passthrough|mpi|both|all] [--force] [--no-check]")
+         "[--mode model|passthrough|mpi|both|all] [--detailed-timing] [--force] [--no-check]")
 DESCRIPTION = ("Download (or take) HPL's source, apply SimBLAS's patch series and build xhpl-model "
                "(BLAS predicted) and xhpl-real (BLAS computed, for passthrough runs) against libsimblas, and "
                "xhpl-mpi (plain HPL with Open MPI and OpenBLAS, the real runs of `simblas-hpl validate`); "
@@ -26,6 +26,11 @@ def add_arguments(b):
     b.add_argument("--build-id", metavar="ID",
                    help="the build's name, which `run --build-id` and SIMBLAS_HPL_BUILD give (default: the "
                         "source's, e.g. hpcc-1.5.0 or hpl-2.3-<sha256 prefix>)")
+    b.add_argument("--detailed-timing", action="store_true",
+                   help="compile HPL with -DHPL_DETAILED_TIMING: every binary prints the slowest rank's time in each "
+                        "phase (rfact, pfact, mxswp, update, laswp, up tr sv), which `run` puts in its JSON "
+                        "(phases_s) and `validate --build-id` compares, real against simulated, phase by phase "
+                        "(default build ID: the source's and -timing)")
     b.add_argument("--make-default", action="store_true",
                    help="make this build the default, which runs without --build-id use (a new build becomes "
                         "the default only when there is none: a study's runs do not change underneath it)")
@@ -34,4 +39,4 @@ def add_arguments(b):
 def main(args):
     return hplbuild.build(mode=args.mode, hpl_tarball=args.hpl_tarball, hpl_dir=args.hpl_dir,
                           force=args.force, no_check=args.no_check, build_id=args.build_id,
-                          make_default=args.make_default)
+                          make_default=args.make_default, detailed_timing=args.detailed_timing)
