@@ -155,6 +155,12 @@ class Report(Sandbox):
         text = validation.table(r)
         self.assertRegex(text, r"N=12000 2x1 +update +13\.5 \(13\.3-13\.7\) +14\.3 +\+0\.79s")
         self.assertRegex(text, r"N=12000 2x1 +\+ mxswp +0\.7 \(0\.68-1\.29\) +0\.21 +-0\.49s")
+        # --real: an earlier report's real runs come back with their phases
+        path = self.path("v.json")
+        with open(path, "w") as f:
+            json.dump(r, f)
+        again, _ = validation.load_real(path, [c])
+        self.assertEqual(again[c.label]["phases_s"], ph)
         real[c.label]["phases_s"][1] = None  # a run without them
         r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
         self.assertNotIn("phases_s", r["configs"][0]["real"])

@@ -653,8 +653,15 @@ def load_real(path, configs):
     if missing:
         raise CliError(f"--real {path} has no real runs of {', '.join(missing[:4])}: validate those configurations "
                        "again without --real, or choose the ones it has with --config")
+    def phases(real):  # the runs' phases back from the summary's per-run lists
+        ph = real.get("phases_s") or {}
+        n = len(real["gflops"])
+        if not ph or any(len(v.get("runs", [])) != n for v in ph.values()):
+            return []
+        return [{k: v["runs"][i] for k, v in ph.items()} for i in range(n)]
     return {c.label: {"gflops": have[c.label]["gflops"], "hpl_time_s": have[c.label].get("hpl_time_s", []),
-                      "other_load": [have[c.label].get("other_load_max")]} for c in configs}, old
+                      "other_load": [have[c.label].get("other_load_max")], "phases_s": phases(have[c.label])}
+            for c in configs}, old
 
 
 def real_speeds(old):
