@@ -7,6 +7,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -44,6 +45,7 @@ sb_hooks sb_init_hooks;
 typedef struct call_rank {
   int set;       /* coefficient set, -1 until resolved */
   double factor; /* its host's speed factor (SIMBLAS_HOST_FACTORS), 0 until resolved */
+  double factor_mem; /* ... for the memory kernels (level M), its third column */
   uint64_t rng;
   uint64_t calls;
   double injected;
@@ -61,14 +63,17 @@ static sb_slice call_slice = SB_SLICE(call_rank, "the call counters", call_rank_
 #define CR(r) ((call_rank *)sb_rank_slice(r, &call_slice))
 
 /* ---- per-host speed factors (SIMBLAS_HOST_FACTORS) -------------------------
- * A file of "HOST FACTOR" lines: every modelled kernel of a rank on HOST
- * takes its prediction divided by FACTOR (0.8: the host runs at 80% of the
- * model's speed).  Read once at initialisation, sorted by host name; each
- * rank looks its host up once (a binary search: 41,000 ranks on as many
- * hosts). */
+ * A file of "HOST FACTOR [MEMORY]" lines: every modelled kernel of a rank
+ * on HOST takes its prediction divided by FACTOR (0.8: the host runs at
+ * 80% of the model's speed), and the memory kernels (level M: kernels.def,
+ * HPL's row swaps and copies) by MEMORY when the line gives it (a host
+ * with idle cores: memory-bound kernels gain more than dgemm, the model's
+ * meta solo_speed_memory).  Read once at initialisation, sorted by host
+ * name; each rank looks its host up once (a binary search: 41,000 ranks on
+ * as many hosts). */
 typedef struct host_factor {
   char *host;
-  double factor;
+  double factor, memory;
 } host_factor;
 static host_factor *factors;
 static size_t nfactors;
@@ -91,17 +96,28 @@ static void load_host_factors(const char *path)
     if (hash)
       *hash = '\0';
     char host[1024], extra[2];
-    double v;
-    int n = sscanf(line, "%1023s %lf %1s", host, &v, extra);
+    double v = 0, vm;
+    int used = 0, n = sscanf(line, "%1023s %lf%n", host, &v, &used);
     if (n <= 0)
       continue; /* blank or a comment */
-    if (n != 2 || !(v > 0) || !isfinite(v))
-      sb_fatal("%s:%d: expected 'HOST FACTOR', a host name and its speed factor > 0 (1: the model's speed, 0.8: "
-               "80%% of it) (SIMBLAS_HOST_FACTORS)",
+    if (n == 2) { /* then an optional MEMORY column, and nothing else */
+      char *rest = line + used, *end;
+      vm = strtod(rest, &end);
+      if (end == rest)
+        vm = v;
+      else if (!isspace((unsigned char)*end) && *end)
+        n = 0;
+      if (n && sscanf(end, "%1s", extra) == 1)
+        n = 0;
+    }
+    if (n != 2 || !(v > 0) || !isfinite(v) || !(vm > 0) || !isfinite(vm))
+      sb_fatal("%s:%d: expected 'HOST FACTOR [MEMORY]', a host name, its speed factor > 0 (1: the model's speed, "
+               "0.8: 80%% of it) and optionally its memory kernels' factor > 0 (SIMBLAS_HOST_FACTORS)",
                path, ln);
     factors = sb_grow_table(factors, &cap, nfactors, sizeof *factors, "the host factors");
     if (!(factors[nfactors].host = strdup(host)))
       sb_fatal("out of memory for the host factors");
+    factors[nfactors].memory = vm;
     factors[nfactors++].factor = v;
   }
   fclose(f);
@@ -201,24 +217,25 @@ static int rank_set(sb_rank *r, call_rank *c)
   return c->set;
 }
 
-/* the speed factor of the rank's host: 1 without SIMBLAS_HOST_FACTORS or
- * outside smpirun; a host the file lacks runs at 1, said once per rank */
-static double rank_factor(sb_rank *r, call_rank *c)
+/* the speed factor of the rank's host for op: 1 without SIMBLAS_HOST_FACTORS
+ * or outside smpirun; a host the file lacks runs at 1, said once per rank;
+ * the memory kernels (level M) take the line's MEMORY column */
+static double rank_factor(sb_rank *r, call_rank *c, int op)
 {
   if (c->factor > 0)
-    return c->factor;
-  c->factor = 1;
+    return sb_ops[op].level == SB_LEVEL_M ? c->factor_mem : c->factor;
+  c->factor = c->factor_mem = 1;
   const char *host = nfactors && sb_smpi_active() ? sb_smpi_host_name() : NULL;
   if (host) {
     host_factor key = {(char *)host, 0};
     const host_factor *hf = bsearch(&key, factors, nfactors, sizeof *factors, factor_cmp);
     if (hf)
-      c->factor = hf->factor;
+      c->factor = hf->factor, c->factor_mem = hf->memory;
     else
       fprintf(stderr, "simblas: SIMBLAS_HOST_FACTORS %s has no line for host %s; rank %ld runs at the model's speed\n",
               sb_cfg.host_factors, host, sb_rank_public(r));
   }
-  return c->factor;
+  return sb_ops[op].level == SB_LEVEL_M ? c->factor_mem : c->factor;
 }
 
 /* ---- the two ends of a call ---------------------------------------------- */
@@ -267,7 +284,7 @@ void sb_model_call(sb_call *c)
   }
   /* the host's speed factor slows (or speeds) the kernel; the hook still
    * sees the model's prediction */
-  double injected = call.sink->inject(r, t / rank_factor(r, cr));
+  double injected = call.sink->inject(r, t / rank_factor(r, cr, c->op));
   cr->calls++;
   sb_inject_busy(r);
   cr->injected += injected;

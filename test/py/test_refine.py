@@ -6,6 +6,7 @@ and the calibrator replaced by stand-ins (test/hpl-refine.sh runs the
 real ones)."""
 
 import json
+import math
 import os
 import re
 from unittest import mock
@@ -73,12 +74,14 @@ class RefineBase(Sandbox):
         self.runs.append((n, p, q, script))
         self.assertIn("SIMBLAS_MODE=trace", script)
         self.assertIn(f"SIMBLAS_TRACE={workdir}/trace.$r.csv", script)
-        # a trailing update's dgemm: 10% slower than the model with every core busy, as the model alone
+        # a trailing update's dgemm: 10% slower than the model with every core busy, as the model alone;
+        # the row swaps twice as slow as the model busy, as the model alone
         big = "0.02" if p * q == 1 else "0.022"
+        swap = "1e-4" if p * q == 1 else "2e-4"
         for r in range(p * q):
             with open(os.path.join(workdir, f"trace.{r}.csv"), "w") as f:
                 f.write("routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n"
-                        f"dgemm,128,128,128,1e-4,1.1e-4,{r},0,0\nhpl_dlaswp00N,128,128,0,1e-4,2e-4,{r},0,4000\n"
+                        f"dgemm,128,128,128,1e-4,1.1e-4,{r},0,0\nhpl_dlaswp00N,128,128,0,1e-4,{swap},{r},0,4000\n"
                         f"dgemm,2000,2000,128,0.02,{big},{r},0,4000\n")
         return {"gflops": 50.0, "hpl_time_s": 1.0, "wall_s": 1.5}
 
@@ -242,6 +245,27 @@ class Install(RefineBase):
         self.assertFalse(os.path.exists(out + ".new"))
 
 
+class MemorySolo(Sandbox):
+    def trace(self, name, rows):
+        p = self.path(name)
+        with open(p, "w") as f:
+            f.write("routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n" + "".join(
+                f"{r},128,128,0,{pr},{me},0,0,4000\n" for r, pr, me in rows))
+        return p
+
+    def test_memory_solo(self):
+        """Each kernel called alone and busy compares with itself (its own
+        model error cancels), weighted by its time alone; dgemm rows and
+        kernels of one side only do not count; None without a common one."""
+        busy = [self.trace("b0", [("hpl_dlaswp00N", 1.0, 3.0), ("hpl_dlaswp01T", 1.0, 0.5), ("dgemm", 1, 9)]),
+                self.trace("b1", [("hpl_dlaswp00N", 1.0, 3.0), ("hpl_dlatcpy", 1.0, 1.0)])]
+        solo = [self.trace("s0", [("hpl_dlaswp00N", 1.0, 1.0), ("hpl_dlatcpy", 1.0, 0.25), ("dgemm", 1, 1)])]
+        # dlaswp00N: busy 3, alone 1 (weight 1); dlatcpy: busy 1, alone 0.25 (weight 0.25)
+        want = math.exp((1.0 * math.log(3.0) + 0.25 * math.log(4.0)) / 1.25)
+        self.assertAlmostEqual(refine.memory_solo(busy, solo), want, places=9)
+        self.assertIsNone(refine.memory_solo([busy[0]], [self.trace("s1", [("hpl_dlaswp06T", 1.0, 1.0)])]))
+
+
 class Verb(RefineBase):
     def test_refine_in_place(self):
         status, out, err = self.refine("--model", self.model)
@@ -252,6 +276,10 @@ class Verb(RefineBase):
         self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(self.model))
         self.assertIn("\nmeta solo_speed 1.1000 N=10000 1x1 against 2 all-core run(s)\n", self.read(self.model))
         self.assertIn("one core alone ran HPL's dgemm 10.0% faster than with every core busy", out)
+        # the memory kernels: alone at the model's time, busy at twice it
+        self.assertIn("\nmeta solo_speed_memory 2.0000 N=10000 1x1 against 2 all-core run(s)\n", self.read(self.model))
+        self.assertIn("one core alone ran its memory kernels (HPL's row swaps and copies) 100.0% faster than with "
+                      "every core busy: meta solo_speed_memory 2.0000", out)
         self.assertEqual(self.read(self.model + ".calibrated"), BASE)
         self.assertIn("the base model's line scaled by 1.807", out)
         self.assertIn("other processes took 1.0% of the cores during the real runs", out)
@@ -295,7 +323,7 @@ class Verb(RefineBase):
         status, out, err = self.refine("--model", self.model)
         self.assertEqual(status, 0, err)
         self.assertIn("2.200 times as fast as with every core busy, outside 0.8-1.5: not recorded", out)
-        self.assertNotIn("solo_speed", self.read(self.model))
+        self.assertNotIn("meta solo_speed ", self.read(self.model))
 
     def test_libsimblas_of_the_build(self):
         # no SIMBLAS_LIBDIR, not installed (the source tree): the libsimblas the HPL build was made against

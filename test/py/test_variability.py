@@ -33,7 +33,8 @@ class Factors(Sandbox):
         self.assertEqual(status, 0, err)
         f = os.path.join(d, "host-factors.txt")
         rows = [ln.split() for ln in self.read(f).splitlines() if not ln.startswith("#")]
-        return {h: float(v) for h, v in rows}, self.read(d, "run.sh")
+        self.memory = {r[0]: float(r[2]) for r in rows if len(r) == 3}  # the memory kernels' column
+        return {r[0]: float(r[1]) for r in rows}, self.read(d, "run.sh")
 
     def test_drawn_spread_and_slow_nodes_reproducible_by_seed(self):
         f1, sh = self.dry_factors("--p", 32, "--q", 32, "--node-spread", 3, "--slow-nodes", "0.01:0.8", "--seed", 7)
@@ -145,6 +146,18 @@ class Factors(Sandbox):
         f, _ = self.dry_factors("--p", 1, "--q", 1, "--cores-per-node", 2, "--model", m, "--node-speeds", speeds,
                                 keep=self.path("both"))
         self.assertAlmostEqual(f["node-0"], 0.9 * 1.06, places=9)
+        self.assertEqual(self.memory, {})  # no meta solo_speed_memory: the memory kernels take the same factor
+        # meta solo_speed_memory: the memory kernels' own factor, in the third column, times the node speed
+        mm = self.path("solomem.model")
+        with open(mm, "w") as fh:
+            fh.write(TWO_CORES.replace("reference-speed", "meta solo_speed 1.06 N=10000 1x1\n"
+                                       "meta solo_speed_memory 2.5 N=10000 1x1\nreference-speed", 1))
+        f, _ = self.dry_factors("--p", 1, "--q", 1, "--cores-per-node", 2, "--model", mm, "--node-speeds", speeds,
+                                keep=self.path("mem"))
+        self.assertAlmostEqual(f["node-0"], 0.9 * 1.06, places=9)
+        self.assertAlmostEqual(self.memory["node-0"], 0.9 * 2.5, places=9)
+        f, _ = self.dry_factors("--p", 1, "--q", 3, "--cores-per-node", 4, "--model", mm, keep=self.path("mem3"))
+        self.assertAlmostEqual(self.memory["node-0"], 1.5, places=9)  # 1 of 4 cores idle: a third of 2.5's gain
         status, out, err, d = self.dry(*RUN, "--p", 2, "--q", 2, "--cores-per-node", 2, "--model", m,
                                        keep=self.path("full"))
         self.assertNotIn("SIMBLAS_HOST_FACTORS", self.read(d, "run.sh"))  # every core busy: the calibration's

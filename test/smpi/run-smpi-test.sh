@@ -21,9 +21,11 @@
 #      (awk, independent of libsimblas) and checks that every delta of
 #      the 2x run is half the one of the 1x run;
 #   5. runs the 1x platform again with SIMBLAS_HOST_FACTORS giving host0
-#      and host1 speed factors 0.5 and 0.8: each rank's deltas are its
-#      host's factor times slower (timing.c and the recomputation are given
-#      each rank's speed), and the hook still sees the model's prediction;
+#      and host1 speed factors 0.5 and 0.8, and host1's memory kernels 0.4
+#      (the MEMORY column): each rank's deltas are its host's factor times
+#      slower, its memory kernel's (hpl_dlaswp00N) the MEMORY factor's
+#      (timing.c and the recomputation are given each rank's speeds), and
+#      the hook still sees the model's prediction;
 #   6. checks that a plain (non-MPI) program calling dgemm_ outside
 #      smpirun, with SIMBLAS_MODE unset, stops with a one-line message
 #      naming SIMBLAS_MODE and a non-zero status (not a crash); and that
@@ -153,16 +155,17 @@ case "${LD_PRELOAD:-}" in
 esac
 echo "smpirun -np 2 $SMPI_FLAGS ($PRIV)"
 
-# run one platform: name speed [xml] (speed: one for all ranks, or one per
-# rank, comma-separated); leaves $WORK/<name>.out
+# run one platform: name speed [xml [mspeed]] (speed: one for all ranks, or
+# one per rank, comma-separated; mspeed the same for the memory kernels,
+# speed's by default); leaves $WORK/<name>.out
 run_platform() {
-  name=$1 speed=$2 xml=${3:-$1}
+  name=$1 speed=$2 xml=${3:-$1} mspeed=${4:-$2}
   out=$WORK/$name.out log=$WORK/$name.log rc=0
   # TMPDIR: where smpirun puts the per-rank copies of the program (its
   # -tmpdir option is broken in 3.32: it shifts one argument only)
   # shellcheck disable=SC2086
   ( cd "$WORK" && exec env TMPDIR="$WORK" timeout -k 5 60 smpirun -np 2 -platform "$WORK/$xml.xml" \
-      -hostfile "$WORK/hostfile" $SMPI_FLAGS --log=root.thres:warning "$WORK/timing" "$REF" "$speed" ) \
+      -hostfile "$WORK/hostfile" $SMPI_FLAGS --log=root.thres:warning "$WORK/timing" "$REF" "$speed" "$mspeed" ) \
     >"$out" 2>"$log" || rc=$?
   if [ "$rc" -ne 0 ]; then
     case $rc in 124|137) why="timed out" ;; *) why="exit status $rc" ;; esac
@@ -187,7 +190,7 @@ run_platform() {
   echo "$name (host speed $speed flop/s): timing.c checks: $p passed, $f failed"
   # every prediction again, from the model file's coefficients (set
   # "node"), and the delta against it
-  awk -v ref="$REF" -v host="$speed" -v name="$name" '
+  awk -v ref="$REF" -v host="$speed" -v hostm="$mspeed" -v name="$name" '
     FNR == NR {
       sub(/#.*/, "")
       if ($1 == "set") { inset = ($2 == "node"); next }
@@ -210,7 +213,7 @@ run_platform() {
       e = (t > 0) ? (pred - t) / t : pred; if (e < 0) e = -e
       if (e > 1e-9) printf "FAIL %s: rank %s %s: simblas predicts %.17g s, the model file says %.17g s\n", name, $2, $3, pred, t
       else print "OK"
-      nh = split(host, hs, ","); h = ($2 + 1 <= nh) ? hs[$2 + 1] : hs[nh]
+      nh = split(r ~ /^hpl_/ ? hostm : host, hs, ","); h = ($2 + 1 <= nh) ? hs[$2 + 1] : hs[nh]
       want = t * ref / h
       e = (want > 0) ? (delta - want) / want : delta; if (e < 0) e = -e
       if (e > 1e-6) printf "FAIL %s: rank %s %s: MPI_Wtime delta %.17g s, the model file says %.17g s\n", name, $2, $3, delta, want
@@ -227,11 +230,13 @@ run_platform() {
 
 run_platform p1 "$REF"
 run_platform p2 "$FAST"
-# per-host speed factors: host0 at half the speed, host1 at 80%
-printf '# host factor\nhost1 0.8\n\nhost0 0.5\n' >"$WORK/factors"
+# per-host speed factors: host0 at half the speed, host1 at 80% and its
+# memory kernels at 40% (the MEMORY column)
+printf '# host factor [memory]\nhost1 0.8 0.4\n\nhost0 0.5\n' >"$WORK/factors"
 SLOW0=$(awk -v r="$REF" 'BEGIN { printf "%.17g", 0.5 * r }' </dev/null)
 SLOW1=$(awk -v r="$REF" 'BEGIN { printf "%.17g", 0.8 * r }' </dev/null)
-SIMBLAS_HOST_FACTORS=$WORK/factors run_platform p1f "$SLOW0,$SLOW1" p1
+SLOW1M=$(awk -v r="$REF" 'BEGIN { printf "%.17g", 0.4 * r }' </dev/null)
+SIMBLAS_HOST_FACTORS=$WORK/factors run_platform p1f "$SLOW0,$SLOW1" p1 "$SLOW0,$SLOW1M"
 
 # ------------------------------------------------------------- 2x vs 1x
 if [ -f "$WORK/p1.out" ] && [ -f "$WORK/p2.out" ]; then
@@ -306,7 +311,8 @@ if "$CC" -o "$WORK/nompi" "$WORK/nompi.c" $LINK >"$WORK/nompi-build.log" 2>&1; t
     show "$WORK/nompi.err" 5
   fi
   # a bad SIMBLAS_HOST_FACTORS file: one line naming the file and the line
-  for bad in "host0 0.5\nhost1" "host0 -1" "host0 0.5\nhost0 0.6" "host0 0.5 extra"; do
+  for bad in "host0 0.5\nhost1" "host0 -1" "host0 0.5\nhost0 0.6" "host0 0.5 extra" "host0 0.5 0" \
+             "host0 0.5 0.4 0.3" "host0 0.5 0.4x"; do
     printf "$bad\n" >"$WORK/badfactors"
     rc=0
     { ( cd "$WORK" && exec env SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$WORK/badfactors" timeout -k 5 30 ./nompi ) \

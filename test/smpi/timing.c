@@ -1,10 +1,13 @@
 /*
  * timing.c -- SMPI timing test of libsimblas (driven by run-smpi-test.sh).
  *
- *   smpirun ... ./timing REFERENCE_SPEED HOST_SPEED[,HOST_SPEED...]
+ *   smpirun ... ./timing REFERENCE_SPEED HOST_SPEED[,HOST_SPEED...] [MEMORY_SPEED[,...]]
  *
  * (one HOST_SPEED for every rank, or one per rank: the speed each rank's
- * kernels run at, its host's times its SIMBLAS_HOST_FACTORS factor)
+ * kernels run at, its host's times its SIMBLAS_HOST_FACTORS factor; the
+ * MEMORY_SPEEDs, HOST_SPEED's by default: the speed its memory kernels
+ * (level M, here hpl_dlaswp00N through simblas_execute) run at, its host's
+ * times the factor file's MEMORY column)
  *
  * Every rank makes a few BLAS calls of fixed sizes, each bracketed by
  * MPI_Wtime(), and checks for each call that
@@ -91,6 +94,7 @@ static void hook(const simblas_call *call, void *ctx)
 typedef struct state {
   int rank, npass, nfail;
   double factor;       /* reference-speed / host speed           */
+  double factor_mem;   /* ... for the memory kernels (level M)   */
   int ncalls;          /* calls the hook reported                */
   double injected_sum; /* their injected_s                       */
   table *t;
@@ -153,10 +157,11 @@ static void judge(state *st, const expect *e, double delta)
   double predicted = simblas_predict(e->routine, e->m, e->n, e->k);
   check(st, predicted > 0, e->label, "simblas_predict(%s, %lld, %lld, %lld) = %g, not positive", e->routine,
         (long long)e->m, (long long)e->n, (long long)e->k, predicted);
-  double expected = predicted * st->factor;
+  double factor = !strncmp(e->routine, "hpl_", 4) ? st->factor_mem : st->factor;
+  double expected = predicted * factor;
   check_rel(st, e->label, "predicted_s (hook) vs simblas_predict()", c->predicted_s, predicted, EXACT_TOL);
   check_rel(st, e->label, "injected_s (hook) vs predicted_s * reference/host", c->injected_s,
-            c->predicted_s * st->factor, EXACT_TOL);
+            c->predicted_s * factor, EXACT_TOL);
   check_rel(st, e->label, "MPI_Wtime delta vs injected_s (hook)", delta, c->injected_s, REL_TOL);
   check_rel(st, e->label, "MPI_Wtime delta vs simblas_predict() * reference/host", delta, expected, REL_TOL);
   printf("CALL %d %s %s %lld %lld %lld %.17g %.17g\n", st->rank, e->label, e->routine, (long long)e->m,
@@ -181,15 +186,18 @@ int main(int argc, char **argv)
   int size;
   MPI_Comm_rank(MPI_COMM_WORLD, &st->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc != 3) {
+  if (argc != 3 && argc != 4) {
     if (st->rank == 0)
-      fprintf(stderr, "usage: smpirun ... timing REFERENCE_SPEED HOST_SPEED (flop/s)\n");
+      fprintf(stderr, "usage: smpirun ... timing REFERENCE_SPEED HOST_SPEED [MEMORY_SPEED] (flop/s)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  const char *speed = argv[2]; /* this rank's: the rank-th of the list, or its last */
+  const char *speed = argv[2], *mspeed = argv[argc - 1]; /* this rank's: the rank-th of the list, or its last */
   for (int i = 0; i < st->rank && strchr(speed, ','); i++)
     speed = strchr(speed, ',') + 1;
+  for (int i = 0; i < st->rank && strchr(mspeed, ','); i++)
+    mspeed = strchr(mspeed, ',') + 1;
   st->factor = parse_speed(argv[1], "REFERENCE_SPEED") / parse_speed(speed, "HOST_SPEED");
+  st->factor_mem = parse_speed(argv[1], "REFERENCE_SPEED") / parse_speed(mspeed, "MEMORY_SPEED");
   if (strcmp(simblas_mode(), "smpi")) {
     fprintf(stderr, "timing: SIMBLAS_MODE is '%s'; this test needs smpi\n", simblas_mode());
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -257,6 +265,16 @@ int main(int argc, char **argv)
   daxpy_(&axn, &two, x, &one, y, &one);
   t1 = MPI_Wtime();
   judge(st, &e_axpy, t1 - t0);
+
+  /* HPL's row interchange, a memory kernel (level M) through
+   * simblas_execute: canonical (m, n, 0) = (128, 512, 0) */
+  static const expect e_swap = {"simblas_execute(hpl_dlaswp00N)", "hpl_dlaswp00N", 0, 128, 512, 0};
+  mine->count = 0;
+  t0 = MPI_Wtime();
+  double said = simblas_execute("hpl_dlaswp00N", 128, 512, 0);
+  t1 = MPI_Wtime();
+  judge(st, &e_swap, t1 - t0);
+  check_rel(st, e_swap.label, "simblas_execute's return vs the MPI_Wtime delta", said, t1 - t0, REL_TOL);
 
   /* a quick return (n = 0): no time, no hook call, not counted */
   mine->count = 0;

@@ -158,7 +158,7 @@ def run_env(plan, workdir):
         env["SIMBLAS_SEED"] = str(plan.seed)  # the ranks' random streams (--noise)
     if plan.noise:
         env["SIMBLAS_NOISE"] = "1"  # each kernel drawn from the model's noise
-    if plan.node_speeds or plan.occupancy:
+    if plan.node_speeds or plan.occupancy or plan.occupancy_memory:
         env["SIMBLAS_HOST_FACTORS"] = os.path.join(workdir, HOST_FACTORS)  # every kernel of a host / its factor
     if fold_block(plan.blocksize) != FOLD_BLOCK:  # the fold block must be a multiple of SMPI's
         env["SIMBLAS_FOLD_BLOCK"] = str(plan.blocksize)
@@ -198,11 +198,17 @@ def shell_line(cmd, env, workdir):
 def host_factors_text(plan):
     """SIMBLAS_HOST_FACTORS's file: each host's node speed (--node-spread,
     --slow-nodes, --node-speeds) times its occupancy factor (a host with
-    idle cores, the model's meta solo_speed)."""
-    speeds = dict(plan.node_speeds.factors) if plan.node_speeds else {}
+    idle cores, the model's meta solo_speed), and for its memory kernels
+    times the memory occupancy factor (meta solo_speed_memory) where the
+    model has one."""
+    node = dict(plan.node_speeds.factors) if plan.node_speeds else {}
+    speeds = dict(node)
     for h, f in (plan.occupancy or {}).items():
-        speeds[h] = speeds.get(h, 1.0) * f
-    return variability.factors_file_text(speeds)
+        speeds[h] = node.get(h, 1.0) * f
+    memory = {h: node.get(h, 1.0) * f for h, f in (plan.occupancy_memory or {}).items()}
+    for h in memory:
+        speeds.setdefault(h, node.get(h, 1.0))
+    return variability.factors_file_text(speeds, memory)
 
 
 def write_run_files(plan, workdir, cmd, env):
@@ -222,7 +228,7 @@ def write_run_files(plan, workdir, cmd, env):
     if plan.node:
         with open(os.path.join(workdir, NODE_FILE), "w") as f:
             f.write(plan.node.text)
-    if plan.node_speeds or plan.occupancy:
+    if plan.node_speeds or plan.occupancy or plan.occupancy_memory:
         with open(os.path.join(workdir, HOST_FACTORS), "w") as f:
             f.write(host_factors_text(plan))
     line = shell_line(cmd, env, workdir)

@@ -79,12 +79,28 @@ def solo_speed(path):
     return s if s is not None and SOLO_SPEED_RANGE[0] <= s <= SOLO_SPEED_RANGE[1] else None
 
 
-def set_solo_speed(text, speed, why):
-    """A model's text with its `meta solo_speed` line (any earlier one
-    removed), after the first line."""
+SOLO_MEMORY_RANGE = (0.5, 5.0)  # 'meta solo_speed_memory': memory-bound kernels gain far more than dgemm
+
+
+def solo_speed_memory(path):
+    """The model's `meta solo_speed_memory` (simblas-hpl refine): how much
+    faster one core runs HPL's memory kernels (level M: the row swaps and
+    copies) with the node's other cores idle than with all busy; None
+    without one (or out of SOLO_MEMORY_RANGE): they then take solo_speed."""
+    f = meta_fields(path, "solo_speed_memory")
+    try:
+        s = float(f[0]) if f else None
+    except ValueError:
+        return None
+    return s if s is not None and SOLO_MEMORY_RANGE[0] <= s <= SOLO_MEMORY_RANGE[1] else None
+
+
+def set_solo_speed(text, speed, why, key="solo_speed"):
+    """A model's text with its `meta KEY` line (solo_speed,
+    solo_speed_memory; any earlier one removed), after the first line."""
     lines = [ln for ln in text.splitlines(keepends=True)
-             if not (ln.split()[:2] == ["meta", "solo_speed"])]
-    return lines[0] + f"meta solo_speed {speed:.4f} {why}\n" + "".join(lines[1:])
+             if not (ln.split()[:2] == ["meta", key])]
+    return lines[0] + f"meta {key} {speed:.4f} {why}\n" + "".join(lines[1:])
 
 
 def has_noise(path):

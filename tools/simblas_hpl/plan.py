@@ -120,6 +120,7 @@ class RunPlan:
     noise: bool = False                     # SIMBLAS_NOISE: each kernel drawn from the model's noise
     node_speeds: Optional[variability.NodeSpeeds] = None  # per-host speed factors (SIMBLAS_HOST_FACTORS)
     occupancy: Optional[dict] = None        # host -> factor: a host with idle cores runs faster (meta solo_speed)
+    occupancy_memory: Optional[dict] = None # host -> factor of its memory kernels (meta solo_speed_memory)
     network: Optional["network.Network"] = None  # simblas-calibrate --network's file (None: SimGrid's defaults)
 
     @property
@@ -301,6 +302,7 @@ def make_plan(o):
     node_speeds = variability.resolve(o.node_spread, o.slow_nodes, o.node_speeds, o.seed, platform,
                                       os.path.abspath(model_path), o.mode)
     occupancy = None if node else occupancy_factors(platform, model.solo_speed(model_path), o.mode)
+    occupancy_memory = None if node else occupancy_factors(platform, model.solo_speed_memory(model_path), o.mode)
 
     iters, samples = o.iterations, o.samples
     if o.alloc_only:
@@ -387,7 +389,7 @@ def make_plan(o):
         iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,
         code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""), seed=o.seed,
-        noise=o.noise, node_speeds=node_speeds, occupancy=occupancy, node=node, network=net)
+        noise=o.noise, node_speeds=node_speeds, occupancy=occupancy, occupancy_memory=occupancy_memory, node=node, network=net)
 
 
 def check_roll_merge(g, mode, opts, nb):

@@ -466,6 +466,8 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         summary["node_speed"] = plan.node_speeds.summary() if plan.node_speeds else None
         # hosts with idle cores, faster by the model's meta solo_speed
         summary["occupancy"] = {h: round(f, 6) for h, f in plan.occupancy.items()} if plan.occupancy else None
+        summary["occupancy_memory"] = ({h: round(f, 6) for h, f in plan.occupancy_memory.items()}
+                                       if plan.occupancy_memory else None)
         if plan.hugepages:
             summary["peak_hugetlb_mb"] = round(sampler.peak_huge_kb / 1024.0, 1)
             summary["peak_rss_method"] += " + the machine's huge pages in use beyond the start's"

@@ -58,10 +58,13 @@ class NodeSpeeds:
         return factors_file_text(self.factors)
 
 
-def factors_file_text(factors):
-    """SIMBLAS_HOST_FACTORS's file of {host: factor}."""
-    return "# host speed factor (simblas-hpl: SIMBLAS_HOST_FACTORS)\n" + "".join(
-        f"{h} {v:.9g}\n" for h, v in factors.items())
+def factors_file_text(factors, memory=None):
+    """SIMBLAS_HOST_FACTORS's file of {host: factor}; memory: {host: the
+    memory kernels' factor}, the lines' third column where it differs."""
+    memory = memory or {}
+    return "# host speed factor [memory kernels' factor] (simblas-hpl: SIMBLAS_HOST_FACTORS)\n" + "".join(
+        f"{h} {v:.9g}" + (f" {memory[h]:.9g}" if h in memory and memory[h] != v else "") + "\n"
+        for h, v in factors.items())
 
 
 def parse_slow(text):

@@ -8,6 +8,7 @@ model (or -o's file) atomically, the model as it was kept beside it as
 FILE.calibrated (issue 23)."""
 
 import csv
+import math
 import os
 import re
 import shlex
@@ -122,12 +123,12 @@ def solo_config(configs, cores, args):
     return validation.make_config(min(c.n for c in configs), 1, 1)
 
 
-def solo_said(solo):
+def solo_said(solo, what="HPL's dgemm", key="solo_speed"):
     """The line that says a recorded solo speed (one core alone over every
     core busy), faster or slower."""
     way = "faster" if solo >= 1 else "slower"
-    return (f"one core alone ran HPL's dgemm {100 * abs(solo - 1):.1f}% {way} than with every core busy: "
-            f"meta solo_speed {solo:.4f} (run uses it for hosts given fewer ranks than cores)")
+    return (f"one core alone ran {what} {100 * abs(solo - 1):.1f}% {way} than with every core busy: "
+            f"meta {key} {solo:.4f} (run uses it for hosts given fewer ranks than cores)")
 
 
 def dgemm_ratio(traces):
@@ -147,6 +148,39 @@ def dgemm_ratio(traces):
                 except (KeyError, TypeError, ValueError):
                     continue  # a row cut short
     return meas / pred if meas > 0 and pred > 0 else None
+
+
+def kernel_ratios(traces):
+    """{model key: (measured, predicted) seconds} of the traces' memory
+    kernels (the hpl_ rows: HPL's row swaps and copies, level M)."""
+    out = {}
+    for t in traces:
+        with open(t, errors="replace") as f:
+            for r in csv.DictReader(f):
+                try:
+                    if not r["routine"].startswith("hpl_"):
+                        continue
+                    m, p = out.get(r["routine"], (0.0, 0.0))
+                    out[r["routine"]] = (m + float(r["measured_s"]), p + float(r["predicted_s"]))
+                except (KeyError, TypeError, ValueError, AttributeError):
+                    continue  # a row cut short
+    return out
+
+
+def memory_solo(traces, solo_traces):
+    """How much faster the memory kernels ran with one core alone than with
+    every core busy: for each kernel both sets of runs called, its measured
+    over predicted time busy against alone (the same base model predicted
+    both, so its own error cancels), their geometric mean weighted by the
+    kernel's time alone; None when no kernel is in both."""
+    busy, solo = kernel_ratios(traces), kernel_ratios(solo_traces)
+    num = den = 0.0
+    for k, (sm, sp) in solo.items():
+        bm, bp = busy.get(k, (0.0, 0.0))
+        if sm > 0 and sp > 0 and bm > 0 and bp > 0:
+            num += sm * math.log((bm / bp) / (sm / sp))
+            den += sm
+    return math.exp(num / den) if den > 0 else None
 
 
 def libsimblas(build):
@@ -329,10 +363,11 @@ def main(args):
             busy = "?" if share is None else f"{100 * share:.1f}%"
             note(f"real {c.label}{' (one core alone)' if c is solo_cfg else ''}: {res['gflops']:g} Gflops in trace "
                  f"mode, PASSED; other processes took {busy} of the cores")
-        solo = None
+        solo = solo_mem = None
         if solo_cfg:
             busy_r, solo_r = dgemm_ratio(traces), dgemm_ratio(solo_traces)
             solo = busy_r / solo_r if busy_r and solo_r else None
+            solo_mem = memory_solo(traces, solo_traces)
         if args.kernels_only:
             traces = kernel_rows(traces, os.path.join(root, "kernels"))
         refined = os.path.join(root, "refined.model")
@@ -347,6 +382,16 @@ def main(args):
             else:
                 print(f"one core alone ran HPL's dgemm {solo:.3f} times as fast as with every core busy, outside "
                       f"{lo:g}-{hi:g}: not recorded (measure again on a quiet machine)")
+        if solo_mem is not None:
+            lo, hi = model.SOLO_MEMORY_RANGE
+            if lo <= solo_mem <= hi:
+                write_atomic(refined, model.set_solo_speed(read_text(refined), solo_mem,
+                                                           f"{solo_cfg.label} against {len(configs)} all-core run(s)",
+                                                           key="solo_speed_memory"))
+                print(solo_said(solo_mem, "its memory kernels (HPL's row swaps and copies)", "solo_speed_memory"))
+            else:
+                print(f"one core alone ran HPL's memory kernels {solo_mem:.3f} times as fast as with every core busy, "
+                      f"outside {lo:g}-{hi:g}: not recorded (measure again on a quiet machine)")
         known = [s for s in shares if s is not None]
         worst = max(known) if known else None
         print(f"other processes took {'?' if worst is None else f'{100 * worst:.1f}%'} of the cores during the "
