@@ -63,6 +63,17 @@ def is_nominal(path):
     return bool(f) and f[0].strip('"') == "nominal"
 
 
+def meta_number(path, key, bounds):
+    """The number of the model's `meta KEY` line, None without one, when it
+    is not a number, or outside bounds (lo, hi)."""
+    f = meta_fields(path, key)
+    try:
+        v = float(f[0]) if f else None
+    except ValueError:
+        return None
+    return v if v is not None and bounds[0] <= v <= bounds[1] else None
+
+
 SOLO_SPEED_RANGE = (0.8, 1.5)   # a 'meta solo_speed' outside it is not used (a measurement gone wrong)
 
 
@@ -71,12 +82,7 @@ def solo_speed(path):
     one core runs HPL's dgemm with the node's other cores idle than with
     all busy, as the calibration measures; None without one (or out of
     SOLO_SPEED_RANGE)."""
-    f = meta_fields(path, "solo_speed")
-    try:
-        s = float(f[0]) if f else None
-    except ValueError:
-        return None
-    return s if s is not None and SOLO_SPEED_RANGE[0] <= s <= SOLO_SPEED_RANGE[1] else None
+    return meta_number(path, "solo_speed", SOLO_SPEED_RANGE)
 
 
 SOLO_MEMORY_RANGE = (0.5, 5.0)  # 'meta solo_speed_memory': memory-bound kernels gain far more than dgemm
@@ -87,12 +93,7 @@ def solo_speed_memory(path):
     faster one core runs HPL's memory kernels (level M: the row swaps and
     copies) with the node's other cores idle than with all busy; None
     without one (or out of SOLO_MEMORY_RANGE): they then take solo_speed."""
-    f = meta_fields(path, "solo_speed_memory")
-    try:
-        s = float(f[0]) if f else None
-    except ValueError:
-        return None
-    return s if s is not None and SOLO_MEMORY_RANGE[0] <= s <= SOLO_MEMORY_RANGE[1] else None
+    return meta_number(path, "solo_speed_memory", SOLO_MEMORY_RANGE)
 
 
 def set_solo_speed(text, speed, why, key="solo_speed"):
