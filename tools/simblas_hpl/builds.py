@@ -50,12 +50,8 @@ class Build:
             pdir = patch_dir()
         except CliError:
             return []
-        names = []
-        for s in ("series", "series.hpcc") if self.manifest.get("source_kind") == "debian-hpcc" else ("series",):
-            for line in read_text(os.path.join(pdir, s)).splitlines():
-                line = line.split("#", 1)[0].strip()
-                if line:
-                    names.append(line.split()[0])
+        names = [n for s in (("series", "series.hpcc") if self.manifest.get("source_kind") == "debian-hpcc"
+                             else ("series",)) for n in read_series(os.path.join(pdir, s))]
         if not isinstance(had, list) or not names:
             return []
         return [n for n in names if n not in had]
@@ -64,6 +60,17 @@ class Build:
         """What a run's JSON says of the build it used."""
         return {"id": self.id, "source": self.manifest.get("source"), "built": self.manifest.get("built"),
                 "chosen_by": chosen_by}
+
+
+def read_series(path):
+    """The patch names a series file lists, in order ('#' comments and blank
+    lines skipped; [] when it cannot be read)."""
+    names = []
+    for line in read_text(path).splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            names.append(line.split()[0])
+    return names
 
 
 def check_id(build_id):

@@ -16,7 +16,7 @@ import tempfile
 
 from . import VERSION
 from . import builds, realrun
-from .builds import BINARIES
+from .builds import BINARIES, read_series
 from .errors import CliError, note
 from .files import read_text, sha256_file, tail_lines
 from .launch import simulate
@@ -30,15 +30,6 @@ SERIES_HPCC = "series.hpcc"
 MAKE_TEMPLATE = "Make.simblas.in"
 ARCHS = {"model": "simblas_model", "passthrough": "simblas_real", "mpi": "simblas_mpi"}
 MODES = {"both": ["model", "passthrough"], "all": ["model", "passthrough", "mpi"]}
-
-
-def read_series(path):
-    names = []
-    for line in read_text(path).splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            names.append(line.split()[0])
-    return names
 
 
 def check_patch_dir(pdir, hpcc):
