@@ -86,18 +86,28 @@ static void write_figure(const char *dir, const char *name, const cal_info *c, c
   FILE *d = fopen(path, "w");
   if (!d)
     return;
-  fprintf(d, "# flops measured_s predicted_s core m n k model_key\n");
+  fprintf(d, "# flops measured_s predicted_s core m n k model_key ld (0: the line's calls, at the local matrix's)\n");
   for (int w = 0; w < run->ncores; w++)
     for (size_t i = 0; i < run->npts; i++) {
       const cal_point *p = &run->pts[i];
-      if (p->op != op || !(run->res[w][i].t > 0) || p->ld) /* p->ld: the @ld factors' calls, not the line's */
+      if (p->op != op || !(run->res[w][i].t > 0))
         continue;
       sb_call cl = {.op = op, .m = p->m, .n = p->n, .k = p->k, .variant = p->variant};
       char kn[64];
       int key = p->variant * SB_OP_COUNT + op;
-      fprintf(d, "%.6g %.6g %.17g %d %lld %lld %lld %s\n", sb_call_flops(&cl), run->res[w][i].t,
-              fit_result_predict(&c->node[key], p->m, p->n, p->k), w, (long long)p->m, (long long)p->n,
-              (long long)p->k, cal_key_name(key, kn, sizeof kn));
+      /* the @ld factors' calls (p->ld) too, at their leading dimension,
+       * predicted with the factor there; the figure shows the line's */
+      double f = 1;
+      int64_t ld = p->ld ? p->ld : run->design->lld;
+      if (p->ld && c->node[key].nld) {
+        sb_coefs ldc = {.nld = c->node[key].nld};
+        memcpy(ldc.ld_at, c->node[key].ld_at, sizeof ldc.ld_at);
+        memcpy(ldc.ld_f, c->node[key].ld_f, sizeof ldc.ld_f);
+        f = sb_model_ld_factor(&ldc, p->ld);
+      }
+      fprintf(d, "%.6g %.6g %.17g %d %lld %lld %lld %s %lld\n", sb_call_flops(&cl), run->res[w][i].t,
+              f * fit_result_predict(&c->node[key], p->m, p->n, p->k), w, (long long)p->m, (long long)p->n,
+              (long long)p->k, cal_key_name(key, kn, sizeof kn), (long long)(p->ld ? ld : 0));
     }
   fclose(d);
   publish(path, 0);
@@ -108,8 +118,8 @@ static void write_figure(const char *dir, const char *name, const cal_info *c, c
   fprintf(g,
           "set logscale xy\nset xlabel 'flops of the call'\nset ylabel 'seconds'\nset key top left\n"
           "set title '%s on %s: measured (all cores) and the fitted model'\nset grid\n"
-          "plot '%s.dat' using 1:2 with points pt 7 ps 0.4 title 'measured', "
-          "'%s.dat' using 1:3 with points pt 1 ps 0.6 lc rgb 'red' title 'model'\n",
+          "plot '%s.dat' using 1:($9 == 0 ? $2 : 1/0) with points pt 7 ps 0.4 title 'measured', "
+          "'%s.dat' using 1:($9 == 0 ? $3 : 1/0) with points pt 1 ps 0.6 lc rgb 'red' title 'model'\n",
           name, c->machine, name, name);
   fclose(g);
   publish(path, 0);
