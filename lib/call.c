@@ -227,7 +227,7 @@ static double rank_factor(sb_rank *r, call_rank *c, int op)
   c->factor = c->factor_mem = 1;
   const char *host = nfactors && sb_smpi_active() ? sb_smpi_host_name() : NULL;
   if (host) {
-    host_factor key = {(char *)host, 0};
+    host_factor key = {.host = (char *)host};
     const host_factor *hf = bsearch(&key, factors, nfactors, sizeof *factors, factor_cmp);
     if (hf)
       c->factor = hf->factor, c->factor_mem = hf->memory;
