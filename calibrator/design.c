@@ -126,9 +126,9 @@ static void draw(const cal_design *d, int op, uint64_t *s, cal_point *p)
       if (*m + *k > maxdim)
         *m = maxdim - *k;
     }
-    /* two fifths of a kernel's draws at the smaller leading dimensions,
-     * the rows among fewer rows (cal_ld_level) */
-    if (o->ld_dep && unif(s) < 0.4) {
+    /* half of a kernel's draws at the smaller leading dimensions, the
+     * rows among fewer rows (cal_ld_level) */
+    if (o->ld_dep && unif(s) < 0.5) {
       int64_t ld = cal_ld_level(d, (int)(rnd(s) % CAL_LD_LEVELS));
       if (ld) {
         p->ld = ld;

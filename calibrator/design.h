@@ -51,12 +51,15 @@ int64_t cal_design_maxdim(double max_call, double rate3);
 cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size_t *npts);
 
 /* the leading dimensions a kernel whose time depends on it (kernels.def's
- * ld column) is also measured at, below the design's lld: lld/16, lld/8,
+ * ld column) is also measured at, below the design's lld: lld/128 ...
  * lld/4, lld/2 (level i of CAL_LD_LEVELS), each the local row count of a
- * smaller problem or a taller grid; 0 for a level under 64 rows.  The
- * model scales the kernel's line by the ratio measured at each (its "@ld"
- * line), 1 at lld itself and beyond it. */
-#define CAL_LD_LEVELS 4
+ * smaller problem or a taller grid, or the span of the rows HPL's row
+ * swaps move late in a factorization (hpl-patches/19: the rows lie among
+ * the trailing rows, down to NB of them); 0 for a level under 64 rows.
+ * The model scales the kernel's line by the ratio measured at each (its
+ * "@ld" line, at most SB_MAX_LD points with lld's), 1 at lld itself and
+ * beyond it. */
+#define CAL_LD_LEVELS 7
 int64_t cal_ld_level(const cal_design *d, int i);
 
 /* the reference speed's calls (design.c), four: two of each of HPL's forms */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # kernel-trace.sh -- HPL's memory kernels in trace mode (issue 23, item 2):
-#  (a) patch 17's include/hpl_ktrace.h, taken from the patch, compiled into
+#  (a) patch 17's include/hpl_ktrace.h with patch 19's HPL_rowspan, taken from
+#      the patches, compiled into
 #      a PIE that does not link libsimblas (test/ktrace_prog.c, built as the
 #      real HPL is): simblas_trace_kernel is a weak dynamic reference; the
 #      program runs without libsimblas; with libsimblas preloaded in trace
@@ -33,11 +34,18 @@ for t in readelf $cc; do command -v "$t" > /dev/null 2>&1 || missing "$t not fou
 [ -x "$cal" ] && [ -x "$pred" ] || missing "no $cal or $pred (configure found no calibrator)"
 
 # ---- (a) the hook ----------------------------------------------------------------
-# the header as patch 17 creates it: the lines of its new-file hunk
+# the header as patch 17 creates it (the lines of its new-file hunk), with
+# patch 19's hunk of it applied (HPL_rowspan)
+mkdir "$tmp/include"
 awk '/^\+\+\+ b\/include\/hpl_ktrace\.h/ { f = 1; next } f && /^@@/ { next } f && /^\+/ { print substr($0, 2); next } f { exit }' \
-  "$src/hpl-patches/17-traced-memory-kernels.patch" > "$tmp/hpl_ktrace.h"
-grep -q '^#define HPL_KTRACE_END' "$tmp/hpl_ktrace.h" || ko "no hpl_ktrace.h in patch 17 ($(wc -l < "$tmp/hpl_ktrace.h") lines)"
-if ! $cc -O1 -fPIE -pie -I"$tmp" -o "$tmp/ktrace_prog" "$src/test/ktrace_prog.c" 2> "$tmp/cc.err"; then
+  "$src/hpl-patches/17-traced-memory-kernels.patch" > "$tmp/include/hpl_ktrace.h"
+grep -q '^#define HPL_KTRACE_END' "$tmp/include/hpl_ktrace.h" \
+  || ko "no hpl_ktrace.h in patch 17 ($(wc -l < "$tmp/include/hpl_ktrace.h") lines)"
+awk '/^--- a\/include\/hpl_ktrace\.h/ { f = 1 } f && /^--- a\// && !/hpl_ktrace/ { exit } f' \
+  "$src/hpl-patches/19-row-span.patch" > "$tmp/19.diff"
+patch -s -p1 -d "$tmp" --fuzz=0 < "$tmp/19.diff" > "$tmp/patch.out" 2>&1 \
+  || ko "patch 19's hunk of hpl_ktrace.h does not apply to patch 17's: $(head -3 "$tmp/patch.out")"
+if ! $cc -O1 -fPIE -pie -I"$tmp/include" -o "$tmp/ktrace_prog" "$src/test/ktrace_prog.c" 2> "$tmp/cc.err"; then
   ko "ktrace_prog does not build: $(head -3 "$tmp/cc.err")"
   echo "$pass passed, $fail failed"; exit 1
 fi
@@ -66,10 +74,17 @@ if LD_PRELOAD=$pre SIMBLAS_MODE=trace SIMBLAS_MODEL=$tmp/k.model SIMBLAS_TRACE=$
   head -1 "$tmp/t.csv" | grep -qx 'routine,m,n,k,predicted_s,measured_s,rank,cblas,ld' && ok "trace header ends in ld" \
     || ko "trace header: $(head -1 "$tmp/t.csv")"
   grep -q '^hook present' "$tmp/t.out" && ok "preloaded: the hook resolves" || ko "preloaded: $(head -1 "$tmp/t.out")"
-  # prediction at ld 1000: 0.5 x 1e-9 x 64 x 256; the ld-free kernel: its line
+  # HPL_rowspan: rows 5, 9 and the move within A to row 20: 16 rows; rows
+  # 0, 1, 40 under LDA 30: LDA; the 00N form of one row against itself: 1
+  grep -qx 'rowspan 16 30 1' "$tmp/t.out" && ok "HPL_rowspan: first to last row, moves within A included, at most LDA" \
+    || ko "HPL_rowspan: $(grep rowspan "$tmp/t.out")"
+  # the 00N call's ld is its rows' span (patch 19): rows 0 ... 63 and
+  # IPIV 64 ... 190, 191 rows; its prediction there (below the first
+  # point, 1000: that point's factor): 0.5 x 1e-9 x 64 x 256; the ld-free
+  # kernel: its line
   if awk -F, -v o="$tmp/t.out" 'BEGIN { while ((getline l < o) > 0) { split(l, w, " "); if (w[1] == "bracket") b[w[2]] = w[3] } }
         NR == 1 { next }
-        { n++; if ($1 == "hpl_dlaswp00N") { want = 0.5e-9 * 64 * 256; ld = 1000 } else if ($1 == "hpl_dlaswp03N") { want = 2e-9 * 64 * 256 + 1e-6; ld = 0 } else bad = 1
+        { n++; if ($1 == "hpl_dlaswp00N") { want = 0.5e-9 * 64 * 256; ld = 191 } else if ($1 == "hpl_dlaswp03N") { want = 2e-9 * 64 * 256 + 1e-6; ld = 0 } else bad = 1
           if ($2 != 64 || $3 != 256 || $4 != 0 || $9 != ld || $7 != 0) bad = 1
           if ($5 < want * (1 - 1e-6) || $5 > want * (1 + 1e-6)) bad = 1
           if (!($6 > 0) || !($6 <= b[$1])) bad = 1 }
