@@ -16,7 +16,7 @@
 #define SB_GNUPLOT ""
 #endif
 
-const char *const cal_report_figures[] = {"dgemm", "dtrsm", "dsyrk", "dgemv", "dger", "daxpy", "idamax", "hpl_dlaswp01T", NULL};
+const char *const cal_report_figures[] = {"dgemm", "dtrsm", "dsyrk", "dgemv", "dger", "daxpy", "idamax", "hpl_dlaswp00N", "hpl_dlaswp01T", "hpl_dlaswp06T", NULL};
 
 /* the routine and the precision of a key, as --summary and summary.txt
  * print them: "gemm" "d", "iamax" "s", "trsm.right" "z" */
