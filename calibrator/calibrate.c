@@ -395,6 +395,7 @@ static void fit_all(const cal_run *run, cal_info *info)
           c->nld = node[key].nld;
           memcpy(c->ld_at, node[key].ld_at, sizeof c->ld_at);
           memcpy(c->ld_f, node[key].ld_f, sizeof c->ld_f);
+          memcpy(c->ld_g, node[key].ld_g, sizeof c->ld_g);
         }
     }
   free(fp);
@@ -451,6 +452,7 @@ static void put_result(sb_coefs *co, const fit_result *r)
   co->nld = r->nld;
   memcpy(co->ld_at, r->ld_at, sizeof co->ld_at);
   memcpy(co->ld_f, r->ld_f, sizeof co->ld_f);
+  memcpy(co->ld_g, r->ld_g, sizeof co->ld_g);
   co->npieces = r->nsplit;
   for (int i = 0; i < r->nsplit; i++) {
     const struct fit_piece *h = &r->hi[i];
@@ -731,18 +733,22 @@ static int from_trace(int nfiles, char **files)
       ldc.nld = bco->nld;
       memcpy(ldc.ld_at, bco->ld_at, sizeof ldc.ld_at);
       memcpy(ldc.ld_f, bco->ld_f, sizeof ldc.ld_f);
+      memcpy(ldc.ld_g, bco->ld_g, sizeof ldc.ld_g);
     }
     size_t calls = 0;
     double *f = malloc(sizeof *f * n);
     if (!f)
       cal_die("out of memory for %zu shapes", n);
     int64_t ld_lo = 0, ld_hi = 0;
+    double f_lo = 0, f_hi = 0;
     for (size_t i = 0; i < n; i++) {
       calls += sh[i].calls;
-      f[i] = sb_model_ld_factor(&ldc, sh[i].ld);
+      f[i] = sb_model_ld_factor(&ldc, sh[i].ld, sh[i].m);
       if (sh[i].ld && ldc.nld) {
         ld_lo = ld_lo && ld_lo < sh[i].ld ? ld_lo : sh[i].ld;
         ld_hi = ld_hi > sh[i].ld ? ld_hi : sh[i].ld;
+        f_lo = f_lo > 0 && f_lo < f[i] ? f_lo : f[i];
+        f_hi = f_hi > f[i] ? f_hi : f[i];
       }
       fp[i] = (fit_point){sh[i].m, sh[i].n, sh[i].k, sh[i].t / f[i], sh[i].sd / f[i],
                           (int)(sh[i].calls > 1 << 20 ? 1 << 20 : sh[i].calls), 0};
@@ -769,6 +775,7 @@ static int from_trace(int nfiles, char **files)
     r.nld = ldc.nld;
     memcpy(r.ld_at, ldc.ld_at, sizeof r.ld_at);
     memcpy(r.ld_f, ldc.ld_f, sizeof r.ld_f);
+    memcpy(r.ld_g, ldc.ld_g, sizeof r.ld_g);
     /* the refit's error on the traced calls' total: a fit that predicts
      * them worse than the base model (few shapes, a poor held-out score)
      * is not kept */
@@ -795,14 +802,19 @@ static int from_trace(int nfiles, char **files)
     fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: refitted (held-out median error %.2f%%); the base model "
                     "predicted their total %+.1f%% off, the new one %+.1f%%\n",
             kn, calls, n, 100 * r.median_rel_err, 100 * before, 100 * signed_error(m, op, v, sh, n));
+    char fs[64]; /* the factors the calls had: one, or their range (they depend on m too) */
+    if (f_lo == f_hi)
+      snprintf(fs, sizeof fs, "%.3g", f_lo);
+    else
+      snprintf(fs, sizeof fs, "%.3g to %.3g", f_lo, f_hi);
     if (ld_lo == ld_hi && ld_lo)
       fprintf(stderr, "  %-14s traced at leading dimension %lld: the line refitted on the times divided by the base "
-                      "model's @ld factor there (%.3g), whose factors it keeps\n", "", (long long)ld_lo,
-              sb_model_ld_factor(&ldc, ld_lo));
+                      "model's @ld factor%s there (%s), whose factors it keeps\n", "", (long long)ld_lo,
+              f_lo == f_hi ? "" : "s", fs);
     else if (ld_lo)
       fprintf(stderr, "  %-14s traced at leading dimensions %lld to %lld: the line refitted on the times divided by "
-                      "the base model's @ld factors there (%.3g to %.3g), which it keeps\n", "", (long long)ld_lo,
-              (long long)ld_hi, sb_model_ld_factor(&ldc, ld_lo), sb_model_ld_factor(&ldc, ld_hi));
+                      "the base model's @ld factors there (%s), which it keeps\n", "", (long long)ld_lo,
+              (long long)ld_hi, fs);
   }
   free(fp);
   time_t now_t = time(NULL);

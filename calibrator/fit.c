@@ -352,9 +352,10 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
   r->nld = 0;
   if (!r->ok || ref_ld <= 0)
     return 0;
-  double *ratio = malloc(sizeof *ratio * (n ? n : 1));
+  double *ratio = malloc(sizeof *ratio * (n ? n : 1) * 2);
   if (!ratio)
     return 0;
+  double *lm = ratio + (n ? n : 1); /* log(m / M0) of each ratio */
   int64_t prev = 0;
   while (r->nld < SB_MAX_LD - 1) {
     int64_t at = 0; /* the next leading dimension above prev */
@@ -364,21 +365,49 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
     if (!at)
       break;
     size_t c = 0;
+    double mlo = INFINITY, mhi = 0;
     for (size_t i = 0; i < n; i++) {
       double pr = ld[i] == at ? fit_result_predict(r, p[i].m, p[i].n, p[i].k) : 0;
-      if (pr > 0 && p[i].t > 0)
+      if (pr > 0 && p[i].t > 0) {
+        double m = p[i].m > 1 ? (double)p[i].m : 1;
+        lm[c] = log(m / SB_LD_M0);
         ratio[c++] = p[i].t / pr;
+        mlo = fmin(mlo, m), mhi = fmax(mhi, m);
+      }
     }
     if (c >= 3) {
-      gsl_sort(ratio, 1, c);
+      /* the factor follows m at one level: one factor per level left the
+       * row movers' calls at 0.4-0.7 of it at m = 8 and 1.3-2.1 at m >=
+       * 512 below lld/4 (bench/ld-levels, Zen 5 VM, 2026-11-28) */
+      double f = 0, g = 0;
+      if (c >= 8 && mhi >= 4 * mlo) {
+        double sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (size_t i = 0; i < c; i++) {
+          double y = log(ratio[i]);
+          sx += lm[i], sy += y, sxx += lm[i] * lm[i], sxy += lm[i] * y;
+        }
+        double den = (double)c * sxx - sx * sx;
+        if (den > 0) {
+          g = ((double)c * sxy - sx * sy) / den;
+          g = fmax(-SB_LD_MAX_G, fmin(SB_LD_MAX_G, g));
+          f = exp((sy - g * sx) / (double)c);
+        }
+      }
+      if (!(f > 0) || !isfinite(f) || f > 1e6) { /* one factor: the median */
+        gsl_sort(ratio, 1, c);
+        f = gsl_stats_median_from_sorted_data(ratio, 1, c);
+        g = 0;
+      }
       r->ld_at[r->nld] = (double)at;
-      r->ld_f[r->nld++] = gsl_stats_median_from_sorted_data(ratio, 1, c);
+      r->ld_g[r->nld] = g;
+      r->ld_f[r->nld++] = f;
     }
     prev = at;
   }
   free(ratio);
   if (r->nld) {
     r->ld_at[r->nld] = (double)ref_ld;
+    r->ld_g[r->nld] = 0;
     r->ld_f[r->nld++] = 1;
   }
   return r->nld;

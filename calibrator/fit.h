@@ -44,7 +44,7 @@ typedef struct fit_result {
   } hi[SB_MAX_PIECES - 1];
   /* the "@ld" factors (model.h), fit_ld_factors's; nld 0: none */
   int nld;
-  double ld_at[SB_MAX_LD], ld_f[SB_MAX_LD];
+  double ld_at[SB_MAX_LD], ld_f[SB_MAX_LD], ld_g[SB_MAX_LD];
 } fit_result;
 
 /* Candidate term sets for an op (model.h bit masks), by its shape in the
@@ -111,9 +111,12 @@ int fit_model(int op, const fit_point *p, size_t n, fit_result *out);
 /* The "@ld" factors of a kernel whose time depends on a leading
  * dimension (kernels.def's ld column), r fitted on its calls at ref_ld:
  * p[i] measured at leading dimension ld[i] < ref_ld; at each leading
- * dimension with 3 calls or more, the median of measured / r's
- * prediction, and 1 at ref_ld; into r->ld_at and r->ld_f, ascending
- * (nld 0 when no level has 3 calls).  Returns r->nld. */
+ * dimension with 3 calls or more, the ratio measured / r's prediction as
+ * F (m / SB_LD_M0)^G (model.h): least squares of log ratio on log m when
+ * the level has 8 calls or more whose m spans a factor of 4 or more (G
+ * within +-SB_LD_MAX_G), else G = 0 and F the median ratio; and 1 at
+ * ref_ld; into r->ld_at, r->ld_f and r->ld_g, ascending (nld 0 when no
+ * level has 3 calls).  Returns r->nld. */
 int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t n, int64_t ref_ld);
 
 /* the prediction of a fitted result (pieces included) */

@@ -103,7 +103,8 @@ static void write_figure(const char *dir, const char *name, const cal_info *c, c
         sb_coefs ldc = {.nld = c->node[key].nld};
         memcpy(ldc.ld_at, c->node[key].ld_at, sizeof ldc.ld_at);
         memcpy(ldc.ld_f, c->node[key].ld_f, sizeof ldc.ld_f);
-        f = sb_model_ld_factor(&ldc, p->ld);
+        memcpy(ldc.ld_g, c->node[key].ld_g, sizeof ldc.ld_g);
+        f = sb_model_ld_factor(&ldc, p->ld, p->m);
       }
       fprintf(d, "%.6g %.6g %.17g %d %lld %lld %lld %s %lld\n", sb_call_flops(&cl), run->res[w][i].t,
               f * fit_result_predict(&c->node[key], p->m, p->n, p->k), w, (long long)p->m, (long long)p->n,

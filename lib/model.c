@@ -318,7 +318,7 @@ static sb_coefs **line_slot(parser *p, const char *key, int *op, int *variant)
   return &p->m->sets[p->set]->line[(size_t)*variant * SB_OP_COUNT + (size_t)*op];
 }
 
-/* "hpl_dlaswp01T@ld 3142:0.61 6284:0.65 ...": the leading-dimension
+/* "hpl_dlaswp01T@ld 3142:0.61:0.2 6284:0.65 ...": the leading-dimension
  * factors of the line before it (model.h) */
 static int parse_ld(parser *p, char *key, char *at_sign, char **save)
 {
@@ -339,10 +339,17 @@ static int parse_ld(parser *p, char *key, char *at_sign, char **save)
   while ((tok = strtok_r(NULL, " \t\r\n", save))) {
     char *colon = strchr(tok, ':');
     const char *why = NULL;
-    double at, f;
+    double at, f, g = 0;
     if (!colon)
-      return fail(p, "%s@ld: '%s' is not LD:FACTOR; write e.g. %s@ld 6000:0.6 50000:1", key, tok, key);
+      return fail(p, "%s@ld: '%s' is not LD:FACTOR[:EXPONENT]; write e.g. %s@ld 6000:0.6 50000:1", key, tok, key);
     *colon = '\0';
+    char *colon2 = strchr(colon + 1, ':');
+    if (colon2) {
+      *colon2 = '\0';
+      if (number(colon2 + 1, &g, &why) != 0 || !(fabs(g) <= SB_LD_MAX_G))
+        return fail(p, "%s@ld: the exponent of m '%s' %s; write a number from -%g to %g", key, colon2 + 1,
+                    why ? why : "is out of range", SB_LD_MAX_G, SB_LD_MAX_G);
+    }
     if (number(tok, &at, &why) != 0 || !(at >= 1) || at > 2147483647.0)
       return fail(p, "%s@ld: the leading dimension '%s' %s; write a size from 1 to 2^31-1", key, tok,
                   why ? why : "is out of range");
@@ -353,6 +360,7 @@ static int parse_ld(parser *p, char *key, char *at_sign, char **save)
     if (n && !(at > co->ld_at[n - 1]))
       return fail(p, "%s@ld: the leading dimensions must ascend (%.17g after %.17g)", key, at, co->ld_at[n - 1]);
     co->ld_at[n] = at;
+    co->ld_g[n] = g;
     co->ld_f[n++] = f;
   }
   if (!n)
@@ -625,21 +633,30 @@ int sb_model_piece(const sb_coefs *co, const sb_call *c)
   return p ? (int)(p - co->piece) : -1;
 }
 
-double sb_model_ld_factor(const sb_coefs *co, int64_t ld)
+/* point i's factor for m rows: F (m / M0)^G */
+static double ld_point(const sb_coefs *co, int i, double rm)
+{
+  return co->ld_g[i] != 0 ? co->ld_f[i] * pow(rm, co->ld_g[i]) : co->ld_f[i];
+}
+
+double sb_model_ld_factor(const sb_coefs *co, int64_t ld, int64_t m)
 {
   if (!co || co->nld <= 0 || ld <= 0)
     return 1;
-  double x = (double)ld;
+  double x = (double)ld, rm = (double)(m > 1 ? m : 1) / SB_LD_M0, f;
   int n = co->nld;
   if (x <= co->ld_at[0])
-    return co->ld_f[0];
-  if (x >= co->ld_at[n - 1])
-    return co->ld_f[n - 1];
-  int i = 1;
-  while (x > co->ld_at[i])
-    i++;
-  double u = log(x / co->ld_at[i - 1]) / log(co->ld_at[i] / co->ld_at[i - 1]);
-  return co->ld_f[i - 1] + u * (co->ld_f[i] - co->ld_f[i - 1]);
+    f = ld_point(co, 0, rm);
+  else if (x >= co->ld_at[n - 1])
+    f = ld_point(co, n - 1, rm);
+  else {
+    int i = 1;
+    while (x > co->ld_at[i])
+      i++;
+    double u = log(x / co->ld_at[i - 1]) / log(co->ld_at[i] / co->ld_at[i - 1]);
+    f = ld_point(co, i - 1, rm) + u * (ld_point(co, i, rm) - ld_point(co, i - 1, rm));
+  }
+  return f < 1e6 ? f : 1e6; /* (m / M0)^G for m up to 2^31: at most 1e6 as a factor */
 }
 
 double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb_call *c, const double w[SB_NTERMS])
@@ -654,7 +671,7 @@ double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb_call *c, 
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
     t += mu[i] * v[i] * (w ? w[i] : 1);
-  return clamp(t * sb_model_ld_factor(co, c->ld));
+  return clamp(t * sb_model_ld_factor(co, c->ld, c->m));
 }
 
 double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c) { return sb_model_mean_w(m, co, c, NULL); }
@@ -671,7 +688,7 @@ double sb_model_sigma(const sb_coefs *co, const sb_call *c)
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
     s += sg[i] * v[i];
-  return clamp(s * sb_model_ld_factor(co, c->ld));
+  return clamp(s * sb_model_ld_factor(co, c->ld, c->m));
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -727,8 +744,9 @@ static const char *bad_line(const sb_coefs *co)
     return "too many @ld points";
   for (int i = 0; i < co->nld; i++)
     if (!(co->ld_at[i] >= 1) || co->ld_at[i] > 2147483647.0 || !(co->ld_f[i] > 0) || co->ld_f[i] > 1e6 ||
-        (i && !(co->ld_at[i] > co->ld_at[i - 1])))
-      return "an @ld point whose leading dimension is not an ascending size or whose factor is not > 0";
+        !(fabs(co->ld_g[i]) <= SB_LD_MAX_G) || (i && !(co->ld_at[i] > co->ld_at[i - 1])))
+      return "an @ld point whose leading dimension is not an ascending size, whose factor is not > 0 or whose "
+             "exponent of m is out of range";
   return NULL;
 }
 
@@ -762,6 +780,10 @@ static void put_line(FILE *f, const char *key, const sb_coefs *co)
       put_number(f, co->ld_at[i]);
       fputc(':', f);
       put_number(f, co->ld_f[i]);
+      if (co->ld_g[i] != 0) {
+        fputc(':', f);
+        put_number(f, co->ld_g[i]);
+      }
     }
     fputc('\n', f);
   }

@@ -43,13 +43,16 @@ typedef struct sb_piece {
 
 /* one routine's line in one set: mean and standard deviation, seconds per
  * unit of each term (0 for a term the line does not give) */
-/* the line "hpl_dlaswp01T@ld 3142:0.61 6284:0.65 ... 50272:1": a call
+/* the line "hpl_dlaswp01T@ld 3142:0.61:0.2 6284:0.65 ... 50272:1": a call
  * that gives its operand's leading dimension (sb_call.ld > 0) has its
- * prediction (mean and deviation) multiplied by f(ld), piecewise linear
+ * prediction (mean and deviation) multiplied by f(ld, m), piecewise linear
  * in log(ld) through the points (ascending), constant beyond the first
- * and the last; a call without one, or a line without points, is not
- * scaled */
+ * and the last; at a point LD:F:G, f = F (m / SB_LD_M0)^G (G 0 when not
+ * given: F for every m); a call without a leading dimension, or a line
+ * without points, is not scaled */
 #define SB_MAX_LD 8
+#define SB_LD_M0 128.0
+#define SB_LD_MAX_G 2.0
 typedef struct sb_coefs {
   double mu[SB_NTERMS];
   double sigma[SB_NTERMS];
@@ -57,7 +60,7 @@ typedef struct sb_coefs {
   int npieces;
   sb_piece piece[SB_MAX_PIECES];
   int nld;
-  double ld_at[SB_MAX_LD], ld_f[SB_MAX_LD];
+  double ld_at[SB_MAX_LD], ld_f[SB_MAX_LD], ld_g[SB_MAX_LD];
 } sb_coefs;
 
 typedef struct sb_set {
@@ -114,8 +117,9 @@ SB_HIDDEN double sb_model_sigma(const sb_coefs *co, const sb_call *c);
 /* the piece of co that predicts the call (an index into co->piece), -1
  * for the plain line */
 SB_HIDDEN int sb_model_piece(const sb_coefs *co, const sb_call *c);
-/* the "@ld" factor of co for the call's leading dimension (1 without one) */
-SB_HIDDEN double sb_model_ld_factor(const sb_coefs *co, int64_t ld);
+/* the "@ld" factor of co for a call of m rows at leading dimension ld (1
+ * without one) */
+SB_HIDDEN double sb_model_ld_factor(const sb_coefs *co, int64_t ld, int64_t m);
 
 /* ---- building and writing a model ------------------------------------------
  * What the parser builds, a writer builds the same way: a new model (format
@@ -177,6 +181,6 @@ SB_HIDDEN void sb_model_out_abandon(sb_model_out *o);
 SB_HIDDEN void sb_model_out_guard(sb_model_out *o, void (*on_signal)(int sig));
 /* the longest line (with its pieces' lines and its @ld line) the writer writes, to size a
  * reservation */
-#define SB_MODEL_LINE_MAX ((SB_MAX_PIECES + 1) * 560 + 64 + SB_MAX_LD * 50)
+#define SB_MODEL_LINE_MAX ((SB_MAX_PIECES + 1) * 560 + 64 + SB_MAX_LD * 80)
 
 #endif

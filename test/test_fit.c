@@ -194,8 +194,30 @@ static void test_ld_factors_recover_each_level(void **state)
   for (int l = 0; l < 4; l++) {
     assert_true(res.ld_at[l] == (double)lv[l]);
     close_to(res.ld_f[l], want[l], 0.02, "factor");
+    assert_true(fabs(res.ld_g[l]) < 0.02); /* the same factor for every m */
   }
-  assert_true(res.ld_at[4] == (double)ref && res.ld_f[4] == 1);
+  assert_true(res.ld_at[4] == (double)ref && res.ld_f[4] == 1 && res.ld_g[4] == 0);
+  /* a factor that follows m, F (m / 128)^G: F and G recovered at each
+   * level; a level whose calls have nearly one m keeps one factor, the
+   * median (G 0) */
+  static const double wf[] = {0.4, 0.7, 0.9}, wg[] = {0.3, 0.15, 0.5};
+  nl = 0;
+  for (int l = 0; l < 4; l++)
+    for (int j = 0; j < 40; j++, nl++) {
+      draw_shape(r, &lp[nl]);
+      if (l == 3)
+        lp[nl].m = 200 + j % 3; /* one m, about */
+      double f = l < 3 ? wf[l] * pow((double)lp[nl].m / 128, wg[l]) : 0.6;
+      lp[nl].t = fit_result_predict(&res, lp[nl].m, lp[nl].n, lp[nl].k) * f * (1 + 0.02 * gsl_ran_gaussian(r, 1));
+      lds[nl] = lv[l];
+    }
+  assert_int_equal(fit_ld_factors(&res, lp, lds, nl, ref), 5);
+  for (int l = 0; l < 3; l++) {
+    close_to(res.ld_f[l], wf[l], 0.03, "F");
+    assert_true(fabs(res.ld_g[l] - wg[l]) < 0.02);
+  }
+  close_to(res.ld_f[3], 0.6, 0.02, "median factor");
+  assert_true(res.ld_g[3] == 0);
   /* no calls at other leading dimensions: no factors */
   assert_int_equal(fit_ld_factors(&res, lp, lds, 0, ref), 0);
   assert_int_equal(res.nld, 0);

@@ -544,6 +544,33 @@ static void test_ld_factors(void **state)
     assert_close(sb_model_sigma(co, &c), 1e-4 * at[i].f, 1e-4 * 1e-4);
   }
   sb_model_free(m);
+  /* LD:F:G: the factor follows the call's rows, F (m / 128)^G, and the
+   * writer gives the exponent back */
+  m = parse("simblas-model 1\nreference-speed 1e9\n"
+            "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000:0.5:0.5 8000:0.8 64000:1\nend\n",
+            err, sizeof err);
+  if (!m)
+    fail_msg("%s", err);
+  co = sb_model_coefs(m, 0, c.op);
+  static const struct { int64_t ld, m; double f; } atm[] = {
+      {1000, 512, 1.0}, {1000, 32, 0.25}, {500, 128, 0.5}, {8000, 32, 0.8}, {2828, 512, 0.9}, {1000, 0, 0.5 / sqrt(128)}};
+  for (size_t i = 0; i < sizeof atm / sizeof *atm; i++) {
+    c.ld = atm[i].ld;
+    c.m = atm[i].m;
+    double t = 1e-8 * (double)(atm[i].m) * 1000;
+    assert_close(sb_model_ld_factor(co, c.ld, c.m), atm[i].f, 2e-4);
+    if (t > 0)
+      assert_close(sb_model_mean(m, co, &c), t * atm[i].f, t * 2e-4);
+  }
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_int_equal(sb_model_write(f, m, NULL, err, sizeof err), 0);
+  fclose(f);
+  if (!strstr(text, "hpl_dlaswp01T@ld 1e+03:0.5:0.5 8e+03:0.8 6.4e+04:1\n"))
+    fail_msg("the writer's @ld line: %s", text);
+  free(text);
+  sb_model_free(m);
 #define LDHEAD "simblas-model 1\nreference-speed 1e9\n"
   expect_error(LDHEAD "hpl_dlaswp01T@ld 1000:0.5\nhpl_dlaswp01T mn=1e-8\nend\n",
                "test.model:3: hpl_dlaswp01T@ld before the plain hpl_dlaswp01T line");
@@ -553,7 +580,10 @@ static void test_ld_factors(void **state)
                "test.model:4: hpl_dlaswp01T@ld: the leading dimensions must ascend");
   expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000:0\nend\n",
                "test.model:4: hpl_dlaswp01T@ld: the factor '0'");
-  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000\nend\n", "'1000' is not LD:FACTOR");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000\nend\n", "'1000' is not LD:FACTOR[:EXPONENT]");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000:0.5:3\nend\n",
+               "test.model:4: hpl_dlaswp01T@ld: the exponent of m '3' is out of range");
+  expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld 1000:0.5:x\nend\n", "the exponent of m 'x'");
   expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@ld\nend\n", "hpl_dlaswp01T@ld without points");
   expect_error(LDHEAD "hpl_dlaswp01T mn=1e-8\nhpl_dlaswp01T@nb 1000:1\nend\n", "test.model:4: bad key 'hpl_dlaswp01T@nb'");
 #undef LDHEAD
