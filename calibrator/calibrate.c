@@ -392,10 +392,7 @@ static void fit_all(const cal_run *run, cal_info *info)
       if (nl && fit_ld_factors(&node[key], lp, lds, nl, run->design->lld) && cores)
         for (int w = 0; w < ncores; w++) {
           fit_result *c = &cores[(size_t)w * CAL_NKEYS + (size_t)key];
-          c->nld = node[key].nld;
-          memcpy(c->ld_at, node[key].ld_at, sizeof c->ld_at);
-          memcpy(c->ld_f, node[key].ld_f, sizeof c->ld_f);
-          memcpy(c->ld_g, node[key].ld_g, sizeof c->ld_g);
+          c->ld = node[key].ld;
         }
     }
   free(fp);
@@ -449,10 +446,7 @@ static void put_result(sb_coefs *co, const fit_result *r)
 {
   put_fit(co->mu, &co->terms, r->mu, r->terms);
   put_fit(co->sigma, &co->sigma_terms, r->sigma, r->has_sigma ? r->terms : 0);
-  co->nld = r->nld;
-  memcpy(co->ld_at, r->ld_at, sizeof co->ld_at);
-  memcpy(co->ld_f, r->ld_f, sizeof co->ld_f);
-  memcpy(co->ld_g, r->ld_g, sizeof co->ld_g);
+  co->ld = r->ld;
   co->npieces = r->nsplit;
   for (int i = 0; i < r->nsplit; i++) {
     const struct fit_piece *h = &r->hi[i];
@@ -728,13 +722,8 @@ static int from_trace(int nfiles, char **files)
      * each shape's time divided by the base model's f at its ld is the
      * line's time, which is refitted; the factors stay the base model's */
     const sb_coefs *bco = sb_model_coefs_v(m, 0, op, v);
-    sb_coefs ldc = {0}; /* the base line's factors (forget_key frees the line) */
-    if (bco && bco->nld) {
-      ldc.nld = bco->nld;
-      memcpy(ldc.ld_at, bco->ld_at, sizeof ldc.ld_at);
-      memcpy(ldc.ld_f, bco->ld_f, sizeof ldc.ld_f);
-      memcpy(ldc.ld_g, bco->ld_g, sizeof ldc.ld_g);
-    }
+    /* the base line's factors, a copy: forget_key frees the line */
+    const sb_ld_points ldc = bco ? bco->ld : (sb_ld_points){0};
     size_t calls = 0;
     double *f = malloc(sizeof *f * n);
     if (!f)
@@ -744,7 +733,7 @@ static int from_trace(int nfiles, char **files)
     for (size_t i = 0; i < n; i++) {
       calls += sh[i].calls;
       f[i] = sb_model_ld_factor(&ldc, sh[i].ld, sh[i].m);
-      if (sh[i].ld && ldc.nld) {
+      if (sh[i].ld && ldc.n) {
         ld_lo = ld_lo && ld_lo < sh[i].ld ? ld_lo : sh[i].ld;
         ld_hi = ld_hi > sh[i].ld ? ld_hi : sh[i].ld;
         f_lo = f_lo > 0 && f_lo < f[i] ? f_lo : f[i];
@@ -772,10 +761,7 @@ static int from_trace(int nfiles, char **files)
                         "(it predicts their total %+.1f%% off)\n", kn, calls, n, 100 * before);
       continue;
     }
-    r.nld = ldc.nld;
-    memcpy(r.ld_at, ldc.ld_at, sizeof r.ld_at);
-    memcpy(r.ld_f, ldc.ld_f, sizeof r.ld_f);
-    memcpy(r.ld_g, ldc.ld_g, sizeof r.ld_g);
+    r.ld = ldc;
     /* the refit's error on the traced calls' total: a fit that predicts
      * them worse than the base model (few shapes, a poor held-out score)
      * is not kept */

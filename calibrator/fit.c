@@ -349,7 +349,7 @@ double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k)
 
 int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t n, int64_t ref_ld)
 {
-  r->nld = 0;
+  r->ld.n = 0;
   if (!r->ok || ref_ld <= 0)
     return 0;
   double *ratio = malloc(sizeof *ratio * (n ? n : 1) * 2);
@@ -357,7 +357,7 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
     return 0;
   double *lm = ratio + (n ? n : 1); /* log(m / M0) of each ratio */
   int64_t prev = 0;
-  while (r->nld < SB_MAX_LD - 1) {
+  while (r->ld.n < SB_MAX_LD - 1) {
     int64_t at = 0; /* the next leading dimension above prev */
     for (size_t i = 0; i < n; i++)
       if (ld[i] > prev && ld[i] < ref_ld && (!at || ld[i] < at))
@@ -398,19 +398,19 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
         f = gsl_stats_median_from_sorted_data(ratio, 1, c);
         g = 0;
       }
-      r->ld_at[r->nld] = (double)at;
-      r->ld_g[r->nld] = g;
-      r->ld_f[r->nld++] = f;
+      r->ld.at[r->ld.n] = (double)at;
+      r->ld.g[r->ld.n] = g;
+      r->ld.f[r->ld.n++] = f;
     }
     prev = at;
   }
   free(ratio);
-  if (r->nld) {
-    r->ld_at[r->nld] = (double)ref_ld;
-    r->ld_g[r->nld] = 0;
-    r->ld_f[r->nld++] = 1;
+  if (r->ld.n) {
+    r->ld.at[r->ld.n] = (double)ref_ld;
+    r->ld.g[r->ld.n] = 0;
+    r->ld.f[r->ld.n++] = 1;
   }
-  return r->nld;
+  return r->ld.n;
 }
 
 /* fit the pieces of the bounds at[0..nb-1] (ascending) on term dim; -1

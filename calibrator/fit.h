@@ -42,9 +42,8 @@ typedef struct fit_result {
     double mu[SB_NTERMS], sigma[SB_NTERMS], train[SB_NTERMS];
     int has_sigma;
   } hi[SB_MAX_PIECES - 1];
-  /* the "@ld" factors (model.h), fit_ld_factors's; nld 0: none */
-  int nld;
-  double ld_at[SB_MAX_LD], ld_f[SB_MAX_LD], ld_g[SB_MAX_LD];
+  /* the "@ld" factors (model.h), fit_ld_factors's; ld.n 0: none */
+  sb_ld_points ld;
 } fit_result;
 
 /* Candidate term sets for an op (model.h bit masks), by its shape in the
@@ -115,8 +114,8 @@ int fit_model(int op, const fit_point *p, size_t n, fit_result *out);
  * F (m / SB_LD_M0)^G (model.h): least squares of log ratio on log m when
  * the level has 8 calls or more whose m spans a factor of 4 or more (G
  * within +-SB_LD_MAX_G), else G = 0 and F the median ratio; and 1 at
- * ref_ld; into r->ld_at, r->ld_f and r->ld_g, ascending (nld 0 when no
- * level has 3 calls).  Returns r->nld. */
+ * ref_ld; into r->ld, ascending (ld.n 0 when no level has 3 calls).
+ * Returns r->ld.n. */
 int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t n, int64_t ref_ld);
 
 /* the prediction of a fitted result (pieces included) */

@@ -97,18 +97,10 @@ static void write_figure(const char *dir, const char *name, const cal_info *c, c
       int key = p->variant * SB_OP_COUNT + op;
       /* the @ld factors' calls (p->ld) too, at their leading dimension,
        * predicted with the factor there; the figure shows the line's */
-      double f = 1;
-      int64_t ld = p->ld ? p->ld : run->design->lld;
-      if (p->ld && c->node[key].nld) {
-        sb_coefs ldc = {.nld = c->node[key].nld};
-        memcpy(ldc.ld_at, c->node[key].ld_at, sizeof ldc.ld_at);
-        memcpy(ldc.ld_f, c->node[key].ld_f, sizeof ldc.ld_f);
-        memcpy(ldc.ld_g, c->node[key].ld_g, sizeof ldc.ld_g);
-        f = sb_model_ld_factor(&ldc, p->ld, p->m);
-      }
+      double f = sb_model_ld_factor(&c->node[key].ld, p->ld, p->m); /* 1 for the line's calls (ld 0) */
       fprintf(d, "%.6g %.6g %.17g %d %lld %lld %lld %s %lld\n", sb_call_flops(&cl), run->res[w][i].t,
               f * fit_result_predict(&c->node[key], p->m, p->n, p->k), w, (long long)p->m, (long long)p->n,
-              (long long)p->k, cal_key_name(key, kn, sizeof kn), (long long)(p->ld ? ld : 0));
+              (long long)p->k, cal_key_name(key, kn, sizeof kn), (long long)p->ld);
     }
   fclose(d);
   publish(path, 0);

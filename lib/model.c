@@ -332,7 +332,7 @@ static int parse_ld(parser *p, char *key, char *at_sign, char **save)
   sb_coefs *co = *slot;
   if (!co)
     return fail(p, "%s@ld before the plain %s line; put that line first", key, key);
-  if (co->nld)
+  if (co->ld.n)
     return fail(p, "%s@ld given twice in set '%s'; keep one", key, p->m->sets[p->set]->name);
   char *tok;
   int n = 0;
@@ -357,15 +357,15 @@ static int parse_ld(parser *p, char *key, char *at_sign, char **save)
       return fail(p, "%s@ld: the factor '%s' %s; write a number > 0", key, colon + 1, why ? why : "is out of range");
     if (n == SB_MAX_LD)
       return fail(p, "%s@ld: more than %d points", key, SB_MAX_LD);
-    if (n && !(at > co->ld_at[n - 1]))
-      return fail(p, "%s@ld: the leading dimensions must ascend (%.17g after %.17g)", key, at, co->ld_at[n - 1]);
-    co->ld_at[n] = at;
-    co->ld_g[n] = g;
-    co->ld_f[n++] = f;
+    if (n && !(at > co->ld.at[n - 1]))
+      return fail(p, "%s@ld: the leading dimensions must ascend (%.17g after %.17g)", key, at, co->ld.at[n - 1]);
+    co->ld.at[n] = at;
+    co->ld.g[n] = g;
+    co->ld.f[n++] = f;
   }
   if (!n)
     return fail(p, "%s@ld without points; write e.g. %s@ld 6000:0.6 50000:1", key, key);
-  co->nld = n;
+  co->ld.n = n;
   return 0;
 }
 
@@ -634,27 +634,27 @@ int sb_model_piece(const sb_coefs *co, const sb_call *c)
 }
 
 /* point i's factor for m rows: F (m / M0)^G */
-static double ld_point(const sb_coefs *co, int i, double rm)
+static double ld_point(const sb_ld_points *p, int i, double rm)
 {
-  return co->ld_g[i] != 0 ? co->ld_f[i] * pow(rm, co->ld_g[i]) : co->ld_f[i];
+  return p->g[i] != 0 ? p->f[i] * pow(rm, p->g[i]) : p->f[i];
 }
 
-double sb_model_ld_factor(const sb_coefs *co, int64_t ld, int64_t m)
+double sb_model_ld_factor(const sb_ld_points *p, int64_t ld, int64_t m)
 {
-  if (!co || co->nld <= 0 || ld <= 0)
+  if (!p || p->n <= 0 || ld <= 0)
     return 1;
   double x = (double)ld, rm = (double)(m > 1 ? m : 1) / SB_LD_M0, f;
-  int n = co->nld;
-  if (x <= co->ld_at[0])
-    f = ld_point(co, 0, rm);
-  else if (x >= co->ld_at[n - 1])
-    f = ld_point(co, n - 1, rm);
+  int n = p->n;
+  if (x <= p->at[0])
+    f = ld_point(p, 0, rm);
+  else if (x >= p->at[n - 1])
+    f = ld_point(p, n - 1, rm);
   else {
     int i = 1;
-    while (x > co->ld_at[i])
+    while (x > p->at[i])
       i++;
-    double u = log(x / co->ld_at[i - 1]) / log(co->ld_at[i] / co->ld_at[i - 1]);
-    f = ld_point(co, i - 1, rm) + u * (ld_point(co, i, rm) - ld_point(co, i - 1, rm));
+    double u = log(x / p->at[i - 1]) / log(p->at[i] / p->at[i - 1]);
+    f = ld_point(p, i - 1, rm) + u * (ld_point(p, i, rm) - ld_point(p, i - 1, rm));
   }
   return f < 1e6 ? f : 1e6; /* (m / M0)^G for m up to 2^31: at most 1e6 as a factor */
 }
@@ -671,7 +671,7 @@ double sb_model_mean_w(const sb_model *m, const sb_coefs *co, const sb_call *c, 
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
     t += mu[i] * v[i] * (w ? w[i] : 1);
-  return clamp(t * sb_model_ld_factor(co, c->ld, c->m));
+  return clamp(t * sb_model_ld_factor(&co->ld, c->ld, c->m));
 }
 
 double sb_model_mean(const sb_model *m, const sb_coefs *co, const sb_call *c) { return sb_model_mean_w(m, co, c, NULL); }
@@ -688,7 +688,7 @@ double sb_model_sigma(const sb_coefs *co, const sb_call *c)
   terms(c, v);
   for (int i = 0; i < SB_NTERMS; i++)
     s += sg[i] * v[i];
-  return clamp(s * sb_model_ld_factor(co, c->ld, c->m));
+  return clamp(s * sb_model_ld_factor(&co->ld, c->ld, c->m));
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -740,11 +740,11 @@ static const char *bad_line(const sb_coefs *co)
       if (co->piece[j].at == p->at)
         return "two pieces at the same bound";
   }
-  if (co->nld < 0 || co->nld > SB_MAX_LD)
+  if (co->ld.n < 0 || co->ld.n > SB_MAX_LD)
     return "too many @ld points";
-  for (int i = 0; i < co->nld; i++)
-    if (!(co->ld_at[i] >= 1) || co->ld_at[i] > 2147483647.0 || !(co->ld_f[i] > 0) || co->ld_f[i] > 1e6 ||
-        !(fabs(co->ld_g[i]) <= SB_LD_MAX_G) || (i && !(co->ld_at[i] > co->ld_at[i - 1])))
+  for (int i = 0; i < co->ld.n; i++)
+    if (!(co->ld.at[i] >= 1) || co->ld.at[i] > 2147483647.0 || !(co->ld.f[i] > 0) || co->ld.f[i] > 1e6 ||
+        !(fabs(co->ld.g[i]) <= SB_LD_MAX_G) || (i && !(co->ld.at[i] > co->ld.at[i - 1])))
       return "an @ld point whose leading dimension is not an ascending size, whose factor is not > 0 or whose "
              "exponent of m is out of range";
   return NULL;
@@ -773,16 +773,16 @@ static void put_line(FILE *f, const char *key, const sb_coefs *co)
     }
     fputc('\n', f);
   }
-  if (co->nld > 0) {
+  if (co->ld.n > 0) {
     fprintf(f, "%s@ld", key);
-    for (int i = 0; i < co->nld; i++) {
+    for (int i = 0; i < co->ld.n; i++) {
       fputc(' ', f);
-      put_number(f, co->ld_at[i]);
+      put_number(f, co->ld.at[i]);
       fputc(':', f);
-      put_number(f, co->ld_f[i]);
-      if (co->ld_g[i] != 0) {
+      put_number(f, co->ld.f[i]);
+      if (co->ld.g[i] != 0) {
         fputc(':', f);
-        put_number(f, co->ld_g[i]);
+        put_number(f, co->ld.g[i]);
       }
     }
     fputc('\n', f);

@@ -53,14 +53,17 @@ typedef struct sb_piece {
 #define SB_MAX_LD 8
 #define SB_LD_M0 128.0
 #define SB_LD_MAX_G 2.0
+typedef struct sb_ld_points {
+  int n; /* 0: no @ld line */
+  double at[SB_MAX_LD], f[SB_MAX_LD], g[SB_MAX_LD];
+} sb_ld_points;
 typedef struct sb_coefs {
   double mu[SB_NTERMS];
   double sigma[SB_NTERMS];
   unsigned char terms, sigma_terms; /* bit t: the line gives term t (sigma: after '|') */
   int npieces;
   sb_piece piece[SB_MAX_PIECES];
-  int nld;
-  double ld_at[SB_MAX_LD], ld_f[SB_MAX_LD], ld_g[SB_MAX_LD];
+  sb_ld_points ld;
 } sb_coefs;
 
 typedef struct sb_set {
@@ -117,9 +120,9 @@ SB_HIDDEN double sb_model_sigma(const sb_coefs *co, const sb_call *c);
 /* the piece of co that predicts the call (an index into co->piece), -1
  * for the plain line */
 SB_HIDDEN int sb_model_piece(const sb_coefs *co, const sb_call *c);
-/* the "@ld" factor of co for a call of m rows at leading dimension ld (1
- * without one) */
-SB_HIDDEN double sb_model_ld_factor(const sb_coefs *co, int64_t ld, int64_t m);
+/* the factor of a line's "@ld" points for a call of m rows at leading
+ * dimension ld (1 without points or without a leading dimension) */
+SB_HIDDEN double sb_model_ld_factor(const sb_ld_points *pts, int64_t ld, int64_t m);
 
 /* ---- building and writing a model ------------------------------------------
  * What the parser builds, a writer builds the same way: a new model (format

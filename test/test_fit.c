@@ -192,11 +192,11 @@ static void test_ld_factors_recover_each_level(void **state)
     }
   assert_int_equal(fit_ld_factors(&res, lp, lds, nl, ref), 5);
   for (int l = 0; l < 4; l++) {
-    assert_true(res.ld_at[l] == (double)lv[l]);
-    close_to(res.ld_f[l], want[l], 0.02, "factor");
-    assert_true(fabs(res.ld_g[l]) < 0.02); /* the same factor for every m */
+    assert_true(res.ld.at[l] == (double)lv[l]);
+    close_to(res.ld.f[l], want[l], 0.02, "factor");
+    assert_true(fabs(res.ld.g[l]) < 0.02); /* the same factor for every m */
   }
-  assert_true(res.ld_at[4] == (double)ref && res.ld_f[4] == 1 && res.ld_g[4] == 0);
+  assert_true(res.ld.at[4] == (double)ref && res.ld.f[4] == 1 && res.ld.g[4] == 0);
   /* a factor that follows m, F (m / 128)^G: F and G recovered at each
    * level; a level whose calls have nearly one m keeps one factor, the
    * median (G 0) */
@@ -213,14 +213,14 @@ static void test_ld_factors_recover_each_level(void **state)
     }
   assert_int_equal(fit_ld_factors(&res, lp, lds, nl, ref), 5);
   for (int l = 0; l < 3; l++) {
-    close_to(res.ld_f[l], wf[l], 0.03, "F");
-    assert_true(fabs(res.ld_g[l] - wg[l]) < 0.02);
+    close_to(res.ld.f[l], wf[l], 0.03, "F");
+    assert_true(fabs(res.ld.g[l] - wg[l]) < 0.02);
   }
-  close_to(res.ld_f[3], 0.6, 0.02, "median factor");
-  assert_true(res.ld_g[3] == 0);
+  close_to(res.ld.f[3], 0.6, 0.02, "median factor");
+  assert_true(res.ld.g[3] == 0);
   /* no calls at other leading dimensions: no factors */
   assert_int_equal(fit_ld_factors(&res, lp, lds, 0, ref), 0);
-  assert_int_equal(res.nld, 0);
+  assert_int_equal(res.ld.n, 0);
   free(p);
   free(lp);
   free(lds);

@@ -558,7 +558,7 @@ static void test_ld_factors(void **state)
     c.ld = atm[i].ld;
     c.m = atm[i].m;
     double t = 1e-8 * (double)(atm[i].m) * 1000;
-    assert_close(sb_model_ld_factor(co, c.ld, c.m), atm[i].f, 2e-4);
+    assert_close(sb_model_ld_factor(&co->ld, c.ld, c.m), atm[i].f, 2e-4);
     if (t > 0)
       assert_close(sb_model_mean(m, co, &c), t * atm[i].f, t * 2e-4);
   }
