@@ -266,6 +266,48 @@ class MemorySolo(Sandbox):
         self.assertIsNone(refine.memory_solo([busy[0]], [self.trace("s1", [("hpl_dlaswp06T", 1.0, 1.0)])]))
 
 
+class ReferenceSpeed(Sandbox):
+    """The machine's speed around the traced runs, recorded in the refined
+    model (validate's drift ratio compares with it, not the calibration's)."""
+
+    SHAPE = "dgemm m=3652 n=3652 k=256 in HPL's layout"
+
+    def probe(self, *gflops):
+        m = [{"time": "2026-11-29T00:2%d:00+00:00" % i, "when": "x", "shape": self.SHAPE, "gflops": g}
+             for i, g in enumerate(gflops)]
+        return mock.Mock(measured=m)
+
+    def test_record(self):
+        path = self.path("r.model")
+        with open(path, "w") as f:
+            f.write(BASE)
+        said = refine.record_reference_speed(path, self.probe(49.0, None, 50.2))
+        self.assertIn("49.6 Gflop/s", said)
+        text = self.read(path)
+        self.assertEqual(text.splitlines()[1], f"meta refined_reference_speed 49.6000 {self.SHAPE}, median of 2 "
+                                               "around the traced runs, 2026-11-29T00:20:00+00:00")
+        # a second refine replaces it; one that measured nothing removes it (it would be stale)
+        refine.record_reference_speed(path, self.probe(45.0))
+        self.assertEqual(self.read(path).count("refined_reference_speed"), 1)
+        self.assertIn("refined_reference_speed 45.0000", self.read(path))
+        self.assertIsNone(refine.record_reference_speed(path, None))
+        self.assertEqual(self.read(path), BASE)
+
+    def test_probe_only_for_a_measured_model(self):
+        args = mock.Mock(no_reference_speed=False)
+        path = self.path("m.model")
+        with open(path, "w") as f:
+            f.write(BASE)
+        self.assertIsNone(refine.reference_probe(path, "/bin/false", args))   # extrapolated: no shape
+        with open(path, "w") as f:
+            f.write(BASE.replace("meta mode quick\n", f'meta mode quick\nmeta reference_speed "measured: '
+                                                      f'{self.SHAPE}, median of 8"\n'))
+        p = refine.reference_probe(path, "/bin/false", args)
+        self.assertEqual(p.shapes, {self.SHAPE: path})
+        args.no_reference_speed = True
+        self.assertIsNone(refine.reference_probe(path, "/bin/false", args))
+
+
 class Verb(RefineBase):
     def test_refine_in_place(self):
         status, out, err = self.refine("--model", self.model)

@@ -337,6 +337,18 @@ class Speeds(Sandbox):
         old = write_model(self.path("old.model"), 42e9, said="the dgemm model's rate at m = n = k = 4096")
         self.assertEqual(validation.model_reference(old), (42e9, None))
         self.assertEqual(validation.model_reference(write_model(self.path("n.model"), 1e9, said=None)), (1e9, None))
+        # refined: the speed measured around refine's traced runs, which the refit's lines take on
+        refined = self.path("r.model")
+        with open(refined, "w") as f:
+            f.write(self.read(self.path("a.model")).replace(
+                "meta mode full\n", f"meta mode full\nmeta refined_reference_speed 49.5570 {shape}, median of 2 "
+                "around the traced runs, 2026-11-29T00:26:00+00:00\n"))
+        self.assertEqual(validation.model_reference(refined), (49.557e9, shape))
+        # a line that does not parse leaves the calibration's
+        with open(refined, "w") as f:
+            f.write(self.read(self.path("a.model")).replace(
+                "meta mode full\n", "meta refined_reference_speed 0 dgemm m=1 n=1 k=1 packed, x\n"))
+        self.assertEqual(validation.model_reference(refined), (39.7e9, shape))
         # one measurement per shape, the models' or the calibrator's own
         sims = [validation.Simulation(n, "model", self.path(n + ".model")) for n in ("a", "old")]
         self.assertEqual(validation.speed_shapes(sims), {shape: self.path("a.model")})

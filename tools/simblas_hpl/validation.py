@@ -193,23 +193,30 @@ def loadavg():
 
 # ---- the machine's speed now against the models' (issue 23: this VM drifts) ------------
 MEASURED_RE = re.compile(r"measured: (dgemm m=\d+ n=\d+ k=\d+ (?:in HPL's layout|packed))")
+REFINED_RE = re.compile(r"([0-9.]+) (dgemm m=\d+ n=\d+ k=\d+ (?:in HPL's layout|packed)),")
 
 
 def model_reference(path):
     """(the reference speed in flop/s, the shape it was measured at or None)
-    of a model file: the shape is meta reference_speed's "dgemm m=M n=N k=K
+    of a model file: meta refined_reference_speed when `simblas-hpl refine`
+    measured the machine around its traced runs (the refit's lines run at
+    that speed, not the calibration's), else meta reference_speed; the shape is meta reference_speed's "dgemm m=M n=N k=K
     in HPL's layout" (or "packed") when the calibrator measured it; None
     for a model whose reference speed was extrapolated or that has no such
     meta (the calibrator before issue 23, the nominal model)."""
-    speed = model.reference_speed(path)
+    speed, shape = model.reference_speed(path), None
     for ln in read_text(path).splitlines():
         f = ln.split("#", 1)[0].split(None, 2)
         if f and f[0] == "set":
             break
-        if len(f) == 3 and f[0] == "meta" and f[1] == "reference_speed":
+        if len(f) == 3 and f[0] == "meta" and f[1] == "refined_reference_speed":
+            m = REFINED_RE.match(f[2].strip())
+            if m and float(m.group(1)) > 0:  # the refit's lines take on the speed of the traced runs
+                return float(m.group(1)) * 1e9, m.group(2)
+        if len(f) == 3 and f[0] == "meta" and f[1] == "reference_speed" and shape is None:
             m = MEASURED_RE.match(f[2].strip().strip('"'))
-            return speed, m.group(1) if m else None
-    return speed, None
+            shape = m.group(1) if m else None
+    return speed, shape
 
 
 def calibrator_path(why="it measures this machine's reference speed between the real runs",

@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -69,6 +70,10 @@ def add_arguments(r):
                    help="refit only HPL's memory kernels (the hpl_* lines); the BLAS lines stay the model's")
     r.add_argument("--build-id", metavar="ID", help="the HPL build (default: the one runs use)")
     r.add_argument("--timeout", type=float, metavar="SEC", help="stop a real run after SEC seconds")
+    r.add_argument("--no-reference-speed", action="store_true",
+                   help="do not measure the reference speed before and after the traced runs (meta "
+                        "refined_reference_speed, the machine's speed the refit saw, which validate's drift "
+                        "ratio compares with)")
 
 
 # ---- before any run --------------------------------------------------------------
@@ -196,6 +201,41 @@ def libsimblas(build):
 
 
 # ---- the runs ----------------------------------------------------------------------
+REFINED_SPEED_KEY = "refined_reference_speed"
+
+
+def reference_probe(base, calibrator, args):
+    """A SpeedProbe at the base model's reference shape (the speed the
+    traced runs ran at, which the refit takes on), or None when the base
+    model's reference speed was not measured or --no-reference-speed."""
+    if args.no_reference_speed:
+        return None
+    shape = validation.model_reference(base)[1]
+    return validation.SpeedProbe(calibrator, {shape: base}) if shape else None
+
+
+def record_reference_speed(refined, speed):
+    """Write into the refined model `meta refined_reference_speed G SHAPE,
+    median of K around the traced runs, TIME` (G in Gflop/s): the refit's
+    lines take on the machine's speed during the traced runs, not the
+    calibration's, so validate's drift ratio compares with this one. An
+    older such line (the base model's own refine) is removed when nothing
+    was measured. Returns what to print, or None."""
+    text = read_text(refined)
+    got = [m for m in (speed.measured if speed else []) if m.get("gflops") and m.get("shape")]
+    if not got:
+        lines = [ln for ln in text.splitlines(keepends=True) if ln.split()[:2] != ["meta", REFINED_SPEED_KEY]]
+        write_atomic(refined, "".join(lines))
+        return None
+    g = statistics.median(m["gflops"] for m in got)
+    shape = got[0]["shape"]
+    write_atomic(refined, model.set_solo_speed(
+        text, g, f"{shape}, median of {len(got)} around the traced runs, {got[0]['time']}", key=REFINED_SPEED_KEY))
+    each = ", ".join(f"{m['gflops']:g}" for m in got)
+    return (f"the machine's reference speed around the traced runs: {g:.4g} Gflop/s ({shape}; {each}): "
+            f"meta {REFINED_SPEED_KEY}, which validate's drift ratio uses")
+
+
 def run_dir_name(c):
     """A directory name for a configuration's run: N10000-1x2[-swap0...]."""
     return re.sub(r"[^A-Za-z0-9.-]+", "", c.label.replace(" ", "-").replace("=", ""))
@@ -353,6 +393,9 @@ def main(args):
         order = list(configs)
         if solo_cfg:
             order.insert((len(order) + 1) // 2, solo_cfg)
+        speed = reference_probe(base, calibrator, args)
+        if speed:
+            speed.measure("before the traced runs")
         for c in order:
             t, share, res = traced_run(c, xhpl, lib, base, root, timeout=args.timeout, mpirun=mpirun)
             shares.append(share)
@@ -363,6 +406,8 @@ def main(args):
             busy = "?" if share is None else f"{100 * share:.1f}%"
             note(f"real {c.label}{' (one core alone)' if c is solo_cfg else ''}: {res['gflops']:g} Gflops in trace "
                  f"mode, PASSED; other processes took {busy} of the cores")
+        if speed:
+            speed.measure("after the traced runs")
         solo = solo_mem = None
         if solo_cfg:
             busy_r, solo_r = dgemm_ratio(traces), dgemm_ratio(solo_traces)
@@ -373,6 +418,9 @@ def main(args):
         refined = os.path.join(root, "refined.model")
         said = from_trace(calibrator, base, refined, traces)
         print("\n".join(said))
+        said_speed = record_reference_speed(refined, speed)
+        if said_speed:
+            print(said_speed)
         if solo is not None:
             lo, hi = model.SOLO_SPEED_RANGE
             if lo <= solo <= hi:
