@@ -96,12 +96,18 @@ def solo_speed_memory(path):
     return meta_number(path, "solo_speed_memory", SOLO_MEMORY_RANGE)
 
 
-def set_solo_speed(text, speed, why, key="solo_speed"):
-    """A model's text with its `meta KEY` line (solo_speed,
-    solo_speed_memory; any earlier one removed), after the first line."""
+def set_meta(text, key, words):
+    """A model's text with its `meta KEY WORDS` line after the first line,
+    any earlier `meta KEY` removed; words None: only removed."""
     lines = [ln for ln in text.splitlines(keepends=True)
              if not (ln.split()[:2] == ["meta", key])]
-    return lines[0] + f"meta {key} {speed:.4f} {why}\n" + "".join(lines[1:])
+    return lines[0] + (f"meta {key} {words}\n" if words is not None else "") + "".join(lines[1:])
+
+
+def set_solo_speed(text, speed, why, key="solo_speed"):
+    """A model's text with its `meta KEY SPEED WHY` line (solo_speed,
+    solo_speed_memory), as set_meta."""
+    return set_meta(text, key, f"{speed:.4f} {why}")
 
 
 def has_noise(path):

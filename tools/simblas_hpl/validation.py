@@ -193,15 +193,17 @@ def loadavg():
 
 # ---- the machine's speed now against the models' (issue 23: this VM drifts) ------------
 MEASURED_RE = re.compile(r"measured: (dgemm m=\d+ n=\d+ k=\d+ (?:in HPL's layout|packed))")
+REFINED_SPEED_KEY = "refined_reference_speed"   # simblas-hpl refine's: G SHAPE, WHY
 REFINED_RE = re.compile(r"([0-9.]+) (dgemm m=\d+ n=\d+ k=\d+ (?:in HPL's layout|packed)),")
 
 
 def model_reference(path):
     """(the reference speed in flop/s, the shape it was measured at or None)
-    of a model file: meta refined_reference_speed when `simblas-hpl refine`
-    measured the machine around its traced runs (the refit's lines run at
-    that speed, not the calibration's), else meta reference_speed; the shape is meta reference_speed's "dgemm m=M n=N k=K
-    in HPL's layout" (or "packed") when the calibrator measured it; None
+    of a model file: meta refined_reference_speed when `simblas-hpl
+    refine` measured the machine around its traced runs (the refit's lines
+    run at that speed, not the calibration's), else meta reference_speed;
+    the shape is meta reference_speed's "dgemm m=M n=N k=K in HPL's
+    layout" (or "packed") when the calibrator measured it; None
     for a model whose reference speed was extrapolated or that has no such
     meta (the calibrator before issue 23, the nominal model)."""
     speed, shape = model.reference_speed(path), None
@@ -209,7 +211,7 @@ def model_reference(path):
         f = ln.split("#", 1)[0].split(None, 2)
         if f and f[0] == "set":
             break
-        if len(f) == 3 and f[0] == "meta" and f[1] == "refined_reference_speed":
+        if len(f) == 3 and f[0] == "meta" and f[1] == REFINED_SPEED_KEY:
             m = REFINED_RE.match(f[2].strip())
             if m and float(m.group(1)) > 0:  # the refit's lines take on the speed of the traced runs
                 return float(m.group(1)) * 1e9, m.group(2)

@@ -201,9 +201,6 @@ def libsimblas(build):
 
 
 # ---- the runs ----------------------------------------------------------------------
-REFINED_SPEED_KEY = "refined_reference_speed"
-
-
 def reference_probe(base, calibrator, args):
     """A SpeedProbe at the base model's reference shape (the speed the
     traced runs ran at, which the refit takes on), or None when the base
@@ -221,19 +218,18 @@ def record_reference_speed(refined, speed):
     calibration's, so validate's drift ratio compares with this one. An
     older such line (the base model's own refine) is removed when nothing
     was measured. Returns what to print, or None."""
-    text = read_text(refined)
+    key = validation.REFINED_SPEED_KEY
     got = [m for m in (speed.measured if speed else []) if m.get("gflops") and m.get("shape")]
     if not got:
-        lines = [ln for ln in text.splitlines(keepends=True) if ln.split()[:2] != ["meta", REFINED_SPEED_KEY]]
-        write_atomic(refined, "".join(lines))
+        write_atomic(refined, model.set_meta(read_text(refined), key, None))
         return None
     g = statistics.median(m["gflops"] for m in got)
     shape = got[0]["shape"]
-    write_atomic(refined, model.set_solo_speed(
-        text, g, f"{shape}, median of {len(got)} around the traced runs, {got[0]['time']}", key=REFINED_SPEED_KEY))
+    write_atomic(refined, model.set_meta(read_text(refined), key, f"{g:.4f} {shape}, median of {len(got)} around "
+                                                                  f"the traced runs, {got[0]['time']}"))
     each = ", ".join(f"{m['gflops']:g}" for m in got)
     return (f"the machine's reference speed around the traced runs: {g:.4g} Gflop/s ({shape}; {each}): "
-            f"meta {REFINED_SPEED_KEY}, which validate's drift ratio uses")
+            f"meta {key}, which validate's drift ratio uses")
 
 
 def run_dir_name(c):
