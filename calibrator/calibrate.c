@@ -55,7 +55,7 @@
 /* ---- options ---------------------------------------------------------------- */
 static struct {
   const char *out, *summary, *blas, *routines, *base, *hostfile;
-  int quick, cores, reps, report, packed, force, mixed, from_trace, network, reference;
+  int quick, cores, reps, report, packed, force, mixed, unanchored, from_trace, network, reference;
   double budget, max_call, lld;
   uint64_t seed;
 } opt = {.report = 1, .seed = 1};
@@ -82,6 +82,8 @@ static void usage(FILE *f)
               "      --packed          HPL's dgemm and dtrsm on packed operands in the caches, not in\n"
               "                        HPL's layout (the calibrator before issue 23; for comparisons)\n"
               "      --mixed-order     each pass in one random order, not level 3 first (for comparisons)\n"
+              "      --unanchored      dgemm's lines as fitted, not scaled to the reference speed measured\n"
+              "                        at its shape (the calibrator before 2026-11-29; for comparisons)\n"
               "      --no-report       no gnuplot figures\n"
               "      --force           install the model even when other processes took more than 5%% of\n"
               "                        the timed calls' wall time (refused otherwise, the model kept aside)\n"
@@ -120,6 +122,7 @@ static void parse_options(int argc, char **argv)
       {"summary", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
       {"lld", required_argument, 0, 'L'},    {"packed", no_argument, 0, 'P'},
       {"force", no_argument, 0, 'F'},        {"mixed-order", no_argument, 0, 'X'},
+      {"unanchored", no_argument, 0, 'U'},
       {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'},
       {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'},
       {"reference-speed", no_argument, 0, 'V'}, {0, 0, 0, 0}};
@@ -142,6 +145,7 @@ static void parse_options(int argc, char **argv)
     case 'P': opt.packed = 1; break;
     case 'F': opt.force = 1; break;
     case 'X': opt.mixed = 1; break;
+    case 'U': opt.unanchored = 1; break;
     case 'T': opt.from_trace = 1; break;
     case 'A': opt.base = optarg; break;
     case 'W': opt.network = 1; break;
@@ -433,6 +437,47 @@ static double reference_speed(const cal_info *info, const cal_run *run, double r
   return strtod(s, NULL);
 }
 
+/* dgemm's lines scaled so that they predict, at the reference calls'
+ * shape, the reference speed measured there.  The fit takes the shape of
+ * dgemm's cost from many calls, but the level of its lines for HPL's
+ * large calls from the few in its top piece, fitted with five terms: on
+ * the same traced HPL calls (N=10000, 1x2 and 2x1, Zen 5 VM), four full
+ * calibrations made over two days predicted the update's dgemm 3.3-3.4%
+ * apart as fitted (each against the machine's speed when it ran), 0.8-1.0%
+ * apart scaled so; eight full and quick ones 11% and 5.6% apart
+ * (bench/models-on-trace, doc/performance.md).  The factor applies to every set (each
+ * core's lines keep their difference from the node's); one outside
+ * 0.8-1.25 is said and not applied.  Returns the factor, 0 when none. */
+static double anchor_dgemm(cal_info *info, const cal_run *run)
+{
+  int gop = sb_op_lookup("dgemm");
+  fit_result *node = (fit_result *)info->node; /* fit_all's, allocated */
+  const cal_point *ref = NULL;
+  for (size_t j = 0; j < run->npts && !ref; j++)
+    if (run->pts[j].ref)
+      ref = &run->pts[j];
+  if (gop < 0 || !ref || !node[gop].ok || strncmp(info->reference_said, "measured", 8) || !(info->reference_speed > 0))
+    return 0;
+  double flops = 2.0 * (double)ref->m * (double)ref->n * (double)ref->k,
+         t = fit_result_predict(&node[gop], ref->m, ref->n, ref->k);
+  if (!(t > 0))
+    return 0;
+  info->dgemm_fit_speed = flops / t;
+  double f = info->dgemm_fit_speed / info->reference_speed;
+  if (opt.unanchored)
+    return 0;
+  if (f < 0.8 || f > 1.25) {
+    fprintf(stderr, "simblas-calibrate: warning: dgemm's fitted lines give %.2f Gflop/s at the reference shape, where "
+                    "%.2f were measured: not scaled (more than 25%% apart; calibrate again on an idle machine)\n",
+            info->dgemm_fit_speed / 1e9, info->reference_speed / 1e9);
+    return 0;
+  }
+  fit_result_scale(&node[gop], f);
+  for (int w = 0; info->cores && w < run->ncores; w++)
+    fit_result_scale((fit_result *)&info->cores[(size_t)w * CAL_NKEYS + (size_t)gop], f);
+  return f;
+}
+
 /* ---- writing ------------------------------------------------------------------------- */
 /* a fitted term set: the coefficients of its terms, the others 0 */
 static void put_fit(double *dst, unsigned char *dmask, const double *src, unsigned terms)
@@ -471,7 +516,12 @@ static sb_model *build_model(const cal_info *c)
             sb_model_add_meta(m, "interrupted_calls %zu", c->interrupted) || sb_model_add_meta(m, "stolen_s %.3f", c->stolen) ||
             sb_model_add_meta(m, "stolen_share %.4f", c->stolen_share) ||
             sb_model_add_meta(m, "spread %.4f", c->spread) || sb_model_add_meta(m, "drift %.4f", c->drift) ||
-            sb_model_add_meta(m, "reference_speed \"%s\"", c->reference_said);
+            sb_model_add_meta(m, "reference_speed \"%s\"", c->reference_said) ||
+            (c->dgemm_fit_speed > 0 &&
+             sb_model_add_meta(m, "dgemm_scale %.4f \"%s: the fitted lines gave %.2f Gflop/s at the reference shape\"",
+                               c->dgemm_scale > 0 ? c->dgemm_scale : 1.0,
+                               c->dgemm_scale > 0 ? "scaled to the reference speed" : "not scaled",
+                               c->dgemm_fit_speed / 1e9));
   for (int w = 0; !bad && w < c->ncores && c->cores; w++) {
     char name[32];
     snprintf(name, sizeof name, "core%d", w);
@@ -589,6 +639,10 @@ static void say_quality(const cal_info *c, const blas *b)
   cal_pass_speeds(c, speeds, sizeof speeds);
   fprintf(stderr, "simblas-calibrate: repetitions: a call's spread %.2f%% (median sd/mean, calls >= 1 ms), the "
                   "passes' totals %.2f%% apart (drift%s)\n", 100 * c->spread, 100 * c->drift, speeds);
+  if (c->dgemm_scale > 0)
+    fprintf(stderr, "simblas-calibrate: dgemm's lines scaled by %.4f: they gave %.2f Gflop/s at the reference shape, "
+                    "where %.2f were measured (--unanchored keeps them as fitted)\n",
+            c->dgemm_scale, c->dgemm_fit_speed / 1e9, c->reference_speed / 1e9);
   fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s, %s) in %.1f s wall time\n", opt.out,
           c->reference_speed, c->reference_said, c->wall);
   if (b->skipped)
@@ -988,6 +1042,7 @@ int main(int argc, char **argv)
 
   fit_all(&run, &info);
   info.reference_speed = reference_speed(&info, &run, d.rate3, info.reference_said, sizeof info.reference_said);
+  info.dgemm_scale = anchor_dgemm(&info, &run);
   info.wall = cal_now() - t0;
   const char *written = write_model(&info, refused);
   if (opt.report)

@@ -347,6 +347,18 @@ double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k)
   return fit_predict(c, m, n, k);
 }
 
+void fit_result_scale(fit_result *r, double f)
+{
+  for (int t = 0; t < SB_NTERMS; t++) {
+    r->mu[t] *= f;
+    r->sigma[t] *= f;
+    for (int i = 0; i < r->nsplit; i++) {
+      r->hi[i].mu[t] *= f;
+      r->hi[i].sigma[t] *= f;
+    }
+  }
+}
+
 int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t n, int64_t ref_ld)
 {
   r->ld.n = 0;

@@ -121,6 +121,10 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
 /* the prediction of a fitted result (pieces included) */
 double fit_result_predict(const fit_result *r, int64_t m, int64_t n, int64_t k);
 
+/* every coefficient of r's mean and spread, its pieces' included, times f
+ * (the quality figures and the training fit stay the fit's) */
+void fit_result_scale(fit_result *r, double f);
+
 /* One weighted least-squares fit of the given terms (exposed for tests). */
 int fit_terms(unsigned terms, const fit_point *p, size_t n, int use_heldout, double coef[SB_NTERMS]);
 

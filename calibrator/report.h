@@ -17,6 +17,9 @@ typedef struct cal_info {
   uint64_t seed;
   double wall, reference_speed;
   char reference_said[160]; /* how the reference speed was obtained */
+  double dgemm_scale;       /* dgemm's lines scaled by it to the measured
+                               reference speed (anchor_dgemm; 0: not scaled) */
+  double dgemm_fit_speed;   /* the fitted lines' rate at the reference shape */
   size_t interrupted; /* timed calls other tasks interrupted */
   double stolen;      /* the wall time they took from them */
   double stolen_share; /* ... of the timed calls' wall time */

@@ -80,6 +80,22 @@ else
   ko "no report to compare predictions with"
 fi
 
+# dgemm anchored to the reference speed: libsimblas's dgemm at the
+# reference calls' shape runs at the model's reference speed (to its six
+# digits), and the meta line says by how much the fitted lines moved
+shape=$(sed -n 's/^meta reference_speed "measured: dgemm m=\([0-9]*\) n=\([0-9]*\) k=\([0-9]*\).*/\1 \2 \3/p' "$tmp/m.model")
+scale=$(sed -n 's/^meta dgemm_scale \([0-9.]*\) "scaled to the reference speed: .*/\1/p' "$tmp/m.model")
+if [ -n "$shape" ] && [ -n "$scale" ]; then
+  t=$(echo "dgemm $shape" | SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/m.model "$pred")
+  ref=$(sed -n 's/^reference-speed //p' "$tmp/m.model")
+  if echo "$shape $t $ref" | awk '{ r = 2 * $1 * $2 * $3 / $4 / $5; exit !(r > 0.9999 && r < 1.0001) }'; then
+    ok "dgemm anchored: the line runs at the reference speed at m n k = $shape (fitted lines scaled by $scale)"
+  else ko "dgemm anchored: at $shape the line takes $t s, the reference speed is $ref"; fi
+elif [ -n "$shape" ] && grep -q '^meta dgemm_scale 1.0000 "not scaled: ' "$tmp/m.model" \
+     && grep -q "dgemm's fitted lines give .* Gflop/s at the reference shape, where .* were measured: not scaled" "$tmp/cal.err"; then
+  ok "dgemm not anchored, as said: $(grep -o "dgemm's fitted lines give.*measured" "$tmp/cal.err")"
+else ko "no measured reference shape or no dgemm_scale line: $(grep '^meta \(reference_speed\|dgemm_scale\)' "$tmp/m.model")"; fi
+
 # a loaded machine: another process spinning on the worker's core takes
 # about half of it; the calls it interrupts are timed in the thread's CPU
 # time, so the times the model is fitted to do not hold the time it took.

@@ -154,6 +154,18 @@ static void test_pieces_follow_a_regime_change(void **state)
   assert_true(res.median_rel_err < one.median_rel_err - 0.005);
   close_to(fit_result_predict(&res, 100, 100, 100), 5e-11 * 1e6 + 2e-6, 0.03, "cache-bound side");
   close_to(fit_result_predict(&res, 1500, 1500, 1500), 2e-11 * 3.375e9 + 9e-4, 0.03, "compute-bound side");
+  /* scaled (the calibrator's anchoring of dgemm to its reference speed):
+   * every piece's mean and spread, so every prediction, times the factor;
+   * the fit's quality figures as they were */
+  fit_result s = res;
+  fit_result_scale(&s, 0.9);
+  for (int64_t d = 50; d <= 1600; d = d * 3 / 2) {
+    close_to(fit_result_predict(&s, d, d, d), 0.9 * fit_result_predict(&res, d, d, d), 1e-12, "scaled");
+    for (int i = 0; i < res.nsplit; i++)
+      for (int t = 0; t < SB_NTERMS; t++)
+        assert_true(s.hi[i].sigma[t] == 0.9 * res.hi[i].sigma[t]);
+  }
+  assert_true(s.median_rel_err == res.median_rel_err && s.nsplit == res.nsplit);
   free(p);
   gsl_rng_free(r);
 }
