@@ -68,7 +68,7 @@ grep -q '^gemm d ' "$tmp/sum" && grep -q '^gemm z ' "$tmp/sum" && grep -q '^iama
 # round trip: libsimblas predicts what the calibrator predicted
 if [ -f "$tmp/m.model.report/dgemm.dat" ]; then
   for r in dgemm dtrsm daxpy; do
-    awk '!/^#/ { print $8, $5, $6, $7 }' "$tmp/m.model.report/$r.dat" > "$tmp/$r.in"
+    awk '!/^#/ { print $8, $5, $6, $7, $9 }' "$tmp/m.model.report/$r.dat" > "$tmp/$r.in"
     awk '!/^#/ { print $3 }' "$tmp/m.model.report/$r.dat" > "$tmp/$r.want"
     SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/m.model "$pred" < "$tmp/$r.in" > "$tmp/$r.got"
     n=$(wc -l < "$tmp/$r.want")

@@ -19,6 +19,10 @@ if SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/t.csv "$prog" 3 > /dev/null 2>&1; then
   awk -F, 'NR > 1 && !($6 > 0) { bad = 1 } END { exit bad }' "$tmp/t.csv" && ok "trace measured_s > 0" || ko "trace measured_s"
   grep -q '^dgemm,64,48,32,' "$tmp/t.csv" && ok "trace sizes" || ko "trace sizes: $(sed -n 2p "$tmp/t.csv")"
   grep -q '^daxpy,0,1000,0,' "$tmp/t.csv" && ok "trace unused sizes are 0" || ko "trace level-1 row: $(sed -n 3p "$tmp/t.csv")"
+  # dgemm gives C's leading dimension (ldc = 64 here), which a model's
+  # dgemm@ld line scales by; daxpy gives none
+  awk -F, '$1 == "dgemm" && $9 != 64 { bad = 1 } $1 == "daxpy" && $9 != 0 { bad = 1 } END { exit bad }' "$tmp/t.csv" \
+    && ok "trace ld: dgemm's ldc, 0 for daxpy" || ko "trace ld column: $(sed -n 2,3p "$tmp/t.csv")"
 else
   ko "trace mode run failed"
 fi

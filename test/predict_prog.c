@@ -1,7 +1,8 @@
 /*
- * predict_prog.c -- for test/calibrate.sh: reads "key m n k" lines and
+ * predict_prog.c -- for test/calibrate.sh: reads "key m n k [ld]" lines and
  * prints libsimblas's prediction for each (SIMBLAS_MODEL selects the
- * model), so that the calibrator's own predictions can be compared.
+ * model; ld, the leading dimension a call gives, 0 or absent: none), so
+ * that the calibrator's own predictions can be compared.
  */
 #include <stdio.h>
 
@@ -9,9 +10,13 @@
 
 int main(void)
 {
-  char key[64];
-  long long m, n, k;
-  while (scanf("%63s %lld %lld %lld", key, &m, &n, &k) == 4)
-    printf("%.17g\n", simblas_predict(key, m, n, k));
+  char line[256], key[64];
+  long long m, n, k, ld;
+  while (fgets(line, sizeof line, stdin)) {
+    ld = 0;
+    if (sscanf(line, "%63s %lld %lld %lld %lld", key, &m, &n, &k, &ld) < 4)
+      return 2;
+    printf("%.17g\n", simblas_predict_ld(key, m, n, k, ld));
+  }
   return 0;
 }
