@@ -408,9 +408,11 @@ static void fit_all(const cal_run *run, cal_info *info)
 
 /* the reference speed: the median rate, over the cores and the timed
  * repetitions' means, of the reference calls (design.c: HPL's large
- * trailing update, measured); without them (no dgemm measured) the node
- * model's rate at m = n = k = 4096, or the probe's; to 6 digits */
-static double reference_speed(const cal_info *info, const cal_run *run, double rate3, char *said, size_t len)
+ * trailing update, measured; *measured, when given, one of them, else
+ * left as it was); without them (no dgemm measured) the node model's rate
+ * at m = n = k = 4096, or the probe's; to 6 digits */
+static double reference_speed(const cal_info *info, const cal_run *run, double rate3, char *said, size_t len,
+                              const cal_point **measured)
 {
   int gop = sb_op_lookup("dgemm");
   double speed = rate3, big = 4096, t, rates[64 * CAL_REF_CALLS];
@@ -427,6 +429,8 @@ static double reference_speed(const cal_info *info, const cal_run *run, double r
     speed = gsl_stats_median_from_sorted_data(rates, 1, nr);
     snprintf(said, len, "measured: dgemm m=%lld n=%lld k=%lld %s, median of %zu", (long long)ref->m,
              (long long)ref->n, (long long)ref->k, ref->layout ? "in HPL's layout" : "packed", nr);
+    if (measured)
+      *measured = ref;
   } else if (info->node[gop].ok && (t = fit_result_predict(&info->node[gop], 4096, 4096, 4096)) > 0) {
     speed = 2 * big * big * big / t;
     snprintf(said, len, "the dgemm model's rate at m = n = k = 4096");
@@ -447,16 +451,14 @@ static double reference_speed(const cal_info *info, const cal_run *run, double r
  * apart scaled so; eight full and quick ones 11% and 5.6% apart
  * (bench/models-on-trace, doc/performance.md).  The factor applies to every set (each
  * core's lines keep their difference from the node's); one outside
- * 0.8-1.25 is said and not applied.  Returns the factor, 0 when none. */
-static double anchor_dgemm(cal_info *info, const cal_run *run)
+ * 0.8-1.25 is said and not applied.  ref: the reference calls' shape
+ * (reference_speed's *measured; NULL when it was not measured: no
+ * scaling).  Returns the factor, 0 when none. */
+static double anchor_dgemm(cal_info *info, const cal_run *run, const cal_point *ref)
 {
   int gop = sb_op_lookup("dgemm");
   fit_result *node = (fit_result *)info->node; /* fit_all's, allocated */
-  const cal_point *ref = NULL;
-  for (size_t j = 0; j < run->npts && !ref; j++)
-    if (run->pts[j].ref)
-      ref = &run->pts[j];
-  if (gop < 0 || !ref || !node[gop].ok || strncmp(info->reference_said, "measured", 8) || !(info->reference_speed > 0))
+  if (gop < 0 || !ref || !node[gop].ok || !(info->reference_speed > 0))
     return 0;
   double flops = 2.0 * (double)ref->m * (double)ref->n * (double)ref->k,
          t = fit_result_predict(&node[gop], ref->m, ref->n, ref->k);
@@ -966,7 +968,7 @@ static int reference_only(const char *model)
     return 130;
   }
   char said[256];
-  double speed = reference_speed(&info, &run, d.rate3, said, sizeof said);
+  double speed = reference_speed(&info, &run, d.rate3, said, sizeof said, NULL);
   printf("{\"reference_speed\": %.6g, \"said\": \"%s\", \"cores\": %d, \"reps\": %d, \"stolen_share\": %.4f, "
          "\"wall_s\": %.2f}\n", speed, said, ncores, opt.reps, run.timed_wall > 0 ? run.stolen / run.timed_wall : 0,
          cal_now() - t0);
@@ -1041,8 +1043,9 @@ int main(int argc, char **argv)
   info.npasses = run.npasses;
 
   fit_all(&run, &info);
-  info.reference_speed = reference_speed(&info, &run, d.rate3, info.reference_said, sizeof info.reference_said);
-  info.dgemm_scale = anchor_dgemm(&info, &run);
+  const cal_point *ref = NULL;
+  info.reference_speed = reference_speed(&info, &run, d.rate3, info.reference_said, sizeof info.reference_said, &ref);
+  info.dgemm_scale = anchor_dgemm(&info, &run, ref);
   info.wall = cal_now() - t0;
   const char *written = write_model(&info, refused);
   if (opt.report)
