@@ -55,10 +55,10 @@
 /* ---- options ---------------------------------------------------------------- */
 static struct {
   const char *out, *summary, *blas, *routines, *base, *hostfile;
-  int quick, cores, reps, report, packed, force, mixed, unanchored, from_trace, network, reference;
+  int quick, cores, reps, report, packed, force, mixed, unanchored, from_trace, network, reference, ld_rounds;
   double budget, max_call, lld;
   uint64_t seed;
-} opt = {.report = 1, .seed = 1};
+} opt = {.report = 1, .seed = 1, .ld_rounds = -1};
 
 static void usage(FILE *f)
 {
@@ -79,6 +79,8 @@ static void usage(FILE *f)
               "      --seed N          experiment seed (default 1)\n"
               "      --lld N           leading dimension of HPL's local matrix (default: HPL's local rows\n"
               "                        when its matrix fills 80%% of this machine's memory)\n"
+              "      --ld-pairs N      rounds of dgemm's leading-dimension pairs (default 11; quick: none, as\n"
+              "                        with 0: dgemm's line then holds at every leading dimension)\n"
               "      --packed          HPL's dgemm and dtrsm on packed operands in the caches, not in\n"
               "                        HPL's layout (the calibrator before issue 23; for comparisons)\n"
               "      --mixed-order     each pass in one random order, not level 3 first (for comparisons)\n"
@@ -122,7 +124,7 @@ static void parse_options(int argc, char **argv)
       {"summary", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
       {"lld", required_argument, 0, 'L'},    {"packed", no_argument, 0, 'P'},
       {"force", no_argument, 0, 'F'},        {"mixed-order", no_argument, 0, 'X'},
-      {"unanchored", no_argument, 0, 'U'},
+      {"unanchored", no_argument, 0, 'U'},   {"ld-pairs", required_argument, 0, 'D'},
       {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'},
       {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'},
       {"reference-speed", no_argument, 0, 'V'}, {0, 0, 0, 0}};
@@ -146,6 +148,14 @@ static void parse_options(int argc, char **argv)
     case 'F': opt.force = 1; break;
     case 'X': opt.mixed = 1; break;
     case 'U': opt.unanchored = 1; break;
+    case 'D': {
+      char *e;
+      long v = strtol(optarg, &e, 10);
+      if (e == optarg || *e || v < 0 || v > 1000)
+        cal_die("--ld-pairs needs a whole number of rounds from 0 (none) to 1000, not '%s'", optarg);
+      opt.ld_rounds = (int)v;
+      break;
+    }
     case 'T': opt.from_trace = 1; break;
     case 'A': opt.base = optarg; break;
     case 'W': opt.network = 1; break;
@@ -181,6 +191,8 @@ static void parse_options(int argc, char **argv)
     opt.max_call = opt.quick ? 0.05 : 0.25;
   if (!opt.reps)
     opt.reps = opt.quick || opt.reference ? 3 : 5;
+  if (opt.ld_rounds < 0)
+    opt.ld_rounds = opt.quick ? 0 : 11;
   if (opt.reps < 2)
     cal_die("--reps must be at least 2 (the noise model needs repetitions)");
   if (opt.lld && (opt.lld < 1024 || opt.lld > 1 << 20 || opt.lld != floor(opt.lld)))
@@ -282,7 +294,7 @@ static int machine(hwloc_topology_t topo, const blas *b, cal_info *info)
  * its columns fill a sixteenth of a core's share of the memory, from 256
  * MiB to 1 GiB, so that it is many times the caches: an operand placed
  * anywhere in it is in memory, as the trailing update's are */
-static void local_matrix_size(int ncores, cal_design *d)
+static void local_matrix_size(int ncores, cal_design *d, int ref_calls)
 {
   /* the kernel's count: hwloc's NUMA nodes saw 8.9 of a VM's 23.5 GiB */
   double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
@@ -293,7 +305,14 @@ static void local_matrix_size(int ncores, cal_design *d)
   double lld = opt.lld ? opt.lld : fmin(65536, fmax(4096, sqrt(0.8 * mem / 8) / p));
   d->lld = (int64_t)lld / 8 * 8;
   double bytes = fmin(1 << 30, fmax(256 << 20, mem / ncores / 16));
-  d->lcols = (int64_t)fmax((double)d->maxdim, bytes / 8 / (double)d->lld);
+  /* with the reference calls (dgemm in HPL's layout), at least 4,096
+   * columns: the calls (design.c) are then m = n = 4096 whatever the
+   * budget, their C (134 MB) many times the last-level cache as HPL's
+   * large updates' are; at the trailing corner (calls.c) a quick
+   * calibration's m = n = 2188 (38 MB) ran partly from the 32 MB L3 and
+   * anchored dgemm 7% fast (Zen 5 VM, 2026-11-29).  Not for the others:
+   * first touching memory is slow in a VM (4.5 s per GB on that one) */
+  d->lcols = (int64_t)fmax(fmax((double)d->maxdim, ref_calls ? 4096 : 0), bytes / 8 / (double)d->lld);
 }
 
 /* ---- the output, checked before measuring ---------------------------------------- */
@@ -362,8 +381,9 @@ static void fit_all(const cal_run *run, cal_info *info)
   fit_result *cores = ncores > 1 ? calloc((size_t)ncores * CAL_NKEYS, sizeof *cores) : NULL;
   size_t room = (run->npts ? run->npts : 1) * (size_t)ncores;
   fit_point *fp = malloc(sizeof *fp * room), *lp = malloc(sizeof *lp * room);
-  int64_t *lds = malloc(sizeof *lds * room);
-  if (!node || (ncores > 1 && !cores) || !fp || !lp || !lds)
+  int64_t *lds = malloc(sizeof *lds * room), *pld = malloc(sizeof *pld * room);
+  double *pratio = malloc(sizeof *pratio * room);
+  if (!node || (ncores > 1 && !cores) || !fp || !lp || !lds || !pld || !pratio)
     cal_die("out of memory for the fits");
   for (int i = 0; i < info->nops; i++)
     for (int v = 0; v < sb_ops[info->ops[i]].variants; v++) {
@@ -374,7 +394,7 @@ static void fit_all(const cal_run *run, cal_info *info)
         for (size_t j = 0; j < run->npts; j++) {
           const cal_point *p = &run->pts[j];
           const cal_result *r = &run->res[w][j];
-          if (p->op != op || p->variant != v || !(r->t > 0))
+          if (p->op != op || p->variant != v || !(r->t > 0) || p->pair)
             continue;
           fit_point f = {p->m, p->n, p->k, r->t, r->sd, opt.reps, 0};
           if (p->ld) { /* at another leading dimension: the @ld factors, not the line */
@@ -391,9 +411,35 @@ static void fit_all(const cal_run *run, cal_info *info)
       if (nn && fit_model(op, fp, nn, &node[key]) != 0)
         fprintf(stderr, "simblas-calibrate: could not fit %s (%zu points); it will use the fallback\n",
                 cal_key_name(key, kn, sizeof kn), nn);
-      /* the factors from the node's line and every core's calls; each
-       * core's line takes the node's (per core they are a few calls each) */
-      if (nl && fit_ld_factors(&node[key], lp, lds, nl, run->design->lld) && cores)
+      /* the factors, from dgemm's pairs (design.h: the ratios of calls
+       * made side by side) or from the node's line and every core's calls
+       * at the ld levels; each core's line takes the node's (per core
+       * they are a few calls each) */
+      size_t np = 0;
+      for (int w = 0; w < ncores; w++)
+        for (size_t j = 0; j < run->npts; j++)
+          if (run->pts[j].op == op && run->pts[j].variant == v && run->pts[j].pair == 2 &&
+              run->res[w][j].ratio > 0) {
+            pld[np] = run->pts[j].ld;
+            pratio[np++] = run->res[w][j].ratio;
+          }
+      sb_ld_points said = {0};
+      int got = np ? fit_ld_pairs(&node[key], pratio, pld, np, run->design->lld, &said)
+                   : nl ? fit_ld_factors(&node[key], lp, lds, nl, run->design->lld) : 0;
+      if (np) {
+        char fs[256] = "";
+        size_t at = 0;
+        for (int l = 0; l < said.n && at < sizeof fs; l++)
+          at += (size_t)snprintf(fs + at, sizeof fs - at, "%s%.3f at %.0f rows", l ? ", " : "", said.f[l], said.at[l]);
+        char tail[160] = "kept (its @ld line)";
+        if (!got)
+          snprintf(tail, sizeof tail, "not kept, its line holds at every leading dimension (none %.0f%% or more from 1 "
+                   "beyond its noise, or one outside 0.5-2: disturbed)", FIT_LD_PAIRS_NOISE * 100);
+        fprintf(stderr, "simblas-calibrate: %s at other leading dimensions, side by side with the same calls at "
+                        "%lld rows: %s; %s\n", cal_key_name(key, kn, sizeof kn), (long long)run->design->lld,
+                said.n ? fs : "none measured", tail);
+      }
+      if (got && cores)
         for (int w = 0; w < ncores; w++) {
           fit_result *c = &cores[(size_t)w * CAL_NKEYS + (size_t)key];
           c->ld = node[key].ld;
@@ -402,6 +448,8 @@ static void fit_all(const cal_run *run, cal_info *info)
   free(fp);
   free(lp);
   free(lds);
+  free(pld);
+  free(pratio);
   info->node = node;
   info->cores = cores;
 }
@@ -942,7 +990,7 @@ static int reference_only(const char *model)
     int64_t need = d.hpl_layout ? (d.ref_m > d.ref_n ? d.ref_m : d.ref_n) : d.ref_m;
     d.maxdim = d.hpl_layout && d.maxdim > need ? d.maxdim : need;
   }
-  local_matrix_size(ncores, &d);
+  local_matrix_size(ncores, &d, d.hpl_layout);
   /* HPL's layout: C in the local matrix, L (m x k) and U (n x k) at the
    * start of their buffers: buffers of that size, filled as a calibration
    * fills its own (--reference-speed's setup was most of its time) */
@@ -1006,9 +1054,13 @@ int main(int argc, char **argv)
                   .rate3 = 1e10, .rate12 = 1e9};
   cal_probe(dlsym(b.handle, "dgemm_"), dlsym(b.handle, "daxpy_"), &d.rate3, &d.rate12);
   d.maxdim = cal_design_maxdim(opt.max_call, d.rate3);
+  d.ld_rounds = opt.packed ? 0 : opt.ld_rounds;
   d.hpl_layout = !opt.packed;
   d.mixed_order = opt.mixed;
-  local_matrix_size(ncores, &d);
+  int with_dgemm = 0;
+  for (int i = 0; i < b.nops; i++)
+    with_dgemm |= b.ops[i] == sb_op_lookup("dgemm");
+  local_matrix_size(ncores, &d, d.hpl_layout && with_dgemm);
   size_t npts;
   cal_point *pts = cal_design_points(&d, b.ops, b.nops, &npts);
   if (!pts)

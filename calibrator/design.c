@@ -251,6 +251,26 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
         }
         c->est = estimate(d, op, c->m, c->n, c->k) * (d->reps + 1) + 2e-6;
       }
+    /* dgemm's leading-dimension pairs (design.h): the reference calls'
+     * shape, as much of it as the smaller leading dimension holds */
+    if (op == sb_op_lookup("dgemm") && p && d->ld_rounds > 0 && d->hpl_layout && !d->ref_only)
+      for (int i = 0; i < CAL_LD_PAIRS; i++)
+        for (int form = 0; form < 2; form++) {
+          int64_t ld = d->lld >> CAL_LD_PAIR_SHIFT(i), k = 256,
+                  mn = (int64_t)fmin(fmin(4096, (double)(d->lld - k)), (double)d->lcols);
+          if (mn > ld - k)
+            mn = ld - k;
+          if (mn < k)
+            continue;
+          for (int h = 0; h < 2; h++) {
+            if (!(p = room(p, n, &cap)))
+              return NULL;
+            cal_point *c = &p[n++];
+            *c = (cal_point){.op = op, .m = mn, .n = mn, .k = k, .layout = 1, .form = (unsigned char)form,
+                             .pair = (unsigned char)(h + 1), .ld = h ? ld : 0};
+            c->est = estimate(d, op, c->m, c->n, c->k) * d->ld_rounds + 2e-6;
+          }
+        }
   }
   *npts = n;
   return p;

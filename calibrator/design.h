@@ -20,6 +20,8 @@ typedef struct cal_point {
   double est; /* estimated seconds for warm-up + repetitions */
   unsigned char layout, form; /* layout 1: HPL's (cal_hpl_call, calls.h), in its form */
   unsigned char ref;          /* one of the reference speed's calls */
+  unsigned char pair;         /* dgemm's leading-dimension pairs (CAL_LD_PAIRS): 1 the call at
+                                 the design's lld, 2 the next point, the same call at ld */
   int64_t ld; /* kernels.def's ld column: the local matrix seen with this
                  leading dimension, one of cal_ld_level's (0: the design's
                  lld, the one the model's line describes) */
@@ -38,6 +40,7 @@ typedef struct cal_design {
   int ref_only;    /* only the reference speed's calls (--reference-speed) */
   int64_t ref_m, ref_n, ref_k; /* their shape, when not the design's own (0) */
   int64_t bufdim;  /* the buffers' size when smaller than maxdim's (0: maxdim) */
+  int ld_rounds;   /* rounds of dgemm's leading-dimension pairs (0: none) */
 } cal_design;
 
 /* the buffers' size for a design: the largest level-3 operand the time cap
@@ -61,6 +64,19 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
  * beyond it. */
 #define CAL_LD_LEVELS 7
 int64_t cal_ld_level(const cal_design *d, int i);
+
+/* dgemm's leading dimension, measured in pairs: the reference calls'
+ * shape (HPL's large trailing update, both forms) at the design's lld and
+ * at lld >> CAL_LD_PAIR_SHIFT(i), i < CAL_LD_PAIRS, the two calls of a
+ * pair made one right after the other (in turn first), ld_rounds times,
+ * after the passes (measure.c).  A ratio of two neighbouring calls is
+ * free of the machine's drift, which spread the same comparison made
+ * through the passes' means over 0.96-1.02 (Zen 5 VM, 2026-11-29) where
+ * separate runs, interleaved, measured 0.942-0.948 at 10,000 rows against
+ * 50,272 (m = n = 3680, k = 256).  The pair's ratio (cal_result.ratio)
+ * makes the dgemm line's @ld factor there (fit_ld_pairs). */
+#define CAL_LD_PAIRS 3
+#define CAL_LD_PAIR_SHIFT(i) (3 - (i))
 
 /* the reference speed's calls (design.c), four: two of each of HPL's forms */
 #define CAL_REF_CALLS 4

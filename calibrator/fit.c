@@ -359,6 +359,27 @@ void fit_result_scale(fit_result *r, double f)
   }
 }
 
+/* the smallest leading dimension of ld[0..n) above prev and below ref_ld (0: none) */
+static int64_t next_level(const int64_t *ld, size_t n, int64_t prev, int64_t ref_ld)
+{
+  int64_t at = 0;
+  for (size_t i = 0; i < n; i++)
+    if (ld[i] > prev && ld[i] < ref_ld && (!at || ld[i] < at))
+      at = ld[i];
+  return at;
+}
+
+/* r's @ld points closed by factor 1 at ref_ld (when it has any); their count */
+static int close_levels(fit_result *r, int64_t ref_ld)
+{
+  if (r->ld.n) {
+    r->ld.at[r->ld.n] = (double)ref_ld;
+    r->ld.g[r->ld.n] = 0;
+    r->ld.f[r->ld.n++] = 1;
+  }
+  return r->ld.n;
+}
+
 int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t n, int64_t ref_ld)
 {
   r->ld.n = 0;
@@ -370,10 +391,7 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
   double *lm = ratio + (n ? n : 1); /* log(m / M0) of each ratio */
   int64_t prev = 0;
   while (r->ld.n < SB_MAX_LD - 1) {
-    int64_t at = 0; /* the next leading dimension above prev */
-    for (size_t i = 0; i < n; i++)
-      if (ld[i] > prev && ld[i] < ref_ld && (!at || ld[i] < at))
-        at = ld[i];
+    int64_t at = next_level(ld, n, prev, ref_ld);
     if (!at)
       break;
     size_t c = 0;
@@ -417,12 +435,49 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
     prev = at;
   }
   free(ratio);
-  if (r->ld.n) {
-    r->ld.at[r->ld.n] = (double)ref_ld;
-    r->ld.g[r->ld.n] = 0;
-    r->ld.f[r->ld.n++] = 1;
+  return close_levels(r, ref_ld);
+}
+
+int fit_ld_pairs(fit_result *r, const double *ratio, const int64_t *ld, size_t n, int64_t ref_ld, sb_ld_points *measured)
+{
+  r->ld.n = 0;
+  if (!r->ok || ref_ld <= 0 || !n)
+    return 0;
+  double *v = malloc(sizeof *v * n);
+  if (!v)
+    return 0;
+  int64_t prev = 0;
+  int bad = 0, effect = 0; /* effect: a factor beyond the pairs' noise */
+  while (r->ld.n < SB_MAX_LD - 1) {
+    int64_t at = next_level(ld, n, prev, ref_ld);
+    if (!at)
+      break;
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+      if (ld[i] == at && ratio[i] > 0 && isfinite(ratio[i]))
+        v[c++] = ratio[i];
+    if (c >= 2) {
+      gsl_sort(v, 1, c);
+      double f = gsl_stats_median_from_sorted_data(v, 1, c);
+      bad |= !(f >= 0.5 && f <= 2);
+      /* the median's noise: 1.4826 MAD / sqrt(c), doubled */
+      for (size_t i = 0; i < c; i++)
+        v[i] = fabs(v[i] - f);
+      gsl_sort(v, 1, c);
+      double se = 1.4826 * gsl_stats_median_from_sorted_data(v, 1, c) / sqrt((double)c);
+      effect |= fabs(f - 1) > FIT_LD_PAIRS_NOISE && fabs(f - 1) > 2 * se;
+      r->ld.at[r->ld.n] = (double)at;
+      r->ld.g[r->ld.n] = 0;
+      r->ld.f[r->ld.n++] = f;
+    }
+    prev = at;
   }
-  return r->ld.n;
+  free(v);
+  if (measured)
+    *measured = r->ld;
+  if (bad || !effect)
+    r->ld.n = 0;
+  return close_levels(r, ref_ld);
 }
 
 /* fit the pieces of the bounds at[0..nb-1] (ascending) on term dim; -1

@@ -124,6 +124,98 @@ static void local_matrix(worker *w)
   w->bufs.rng = w->d->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(w->id + 1));
 }
 
+/* one timed call of a point whose warm-up took `warm`: its time with what
+ * other tasks took from it left out, counted in w's interruptions */
+static double timed_call(worker *w, one_call *c, double warm, double bias)
+{
+  double wall, t;
+  if (warm >= FIT_BRACKET_MIN) { /* the CPU clock around it */
+    double c0 = sb_cpu_clock_kernel();
+    wall = time_one(c);
+    t = fit_call_time(wall, sb_cpu_clock_kernel() - c0, bias);
+  } else { /* a short call: an interrupted one is made again */
+    t = fit_short_time(time_one, c, &wall);
+  }
+  if (t < wall) { /* interrupted */
+    w->interrupted++;
+    w->stolen += wall - t;
+  }
+  w->timed++;
+  w->timed_wall += wall;
+  return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* dgemm's leading-dimension pairs (design.h): after the passes, every
+ * core at once, d->ld_rounds rounds; in each the pairs in a fresh random
+ * order, each pair's two calls back to back, the one at the lld first in
+ * even rounds and second in odd ones (a call's neighbour warms or cools
+ * it alike in both orders).  Each call's mean and spread into its result,
+ * and the median of the rounds' ratios into the second's */
+static void ld_pairs(worker *w, double bias, uint64_t *s)
+{
+  size_t np = 0, R = (size_t)(w->d->ld_rounds > 0 ? w->d->ld_rounds : 0);
+  for (size_t i = 0; i + 1 < w->npts; i++)
+    np += w->pts[i].pair == 1 && w->pts[i + 1].pair == 2;
+  pthread_barrier_wait(w->start); /* all cores together, as in HPL's update */
+  if (!np || !R || cal_stop)
+    return;
+  size_t *first = malloc(sizeof *first * np), *order = malloc(sizeof *order * np);
+  double *t = malloc(sizeof *t * np * R * 2), *ratio = malloc(sizeof *ratio * R);
+  if (!first || !order || !t || !ratio)
+    cal_die("out of memory for %zu pairs", np);
+  np = 0;
+  for (size_t i = 0; i + 1 < w->npts; i++)
+    if (w->pts[i].pair == 1 && w->pts[i + 1].pair == 2)
+      order[np] = np, first[np++] = i;
+  for (size_t j = 0; j < np * 2; j++) { /* warm-up: each call once */
+    const cal_point *p = &w->pts[first[j / 2] + j % 2];
+    one_call c = {cal_ops[p->op].run, w->syms[p->op], p, &w->bufs};
+    time_one(&c);
+  }
+  size_t r = 0;
+  for (; r < R && !cal_stop; r++) {
+    for (size_t j = np; j > 1; j--) {
+      size_t x = sb_splitmix64(s) % j, y = order[j - 1];
+      order[j - 1] = order[x];
+      order[x] = y;
+    }
+    for (size_t o = 0; o < np * 2 && !cal_stop; o++) {
+      size_t j = order[o / 2], h = (r & 1) ? 1 - o % 2 : o % 2;
+      const cal_point *p = &w->pts[first[j] + h];
+      one_call c = {cal_ops[p->op].run, w->syms[p->op], p, &w->bufs};
+      atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est / (double)R);
+      t[(j * R + r) * 2 + h] = timed_call(w, &c, FIT_BRACKET_MIN, bias);
+    }
+  }
+  if (r == R) /* not stopped: every round's calls made */
+    for (size_t j = 0; j < np; j++) {
+      for (size_t h = 0; h < 2; h++) {
+        double mean = 0, var = 0;
+        for (size_t q = 0; q < R; q++)
+          mean += t[(j * R + q) * 2 + h] / (double)R;
+        for (size_t q = 0; q < R; q++) {
+          double e = t[(j * R + q) * 2 + h] - mean;
+          var += e * e / (double)(R > 1 ? R - 1 : 1);
+        }
+        w->res[first[j] + h] = (cal_result){.t = mean, .sd = sqrt(var)};
+      }
+      for (size_t q = 0; q < R; q++)
+        ratio[q] = t[(j * R + q) * 2 + 1] / t[(j * R + q) * 2];
+      qsort(ratio, R, sizeof *ratio, cmp_double);
+      w->res[first[j] + 1].ratio = R & 1 ? ratio[R / 2] : (ratio[R / 2 - 1] + ratio[R / 2]) / 2;
+    }
+  free(first);
+  free(order);
+  free(t);
+  free(ratio);
+}
+
 static void *run_worker(void *arg)
 {
   worker *w = arg;
@@ -201,41 +293,32 @@ static void *run_worker(void *arg)
     for (size_t oi = 0; oi < w->npts && !cal_stop; oi++) {
       size_t i = order[oi];
       const cal_point *p = &w->pts[i];
+      if (p->pair) /* the pairs' own phase, below */
+        continue;
       one_call c = {cal_ops[p->op].run, w->syms[p->op], p, &w->bufs};
       atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est / (w->d->reps + 1));
       if (pass == 0) { /* warm-up: its wall time sorts the point */
         warm[i] = time_one(&c);
         continue;
       }
-      double wall, t;
-      if (warm[i] >= FIT_BRACKET_MIN) { /* the CPU clock around it */
-        double c0 = sb_cpu_clock_kernel();
-        wall = time_one(&c);
-        t = fit_call_time(wall, sb_cpu_clock_kernel() - c0, bias);
-      } else { /* a short call: an interrupted one is made again */
-        t = fit_short_time(time_one, &c, &wall);
-      }
-      if (t < wall) { /* interrupted */
-        w->interrupted++;
-        w->stolen += wall - t;
-      }
-      w->timed++;
-      w->timed_wall += wall;
-      rep[i * nreps + (size_t)(pass - 1)] = t;
+      rep[i * nreps + (size_t)(pass - 1)] = timed_call(w, &c, warm[i], bias);
     }
   }
+  ld_pairs(w, bias, &s);
   /* drift: every timed pass makes the same calls, so their totals differ
    * by what the machine did */
   double lo = INFINITY, hi = 0, sum = 0;
   for (size_t a = 0; a < nreps && !cal_stop; a++) {
     double tot = 0;
     for (size_t i = 0; i < w->npts; i++)
-      tot += rep[i * nreps + a];
+      tot += w->pts[i].pair ? 0 : rep[i * nreps + a];
     lo = fmin(lo, tot), hi = fmax(hi, tot), sum += tot;
     w->pass_tot[a] = tot;
   }
   w->drift = sum > 0 ? (hi - lo) / (sum / (double)nreps) : 0;
   for (size_t i = 0; i < w->npts && !cal_stop; i++) {
+    if (w->pts[i].pair) /* ld_pairs' */
+      continue;
     /* the mean, not the median: a simulated run adds durations up, so the
      * model must predict what calls take on average, slow ones included */
     const double *r = rep + i * nreps;

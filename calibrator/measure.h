@@ -17,6 +17,8 @@
 
 typedef struct cal_result {
   double t, sd; /* the mean of the repetitions and their spread; t = 0: not timed */
+  double ratio; /* a pair's second call (cal_point.pair 2): the median over the
+                   rounds of its time over its partner's, the call beside it; else 0 */
 } cal_result;
 
 typedef struct cal_run {

@@ -34,6 +34,7 @@ expect_error "unwritable directory" "cannot write the model into /nonexistent/di
 expect_error "output is a directory" "$tmp: a directory; give a file name, e.g. $tmp/simblas.model" -o "$tmp"
 expect_error "unknown routine" "unknown routine 'dgemx'" --routines dgemx -o "$tmp/x.model"
 expect_error "missing BLAS" "cannot load the BLAS to measure" --blas /nonexistent/libblas.so -o "$tmp/x.model"
+expect_error "bad --ld-pairs" "--ld-pairs needs a whole number of rounds from 0 (none) to 1000, not 'many'" --ld-pairs many
 expect_error "summary of a non-model" "/etc/hostname:1: not a SimBLAS model file" --summary /etc/hostname
 # --summary reads a model as libsimblas does: a file it refuses is refused
 printf 'simblas-model 1\nreference-speed 1e10\ndgemm mnk=1e-11 | 1=1 | 2=2\nend\n' > "$tmp/bad.model"
@@ -45,7 +46,7 @@ else ko "summary of the nominal model: rc=$rc: $out"; fi
 
 # a short calibration of a few routines
 routines=dgemm,dtrsm,daxpy,idamax,dgemv,zgemm,sdot
-if "$cal" --quick --budget 2 --force --routines $routines -o "$tmp/m.model" > "$tmp/cal.out" 2> "$tmp/cal.err"; then
+if "$cal" --quick --budget 2 --ld-pairs 3 --force --routines $routines -o "$tmp/m.model" > "$tmp/cal.out" 2> "$tmp/cal.err"; then
   ok "short calibration ran ($(grep -o 'in [0-9.]* s wall time' "$tmp/cal.err"))"
 else
   ko "short calibration failed: $(tail -3 "$tmp/cal.err")"
@@ -58,6 +59,23 @@ grep -q "^wall\|wall time" "$tmp/cal.err" && ok "wall time printed" || ko "no wa
 speeds=$(sed -n "s/.*each pass's speed against their mean, in order: \([0-9. ]*\)).*/\1/p" "$tmp/cal.err")
 if echo "$speeds" | awk 'NF == 3 { for (i = 1; i <= 3; i++) { if ($i <= 0) exit 1; h += 1 / $i } exit !(h / 3 > 0.998 && h / 3 < 1.002) } { exit 1 }'
 then ok "the passes' speeds, in order: $speeds"; else ko "the passes' speeds: '$speeds' in $(grep repetitions "$tmp/cal.err")"; fi
+
+# dgemm's leading-dimension pairs (--ld-pairs 3; none by default with
+# --quick): three factors, at lld/8, lld/4 and lld/2, in the model as its
+# @ld line when said kept, else no @ld line for dgemm
+pl=$(grep "dgemm at other leading dimensions, side by side" "$tmp/cal.err")
+lld=$(echo "$pl" | sed -n 's/.*the same calls at \([0-9]*\) rows.*/\1/p')
+if [ -n "$lld" ] && echo "$pl" | grep -q "at $((lld / 8)) rows, [0-9.]* at $((lld / 4)) rows, [0-9.]* at $((lld / 2)) rows; "; then
+  if echo "$pl" | grep -q "kept (its @ld line)"; then
+    grep -q "^dgemm@ld $((lld / 8)):[0-9.e-]* $((lld / 4)):[0-9.e-]* $((lld / 2)):[0-9.e-]* $lld:1$" "$tmp/m.model" \
+      && ok "ld pairs kept as dgemm@ld: $pl" || ko "ld pairs said kept, model: $(grep '^dgemm@ld' "$tmp/m.model")"
+  else
+    ! grep -q "^dgemm@ld" "$tmp/m.model" && ok "ld pairs not kept, no dgemm@ld: $pl" || ko "ld pairs said not kept, yet a dgemm@ld line"
+  fi
+else ko "ld pairs: '$pl'"; fi
+"$cal" --quick --budget 1 --force --routines dgemm --no-report -o "$tmp/np.model" 2> "$tmp/np.err" \
+  && ! grep -q "other leading dimensions" "$tmp/np.err" && ! grep -q "^dgemm@ld" "$tmp/np.model" \
+  && ok "--quick: no pairs, no @ld line" || ko "--quick without pairs: $(tail -3 "$tmp/np.err")"
 
 # --summary: <routine> <prec> n=<k> r2=<x> median_rel_err=<x> p95_rel_err=<x>
 "$cal" --summary "$tmp/m.model" > "$tmp/sum"
@@ -289,7 +307,7 @@ else ko "--cores 999: $(head -2 "$tmp/c999.err")"; fi
 # interruption keeps the previous model byte-identical
 cp "$tmp/m.model" "$tmp/keep.model"
 for sig in INT TERM KILL; do
-  "$cal" --force --budget 120 --routines dgemm,dtrsm -o "$tmp/keep.model" --no-report > /dev/null 2>&1 &
+  "$cal" --force --budget 120 --routines dgemm,dtrsm --ld-pairs 0 -o "$tmp/keep.model" --no-report > /dev/null 2>&1 &
   pid=$!
   sleep 2
   kill -$sig $pid 2>/dev/null

@@ -239,6 +239,51 @@ static void test_ld_factors_recover_each_level(void **state)
   gsl_rng_free(r);
 }
 
+/* dgemm's leading-dimension pairs: one factor per leading dimension, the
+ * median of its ratios (an outlier does not move it); kept only when one
+ * lies beyond the pairs' noise; none from a disturbed measure */
+static void test_ld_pairs_median_per_level(void **state)
+{
+  (void)state;
+  fit_result res = {.ok = 1};
+  const int64_t ref = 50272;
+  int64_t ld[] = {6284, 6284, 6284, 6284, 12568, 12568, 12568, 12568, 25136, 25136, 3000, 99999};
+  double ratio[] = {0.95, 0.94, 0.96, 1.60, 0.97, 0.98, 0.99, 0.97, 1.0, 0.99, 0.9, 0.5};
+  /* 3000: one ratio, no level; 99999: above ref, no level */
+  sb_ld_points said;
+  assert_int_equal(fit_ld_pairs(&res, ratio, ld, 12, ref, &said), 4);
+  assert_int_equal(said.n, 3); /* as measured, without the lld's */
+  assert_true(res.ld.at[0] == 6284 && res.ld.at[1] == 12568 && res.ld.at[2] == 25136 && res.ld.at[3] == ref);
+  close_to(res.ld.f[0], 0.955, 1e-9, "median of four, the outlier's side");
+  close_to(res.ld.f[1], 0.975, 1e-9, "median of four");
+  close_to(res.ld.f[2], 0.995, 1e-9, "median of two");
+  assert_true(res.ld.f[3] == 1 && res.ld.g[0] == 0 && res.ld.g[3] == 0);
+  /* the model applies them: 0.955 at 6284, 1 at ref and beyond, between in log(ld) */
+  close_to(sb_model_ld_factor(&res.ld, 6284, 4000), 0.955, 1e-9, "at the level");
+  close_to(sb_model_ld_factor(&res.ld, 4000, 4000), 0.955, 1e-9, "below the first level");
+  close_to(sb_model_ld_factor(&res.ld, 80000, 4000), 1, 1e-12, "beyond the lld");
+  /* every factor within the noise of 1: none */
+  double flat[] = {1.01, 0.99, 1.015, 0.985};
+  int64_t fl[] = {6284, 6284, 12568, 12568};
+  assert_int_equal(fit_ld_pairs(&res, flat, fl, 4, ref, &said), 0);
+  assert_true(said.n == 2 && fabs(said.f[0] - 1) < 1e-12 && fabs(said.f[1] - 1) < 1e-12);
+  assert_int_equal(res.ld.n, 0);
+  /* 3% from 1, but the ratios spread so that the median's noise is larger: none */
+  double noisy[] = {0.88, 1.04, 0.95, 0.99};
+  int64_t nl4[] = {12568, 12568, 12568, 12568};
+  assert_int_equal(fit_ld_pairs(&res, noisy, nl4, 4, ref, &said), 0);
+  close_to(said.f[0], 0.97, 1e-9, "measured, not kept");
+  /* the same median from tight ratios: kept */
+  double tight[] = {0.965, 0.97, 0.97, 0.975};
+  assert_int_equal(fit_ld_pairs(&res, tight, nl4, 4, ref, NULL), 2);
+  /* a factor outside 0.5-2: a disturbed measure, none */
+  double wild[] = {0.95, 0.94, 2.5, 2.6};
+  assert_int_equal(fit_ld_pairs(&res, wild, fl, 4, ref, NULL), 0);
+  /* no line: nothing to scale */
+  fit_result none = {.ok = 0};
+  assert_int_equal(fit_ld_pairs(&none, ratio, ld, 12, ref, NULL), 0);
+}
+
 /* calls spread by 20% around their line (multiplicative, the mean on the
  * line): the fitted line must describe the calls' mean, which the
  * simulation adds up.  Weighted by each point's own measured time, the
@@ -409,6 +454,7 @@ int main(void)
       cmocka_unit_test(test_level1_selects_latency_and_slope),
       cmocka_unit_test(test_pieces_follow_a_regime_change),
       cmocka_unit_test(test_ld_factors_recover_each_level),
+      cmocka_unit_test(test_ld_pairs_median_per_level),
       cmocka_unit_test(test_noisy_points_fit_their_mean),
       cmocka_unit_test(test_memory_kernel_cuts_on_rows),
       cmocka_unit_test(test_holdout_is_deterministic_and_about_a_fifth),
