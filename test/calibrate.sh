@@ -73,7 +73,10 @@ if [ -n "$lld" ] && echo "$pl" | grep -q "at $((lld / 8)) rows, [0-9.]* at $((ll
     ! grep -q "^dgemm@ld" "$tmp/m.model" && ok "ld pairs not kept, no dgemm@ld: $pl" || ko "ld pairs said not kept, yet a dgemm@ld line"
   fi
 else ko "ld pairs: '$pl'"; fi
-"$cal" --quick --budget 1 --force --routines dgemm --no-report -o "$tmp/np.model" 2> "$tmp/np.err" \
+# --lld 8192 here and in the checks below that do not depend on the local
+# matrix: 750 MB per core rather than 1.6 GB (dgemm's reference calls need
+# 4,096 columns), as first touching memory costs seconds in a VM
+"$cal" --quick --budget 1 --force --routines dgemm --lld 8192 --no-report -o "$tmp/np.model" 2> "$tmp/np.err" \
   && ! grep -q "other leading dimensions" "$tmp/np.err" && ! grep -q "^dgemm@ld" "$tmp/np.model" \
   && ok "--quick: no pairs, no @ld line" || ko "--quick without pairs: $(tail -3 "$tmp/np.err")"
 
@@ -140,7 +143,7 @@ else ko "no measured reference shape or no dgemm_scale line: $(grep '^meta \(ref
 # times by only 16-35%, inside that noise: hence check 1.
 cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
 if command -v taskset > /dev/null && [ -n "$cpu" ]; then
-  short="--quick --budget 2 --cores 1 --routines dgemm,dtrsm,daxpy"
+  short="--quick --budget 2 --cores 1 --routines dgemm,dtrsm,daxpy --lld 8192"
   taskset -c "$cpu" "$cal" $short --force --no-report -o "$tmp/idle.model" 2> "$tmp/idle.err"
   busy_run() { # name, options: a short calibration with a spinner on its core
     name=$1; shift
@@ -192,7 +195,7 @@ fi
 mk=${MAKE:-make}
 if command -v "$mk" > /dev/null && [ -f "$bld/Makefile" ]; then
   (umask 077; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" calibrate DESTDIR="$tmp/inst" \
-     CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy") > "$tmp/make.out" 2>&1
+     CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy --lld 8192") > "$tmp/make.out" 2>&1
   rc=$?
   modes=$(cd "$tmp/inst" 2>/dev/null && find . -path '*simblas/*' \( -name '*.model' -o -path '*.report*' \) -exec stat -c '%a %n' {} + | sort)
   bad=$(echo "$modes" | awk '$1 != ($2 ~ /\.report$/ ? "755" : "644")')
@@ -220,7 +223,7 @@ if command -v "$mk" > /dev/null && [ -f "$bld/Makefile" ]; then
       ok "make install after a refine: default.model is refined.model"
     else ko "make install after a refine: rc=$rc, default.model is not refined.model $(tail -2 "$tmp/inst.out")"; fi
     env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" calibrate DESTDIR="$tmp/inst" \
-      CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy" > "$tmp/make2.out" 2>&1
+      CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy --lld 8192" > "$tmp/make2.out" 2>&1
     env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" install-data DESTDIR="$tmp/inst" > "$tmp/inst.out" 2>&1
     if [ ! -e "$pd/refined.model" ] && cmp -s "$pd/default.model" "$pd/calibrated.model"; then
       ok "make calibrate drops the refinement; make install then installs calibrated.model"
@@ -252,7 +255,7 @@ fi
 # a model that cannot be put in place at the end is kept elsewhere, not
 # lost: its directory removed during the measuring
 mkdir -p "$tmp/gone" "$tmp/keep.gone"  # not $tmp/keep, where the refused run's model is
-TMPDIR=$tmp/keep.gone "$cal" --quick --force --budget 4 --routines dgemm --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
+TMPDIR=$tmp/keep.gone "$cal" --quick --force --budget 4 --routines dgemm --lld 8192 --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
 pid=$!
 sleep 1
 rm -rf "$tmp/gone"
@@ -307,7 +310,7 @@ else ko "--cores 999: $(head -2 "$tmp/c999.err")"; fi
 # interruption keeps the previous model byte-identical
 cp "$tmp/m.model" "$tmp/keep.model"
 for sig in INT TERM KILL; do
-  "$cal" --force --budget 120 --routines dgemm,dtrsm --ld-pairs 0 -o "$tmp/keep.model" --no-report > /dev/null 2>&1 &
+  "$cal" --force --budget 120 --routines dgemm,dtrsm --ld-pairs 0 --lld 8192 -o "$tmp/keep.model" --no-report > /dev/null 2>&1 &
   pid=$!
   sleep 2
   kill -$sig $pid 2>/dev/null
