@@ -388,14 +388,19 @@ static void fit_all(const cal_run *run, cal_info *info)
   for (int i = 0; i < info->nops; i++)
     for (int v = 0; v < sb_ops[info->ops[i]].variants; v++) {
       int op = info->ops[i], key = v * SB_OP_COUNT + op;
-      size_t nn = 0, nl = 0;
+      size_t nn = 0, nl = 0, np = 0;
       for (int w = 0; w < ncores; w++) {
         size_t start = nn;
         for (size_t j = 0; j < run->npts; j++) {
           const cal_point *p = &run->pts[j];
           const cal_result *r = &run->res[w][j];
-          if (p->op != op || p->variant != v || !(r->t > 0) || p->pair)
+          if (p->op != op || p->variant != v || !(r->t > 0))
             continue;
+          if (p->pair) { /* dgemm's pairs (design.h): their ratios, not the line */
+            if (p->pair == 2 && r->ratio > 0)
+              pld[np] = p->ld, pratio[np++] = r->ratio;
+            continue;
+          }
           fit_point f = {p->m, p->n, p->k, r->t, r->sd, opt.reps, 0};
           if (p->ld) { /* at another leading dimension: the @ld factors, not the line */
             lds[nl] = p->ld;
@@ -415,14 +420,6 @@ static void fit_all(const cal_run *run, cal_info *info)
        * made side by side) or from the node's line and every core's calls
        * at the ld levels; each core's line takes the node's (per core
        * they are a few calls each) */
-      size_t np = 0;
-      for (int w = 0; w < ncores; w++)
-        for (size_t j = 0; j < run->npts; j++)
-          if (run->pts[j].op == op && run->pts[j].variant == v && run->pts[j].pair == 2 &&
-              run->res[w][j].ratio > 0) {
-            pld[np] = run->pts[j].ld;
-            pratio[np++] = run->res[w][j].ratio;
-          }
       sb_ld_points said = {0};
       int got = np ? fit_ld_pairs(&node[key], pratio, pld, np, run->design->lld, &said)
                    : nl ? fit_ld_factors(&node[key], lp, lds, nl, run->design->lld) : 0;

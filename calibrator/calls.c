@@ -297,7 +297,8 @@ int cal_hpl_call(int op, void *sym, int64_t m64, int64_t n64, int64_t k64, int v
     return 0;
   }
   if (op == trsm_op) {
-    if (variant == 0) { /* 1xQ: the row panel (m = NB rows) in the matrix, above the trailing corner */
+    if (variant == 0) { /* 1xQ: the row panel (m = NB rows) in the matrix: the last m rows of the
+                           trailing corner's columns (dgemm's C), memory the update uses again */
       size_t c0 = (size_t)n < cols ? cols - (size_t)n : 0;
       size_t r0 = (size_t)m < (size_t)lld ? (size_t)(lld - m) : 0;
       ((trsm_t)sym)("L", "U", "T", "U", &m, &n, &one, L, &m, bf->local + c0 * (size_t)lld + r0, &lld);

@@ -145,10 +145,16 @@ static double timed_call(worker *w, one_call *c, double warm, double bias)
   return t;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* the mean of x[0], x[stride], ... (n of them) and their spread (the
+ * sample standard deviation; 0 for one) */
+static cal_result mean_sd(const double *x, size_t n, size_t stride)
 {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+  double mean = 0, var = 0;
+  for (size_t a = 0; a < n; a++)
+    mean += x[a * stride] / (double)n;
+  for (size_t a = 0; a < n; a++)
+    var += (x[a * stride] - mean) * (x[a * stride] - mean) / (double)(n > 1 ? n - 1 : 1);
+  return (cal_result){.t = mean, .sd = sqrt(var)};
 }
 
 /* dgemm's leading-dimension pairs (design.h): after the passes, every
@@ -195,20 +201,12 @@ static void ld_pairs(worker *w, double bias, uint64_t *s)
   }
   if (r == R) /* not stopped: every round's calls made */
     for (size_t j = 0; j < np; j++) {
-      for (size_t h = 0; h < 2; h++) {
-        double mean = 0, var = 0;
-        for (size_t q = 0; q < R; q++)
-          mean += t[(j * R + q) * 2 + h] / (double)R;
-        for (size_t q = 0; q < R; q++) {
-          double e = t[(j * R + q) * 2 + h] - mean;
-          var += e * e / (double)(R > 1 ? R - 1 : 1);
-        }
-        w->res[first[j] + h] = (cal_result){.t = mean, .sd = sqrt(var)};
-      }
+      for (size_t h = 0; h < 2; h++)
+        w->res[first[j] + h] = mean_sd(t + j * R * 2 + h, R, 2);
       for (size_t q = 0; q < R; q++)
         ratio[q] = t[(j * R + q) * 2 + 1] / t[(j * R + q) * 2];
-      qsort(ratio, R, sizeof *ratio, cmp_double);
-      w->res[first[j] + 1].ratio = R & 1 ? ratio[R / 2] : (ratio[R / 2 - 1] + ratio[R / 2]) / 2;
+      gsl_sort(ratio, 1, R);
+      w->res[first[j] + 1].ratio = gsl_stats_median_from_sorted_data(ratio, 1, R);
     }
   free(first);
   free(order);
@@ -321,14 +319,7 @@ static void *run_worker(void *arg)
       continue;
     /* the mean, not the median: a simulated run adds durations up, so the
      * model must predict what calls take on average, slow ones included */
-    const double *r = rep + i * nreps;
-    double mean = 0, var = 0;
-    for (size_t a = 0; a < nreps; a++)
-      mean += r[a] / (double)nreps;
-    for (size_t a = 0; a < nreps; a++)
-      var += (r[a] - mean) * (r[a] - mean) / (double)(nreps > 1 ? nreps - 1 : 1);
-    w->res[i].t = mean;
-    w->res[i].sd = sqrt(var);
+    w->res[i] = mean_sd(rep + i * nreps, nreps, 1);
   }
   free(rep);
   free(warm);
