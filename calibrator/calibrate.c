@@ -55,10 +55,10 @@
 /* ---- options ---------------------------------------------------------------- */
 static struct {
   const char *out, *summary, *blas, *routines, *base, *hostfile;
-  int quick, cores, reps, report, packed, force, mixed, unanchored, from_trace, network, reference, ld_rounds;
+  int quick, cores, reps, report, packed, force, mixed, unanchored, from_trace, network, reference, ld_rounds, solo_rounds;
   double budget, max_call, lld;
   uint64_t seed;
-} opt = {.report = 1, .seed = 1, .ld_rounds = -1};
+} opt = {.report = 1, .seed = 1, .ld_rounds = -1, .solo_rounds = -1};
 
 static void usage(FILE *f)
 {
@@ -81,6 +81,9 @@ static void usage(FILE *f)
               "                        when its matrix fills 80%% of this machine's memory)\n"
               "      --ld-pairs N      rounds of dgemm's leading-dimension pairs (default 11; quick: none, as\n"
               "                        with 0: dgemm's line then holds at every leading dimension)\n"
+              "      --solo-rounds N   rounds of the solo pairs: dgemm and HPL's row interchanges on one core\n"
+              "                        alone against every core busy (default 9; quick 5; 0: none: no meta\n"
+              "                        solo_speed: a host with idle cores then runs as a busy one)\n"
               "      --packed          HPL's dgemm and dtrsm on packed operands in the caches, not in\n"
               "                        HPL's layout (the calibrator before issue 23; for comparisons)\n"
               "      --mixed-order     each pass in one random order, not level 3 first (for comparisons)\n"
@@ -113,6 +116,16 @@ static double parse_pos(const char *o, const char *v)
   return d;
 }
 
+/* a number of rounds, 0 (none) to 1000 */
+static int parse_rounds(const char *o, const char *v)
+{
+  char *e;
+  long n = strtol(v, &e, 10);
+  if (e == v || *e || n < 0 || n > 1000)
+    cal_die("%s needs a whole number of rounds from 0 (none) to 1000, not '%s'", o, v);
+  return (int)n;
+}
+
 static void parse_options(int argc, char **argv)
 {
   static const struct option lo[] = {
@@ -125,6 +138,7 @@ static void parse_options(int argc, char **argv)
       {"lld", required_argument, 0, 'L'},    {"packed", no_argument, 0, 'P'},
       {"force", no_argument, 0, 'F'},        {"mixed-order", no_argument, 0, 'X'},
       {"unanchored", no_argument, 0, 'U'},   {"ld-pairs", required_argument, 0, 'D'},
+      {"solo-rounds", required_argument, 0, 'O'},
       {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'},
       {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'},
       {"reference-speed", no_argument, 0, 'V'}, {0, 0, 0, 0}};
@@ -148,14 +162,8 @@ static void parse_options(int argc, char **argv)
     case 'F': opt.force = 1; break;
     case 'X': opt.mixed = 1; break;
     case 'U': opt.unanchored = 1; break;
-    case 'D': {
-      char *e;
-      long v = strtol(optarg, &e, 10);
-      if (e == optarg || *e || v < 0 || v > 1000)
-        cal_die("--ld-pairs needs a whole number of rounds from 0 (none) to 1000, not '%s'", optarg);
-      opt.ld_rounds = (int)v;
-      break;
-    }
+    case 'D': opt.ld_rounds = parse_rounds("--ld-pairs", optarg); break;
+    case 'O': opt.solo_rounds = parse_rounds("--solo-rounds", optarg); break;
     case 'T': opt.from_trace = 1; break;
     case 'A': opt.base = optarg; break;
     case 'W': opt.network = 1; break;
@@ -193,6 +201,8 @@ static void parse_options(int argc, char **argv)
     opt.reps = opt.quick || opt.reference ? 3 : 5;
   if (opt.ld_rounds < 0)
     opt.ld_rounds = opt.quick ? 0 : 11;
+  if (opt.solo_rounds < 0)
+    opt.solo_rounds = opt.quick ? 5 : 9;
   if (opt.reps < 2)
     cal_die("--reps must be at least 2 (the noise model needs repetitions)");
   if (opt.lld && (opt.lld < 1024 || opt.lld > 1 << 20 || opt.lld != floor(opt.lld)))
@@ -394,7 +404,7 @@ static void fit_all(const cal_run *run, cal_info *info)
         for (size_t j = 0; j < run->npts; j++) {
           const cal_point *p = &run->pts[j];
           const cal_result *r = &run->res[w][j];
-          if (p->op != op || p->variant != v || !(r->t > 0))
+          if (p->op != op || p->variant != v || !(r->t > 0) || p->solo) /* solo: one core alone, not the line */
             continue;
           if (p->pair) { /* dgemm's pairs (design.h): their ratios, not the line */
             if (p->pair == 2 && r->ratio > 0)
@@ -431,7 +441,7 @@ static void fit_all(const cal_run *run, cal_info *info)
         char tail[160] = "kept (its @ld line)";
         if (!got)
           snprintf(tail, sizeof tail, "not kept, its line holds at every leading dimension (none %.0f%% or more from 1 "
-                   "beyond its noise, or one outside 0.5-2: disturbed)", FIT_LD_PAIRS_NOISE * 100);
+                   "beyond its noise, or one outside 0.5-2: disturbed)", FIT_PAIRS_NOISE * 100);
         fprintf(stderr, "simblas-calibrate: %s at other leading dimensions, side by side with the same calls at "
                         "%lld rows: %s; %s\n", cal_key_name(key, kn, sizeof kn), (long long)run->design->lld,
                 said.n ? fs : "none measured", tail);
@@ -569,6 +579,10 @@ static sb_model *build_model(const cal_info *c)
                                c->dgemm_scale > 0 ? c->dgemm_scale : 1.0,
                                c->dgemm_scale > 0 ? "scaled to the reference speed" : "not scaled",
                                c->dgemm_fit_speed / 1e9));
+  if (!bad && c->solo_speed > 0)
+    bad = sb_model_add_meta(m, "solo_speed %.4f %s", c->solo_speed, c->solo_said[0]);
+  if (!bad && c->solo_memory > 0)
+    bad = sb_model_add_meta(m, "solo_speed_memory %.4f %s", c->solo_memory, c->solo_said[1]);
   for (int w = 0; !bad && w < c->ncores && c->cores; w++) {
     char name[32];
     snprintf(name, sizeof name, "core%d", w);
@@ -612,6 +626,51 @@ static int keep_aside(sb_model *m, const char *comment, char *keep, size_t len, 
 /* the model into its place; if that fails now, or when the calibration is
  * refused (refused: why), into the temporary directory.  Returns the path
  * written. */
+/* the solo pairs' factors (design.h CAL_SOLO) into info, and said: a
+ * factor outside the range simblas-hpl uses (tools/simblas_hpl/model.py
+ * SOLO_SPEED_RANGE, SOLO_MEMORY_RANGE) is a measurement gone wrong, said
+ * and not written; one under 1 + FIT_PAIRS_NOISE, or within twice its
+ * standard error of 1, is no gain the pairs can tell from their noise, and
+ * is written as 1 (measured in the Zen 5 VM's quick calibrations,
+ * 2026-11-29: dgemm 0.965-1.019, the row interchanges 0.897-1.033: a lone
+ * core there runs as a busy one, within a few percent either way) */
+static void solo_factors(cal_info *info, const cal_run *run)
+{
+  static const double range[2][2] = {{0.8, 1.5}, {0.5, 5.0}};
+  for (size_t j = 0; j < run->npts; j++) {
+    const cal_point *p = &run->pts[j];
+    double f = run->res[0][j].ratio, se = run->res[0][j].ratio_se;
+    if (!p->solo || !(f > 0))
+      continue;
+    int mem = sb_ops[p->op].level == SB_LEVEL_M, rounds = run->design->solo_rounds;
+    const char *what = mem ? "HPL's row interchanges (hpl_dlaswp00N)" : "dgemm";
+    char shape[64];
+    snprintf(shape, sizeof shape, mem ? "%lld rows of %lld columns" : "m = n = %lld, k = %lld", (long long)p->m,
+             (long long)(mem ? p->n : p->k));
+    fprintf(stderr, "simblas-calibrate: one core alone ran %s (%s) %.1f%% %s than with every core busy (median of "
+                    "%d rounds, +-%.1f%%; alone %.3g ms a call)", what, shape, 100 * fabs(f - 1),
+            f >= 1 ? "faster" : "slower", rounds, 100 * se, 1e3 * run->res[0][j].t);
+    if (f < range[mem][0] || f > range[mem][1]) {
+      fprintf(stderr, ": outside %g-%g, a measurement gone wrong, not written (calibrate again on a quiet "
+                      "machine)\n", range[mem][0], range[mem][1]);
+      continue;
+    }
+    /* a core is not slower for its neighbours' idling: below 1 is noise
+     * (or a machine whose speed moved between the states) */
+    int effect = f - 1 >= FIT_PAIRS_NOISE && f - 1 >= 2 * se;
+    const char *key = mem ? "solo_speed_memory" : "solo_speed";
+    if (effect)
+      fprintf(stderr, ": meta %s %.4f\n", key, f);
+    else
+      fprintf(stderr, ": no gain beyond its noise (%.0f%% and twice its error), meta %s 1\n", 100 * FIT_PAIRS_NOISE,
+              key);
+    *(mem ? &info->solo_memory : &info->solo_speed) = effect ? f : 1;
+    snprintf(info->solo_said[mem], sizeof info->solo_said[mem],
+             "\"simblas-calibrate: %s at %s on core 0 alone against all %d cores busy, the median of %d rounds "
+             "%.4f +- %.4f%s\"", what, shape, run->ncores, rounds, f, se, effect ? "" : ", within its noise");
+  }
+}
+
 static const char *write_model(const cal_info *c, const char *refused)
 {
   static const char comment[] =
@@ -1052,6 +1111,8 @@ int main(int argc, char **argv)
   cal_probe(dlsym(b.handle, "dgemm_"), dlsym(b.handle, "daxpy_"), &d.rate3, &d.rate12);
   d.maxdim = cal_design_maxdim(opt.max_call, d.rate3);
   d.ld_rounds = opt.packed ? 0 : opt.ld_rounds;
+  d.solo_rounds = opt.solo_rounds;
+  d.ncores = ncores;
   d.hpl_layout = !opt.packed;
   d.mixed_order = opt.mixed;
   int with_dgemm = 0;
@@ -1095,6 +1156,7 @@ int main(int argc, char **argv)
   const cal_point *ref = NULL;
   info.reference_speed = reference_speed(&info, &run, d.rate3, info.reference_said, sizeof info.reference_said, &ref);
   info.dgemm_scale = anchor_dgemm(&info, &run, ref);
+  solo_factors(&info, &run);
   info.wall = cal_now() - t0;
   const char *written = write_model(&info, refused);
   if (opt.report)

@@ -271,6 +271,24 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
             c->est = estimate(d, op, c->m, c->n, c->k) * d->ld_rounds + 2e-6;
           }
         }
+    /* the solo pairs (design.h): dgemm at the reference calls' shape, and
+     * HPL's row interchanges */
+    int solo_mem = op == sb_op_lookup("hpl_dlaswp00N");
+    if ((op == sb_op_lookup("dgemm") || solo_mem) && p && d->solo_rounds > 0 && d->ncores > 1 && d->hpl_layout &&
+        !d->ref_only) {
+      if (!(p = room(p, n, &cap)))
+        return NULL;
+      cal_point *c = &p[n++];
+      if (solo_mem)
+        *c = (cal_point){.op = op, .m = CAL_SOLO_ROWS, .n = (int64_t)fmin(CAL_SOLO_COLS, (double)d->lcols)};
+      else
+        *c = (cal_point){.op = op, .m = (int64_t)fmin(4096, fmin((double)(d->lld - 256), (double)d->lcols)),
+                         .k = 128, .layout = 1};
+      c->n = solo_mem ? c->n : c->m;
+      c->solo = 1;
+      /* each round: two states, each its lead-in and its timed window */
+      c->est = 2 * (CAL_SOLO_LEAD + CAL_SOLO_WINDOW) * d->solo_rounds;
+    }
   }
   *npts = n;
   return p;

@@ -22,6 +22,7 @@ typedef struct cal_point {
   unsigned char ref;          /* one of the reference speed's calls */
   unsigned char pair;         /* dgemm's leading-dimension pairs (CAL_LD_PAIRS): 1 the call at
                                  the design's lld, 2 the next point, the same call at ld */
+  unsigned char solo;         /* one of the solo pairs' calls (CAL_SOLO): alone against busy */
   int64_t ld; /* kernels.def's ld column: the local matrix seen with this
                  leading dimension, one of cal_ld_level's (0: the design's
                  lld, the one the model's line describes) */
@@ -41,6 +42,8 @@ typedef struct cal_design {
   int64_t ref_m, ref_n, ref_k; /* their shape, when not the design's own (0) */
   int64_t bufdim;  /* the buffers' size when smaller than maxdim's (0: maxdim) */
   int ld_rounds;   /* rounds of dgemm's leading-dimension pairs (0: none) */
+  int solo_rounds; /* rounds of the solo pairs (0: none; none on one core) */
+  int ncores;      /* the workers (the solo pairs need two or more) */
 } cal_design;
 
 /* the buffers' size for a design: the largest level-3 operand the time cap
@@ -77,6 +80,25 @@ int64_t cal_ld_level(const cal_design *d, int i);
  * makes the dgemm line's @ld factor there (fit_ld_pairs). */
 #define CAL_LD_PAIRS 3
 #define CAL_LD_PAIR_SHIFT(i) (3 - (i))
+
+/* one core alone against every core busy, measured in pairs (CAL_SOLO):
+ * after the passes and dgemm's leading-dimension pairs, solo_rounds rounds
+ * of, for each solo point, the call made by core 0 with every other core
+ * running the same call (busy) and by core 0 with the others idle, blocked
+ * in a barrier (alone), in turn first, each state held CAL_SOLO_LEAD
+ * seconds before CAL_SOLO_WINDOW seconds of timed calls (measure.c).  The median of the rounds' ratios
+ * busy / alone (cal_result.ratio) is how much faster a host with idle
+ * cores runs: HPL with one rank on a two-core node, or any host given
+ * fewer ranks than cores (simblas-hpl run's occupancy, the model's meta
+ * solo_speed and solo_speed_memory).  The points: dgemm at the reference
+ * calls' shape (HPL's large trailing update, in its layout) and HPL's row
+ * interchanges (hpl_dlaswp00N, NB = 128 rows of at most 4,096 columns),
+ * the memory kernels' representative.  A real 1x1 HPL on a two-core Zen 5
+ * VM ran 7-12% faster than a model of all cores busy predicted. */
+#define CAL_SOLO_LEAD 0.5   /* seconds in a state before its calls are timed */
+#define CAL_SOLO_WINDOW 0.5 /* seconds of timed calls in each state */
+#define CAL_SOLO_ROWS 128
+#define CAL_SOLO_COLS 4096
 
 /* the reference speed's calls (design.c), four: two of each of HPL's forms */
 #define CAL_REF_CALLS 4

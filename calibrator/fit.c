@@ -438,6 +438,17 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
   return close_levels(r, ref_ld);
 }
 
+double fit_median_se(double *v, size_t n, double *se)
+{
+  gsl_sort(v, 1, n);
+  double f = gsl_stats_median_from_sorted_data(v, 1, n);
+  for (size_t i = 0; i < n; i++)
+    v[i] = fabs(v[i] - f);
+  gsl_sort(v, 1, n);
+  *se = 1.4826 * gsl_stats_median_from_sorted_data(v, 1, n) / sqrt((double)n);
+  return f;
+}
+
 int fit_ld_pairs(fit_result *r, const double *ratio, const int64_t *ld, size_t n, int64_t ref_ld, sb_ld_points *measured)
 {
   r->ld.n = 0;
@@ -457,15 +468,9 @@ int fit_ld_pairs(fit_result *r, const double *ratio, const int64_t *ld, size_t n
       if (ld[i] == at && ratio[i] > 0 && isfinite(ratio[i]))
         v[c++] = ratio[i];
     if (c >= 2) {
-      gsl_sort(v, 1, c);
-      double f = gsl_stats_median_from_sorted_data(v, 1, c);
+      double se, f = fit_median_se(v, c, &se);
       bad |= !(f >= 0.5 && f <= 2);
-      /* the median's noise: 1.4826 MAD / sqrt(c), doubled */
-      for (size_t i = 0; i < c; i++)
-        v[i] = fabs(v[i] - f);
-      gsl_sort(v, 1, c);
-      double se = 1.4826 * gsl_stats_median_from_sorted_data(v, 1, c) / sqrt((double)c);
-      effect |= fabs(f - 1) > FIT_LD_PAIRS_NOISE && fabs(f - 1) > 2 * se;
+      effect |= fabs(f - 1) > FIT_PAIRS_NOISE && fabs(f - 1) > 2 * se;
       r->ld.at[r->ld.n] = (double)at;
       r->ld.g[r->ld.n] = 0;
       r->ld.f[r->ld.n++] = f;

@@ -123,13 +123,18 @@ int fit_ld_factors(fit_result *r, const fit_point *p, const int64_t *ld, size_t 
  * measured side by side.  At each leading dimension with 2 ratios or
  * more, F the median ratio (G = 0: the pairs have one shape), and 1 at
  * ref_ld; into r->ld, ascending.  None is kept unless a factor lies
- * FIT_LD_PAIRS_NOISE or more from 1 and twice its median's standard
+ * FIT_PAIRS_NOISE or more from 1 and twice its median's standard
  * error (1.4826 MAD / sqrt(ratios)) or more: no effect the pairs can
  * tell from their noise (on the Zen 5 VM, 2026-11-29, dgemm calibrations
  * gave 0.991-1.010 with 11 rounds, 0.974-0.998 with 3), nor when one lies outside
  * 0.5-2 (a disturbed measure).  *measured (when not NULL): the factors
  * as measured, kept or not (without ref_ld's).  Returns r->ld.n (0: none). */
-#define FIT_LD_PAIRS_NOISE 0.02
+#define FIT_PAIRS_NOISE 0.02
+/* the median of v[0..n) (sorted in place, then overwritten) and, into
+ * *se, its standard error from the median absolute deviation, 1.4826 MAD
+ * / sqrt(n): what the pairs' factors (dgemm's @ld, the solo speeds) are
+ * told from their noise with */
+double fit_median_se(double *v, size_t n, double *se);
 int fit_ld_pairs(fit_result *r, const double *ratio, const int64_t *ld, size_t n, int64_t ref_ld,
                  sb_ld_points *measured);
 

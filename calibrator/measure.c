@@ -71,7 +71,15 @@ typedef struct worker {
   double drift; /* (max - min) / mean of the timed passes' totals */
   double *pass_tot; /* each timed pass's total, in order (d->reps of them) */
   pthread_barrier_t *start; /* all start measuring together */
+  struct solo_sync *sync;   /* the solo pairs' shared flags */
 } worker;
+
+/* the solo pairs' flags, shared by the workers: whether to stop (set by
+ * core 0 before a barrier, read by all after it, so that all leave the
+ * rounds together), and whether core 0's busy call is over */
+typedef struct solo_sync {
+  _Atomic int stop, busy_done;
+} solo_sync;
 
 static void fill(void *p, size_t bytes, uint64_t seed, int64_t maxdim)
 {
@@ -214,6 +222,91 @@ static void ld_pairs(worker *w, double bias, uint64_t *s)
   free(ratio);
 }
 
+/* the solo pairs (design.h CAL_SOLO): for each solo point, core 0 makes
+ * the call again and again in two states, in turn first: busy, every
+ * other core making the same call until core 0 is done, and alone, the
+ * others blocked in the barrier.  In each state, calls for CAL_SOLO_LEAD
+ * seconds untimed, then for CAL_SOLO_WINDOW seconds timed, so that the
+ * state is the machine's, not a blend with the one before (on the Zen 5
+ * VM, 2026-11-29, held 1 s or switched every 0.1 s alike: dgemm alone
+ * -0.1% to +1.0% faster; the same 4096 x 4096 x 128 dgemm beside a
+ * separate process's, stopped and resumed every 2 s, 1.6%).  The
+ * median over d->solo_rounds rounds of busy over alone (the timed calls'
+ * mean) into the point's result (core 0's), with the alone calls' mean
+ * and spread over the rounds */
+static double solo_state(worker *w, one_call *c, int timed_core, double bias)
+{
+  solo_sync *sy = w->sync;
+  if (!timed_core) { /* busy: until core 0 is done */
+    do
+      time_one(c);
+    while (!atomic_load(&sy->busy_done));
+    return 0;
+  }
+  double t0 = cal_now(), sum = 0;
+  size_t n = 0;
+  while (cal_now() - t0 < CAL_SOLO_LEAD)
+    time_one(c);
+  t0 = cal_now();
+  while (!n || cal_now() - t0 < CAL_SOLO_WINDOW) {
+    sum += timed_call(w, c, FIT_BRACKET_MIN, bias);
+    n++;
+  }
+  atomic_store(&sy->busy_done, 1);
+  return sum / (double)n;
+}
+
+static void solo_pairs(worker *w, double bias)
+{
+  size_t R = (size_t)(w->d->solo_rounds > 0 ? w->d->solo_rounds : 0), np = 0;
+  for (size_t i = 0; i < w->npts; i++)
+    np += w->pts[i].solo;
+  if (!np || !R) /* the same for every worker: none waits for another */
+    return;
+  solo_sync *sy = w->sync;
+  double *t = calloc(np * R * 2, sizeof *t), *ratio = malloc(sizeof *ratio * R);
+  size_t *idx = malloc(sizeof *idx * np);
+  if (!t || !ratio || !idx)
+    cal_die("out of memory for %zu solo pairs", np);
+  np = 0;
+  for (size_t i = 0; i < w->npts; i++)
+    if (w->pts[i].solo)
+      idx[np++] = i;
+  size_t r = 0;
+  for (; r < R; r++) {
+    for (size_t j = 0; j < np; j++)
+      for (size_t o = 0; o < 2; o++) {
+        size_t alone = (r & 1) ? 1 - o : o; /* busy first in even rounds */
+        const cal_point *p = &w->pts[idx[j]];
+        one_call c = {cal_ops[p->op].run, w->syms[p->op], p, &w->bufs};
+        if (w->id == 0) {
+          atomic_store(&sy->stop, cal_stop != 0);
+          atomic_store(&sy->busy_done, 0);
+        }
+        pthread_barrier_wait(w->start);
+        if (atomic_load(&sy->stop))
+          goto out;
+        if (w->id == 0) {
+          atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est / (double)(R * 2));
+          t[(j * R + r) * 2 + alone] = solo_state(w, &c, 1, bias);
+        } else if (!alone)
+          solo_state(w, &c, 0, bias);
+        pthread_barrier_wait(w->start);
+      }
+  }
+out:
+  if (w->id == 0 && r == R)
+    for (size_t j = 0; j < np; j++) {
+      for (size_t q = 0; q < R; q++)
+        ratio[q] = t[(j * R + q) * 2] / t[(j * R + q) * 2 + 1];
+      w->res[idx[j]] = mean_sd(t + j * R * 2 + 1, R, 2);
+      w->res[idx[j]].ratio = fit_median_se(ratio, R, &w->res[idx[j]].ratio_se);
+    }
+  free(t);
+  free(ratio);
+  free(idx);
+}
+
 static void *run_worker(void *arg)
 {
   worker *w = arg;
@@ -291,7 +384,7 @@ static void *run_worker(void *arg)
     for (size_t oi = 0; oi < w->npts && !cal_stop; oi++) {
       size_t i = order[oi];
       const cal_point *p = &w->pts[i];
-      if (p->pair) /* the pairs' own phase, below */
+      if (p->pair || p->solo) /* the pairs' own phases, below */
         continue;
       one_call c = {cal_ops[p->op].run, w->syms[p->op], p, &w->bufs};
       atomic_store(&w->done_est, atomic_load(&w->done_est) + p->est / (w->d->reps + 1));
@@ -303,19 +396,20 @@ static void *run_worker(void *arg)
     }
   }
   ld_pairs(w, bias, &s);
+  solo_pairs(w, bias);
   /* drift: every timed pass makes the same calls, so their totals differ
    * by what the machine did */
   double lo = INFINITY, hi = 0, sum = 0;
   for (size_t a = 0; a < nreps && !cal_stop; a++) {
     double tot = 0;
     for (size_t i = 0; i < w->npts; i++)
-      tot += w->pts[i].pair ? 0 : rep[i * nreps + a];
+      tot += w->pts[i].pair || w->pts[i].solo ? 0 : rep[i * nreps + a];
     lo = fmin(lo, tot), hi = fmax(hi, tot), sum += tot;
     w->pass_tot[a] = tot;
   }
   w->drift = sum > 0 ? (hi - lo) / (sum / (double)nreps) : 0;
   for (size_t i = 0; i < w->npts && !cal_stop; i++) {
-    if (w->pts[i].pair) /* ld_pairs' */
+    if (w->pts[i].pair || w->pts[i].solo) /* ld_pairs' and solo_pairs' */
       continue;
     /* the mean, not the median: a simulated run adds durations up, so the
      * model must predict what calls take on average, slow ones included */
@@ -421,8 +515,10 @@ int cal_measure(cal_run *r)
     total_est += r->pts[i].est;
   pthread_barrier_t start;
   pthread_barrier_init(&start, NULL, (unsigned)ncores);
+  solo_sync sync = {0};
   for (int w = 0; w < ncores; w++) {
     ws[w].start = &start;
+    ws[w].sync = &sync;
     ws[w].id = w;
     ws[w].d = r->design;
     ws[w].syms = r->syms;

@@ -18,7 +18,10 @@
 typedef struct cal_result {
   double t, sd; /* the mean of the repetitions and their spread; t = 0: not timed */
   double ratio; /* a pair's second call (cal_point.pair 2): the median over the
-                   rounds of its time over its partner's, the call beside it; else 0 */
+                   rounds of its time over its partner's, the call beside it; a
+                   solo point's (cal_point.solo), core 0's only: the median of
+                   its busy over its alone time; else 0 */
+  double ratio_se; /* a solo point's: that median's standard error (fit_median_se) */
 } cal_result;
 
 typedef struct cal_run {

@@ -90,7 +90,7 @@ static void write_figure(const char *dir, const char *name, const cal_info *c, c
   for (int w = 0; w < run->ncores; w++)
     for (size_t i = 0; i < run->npts; i++) {
       const cal_point *p = &run->pts[i];
-      if (p->op != op || !(run->res[w][i].t > 0))
+      if (p->op != op || !(run->res[w][i].t > 0) || p->solo) /* solo: one core alone */
         continue;
       sb_call cl = {.op = op, .m = p->m, .n = p->n, .k = p->k, .variant = p->variant};
       char kn[64];

@@ -20,6 +20,9 @@ typedef struct cal_info {
   double dgemm_scale;       /* dgemm's lines scaled by it to the measured
                                reference speed (anchor_dgemm; 0: not scaled) */
   double dgemm_fit_speed;   /* the fitted lines' rate at the reference shape */
+  double solo_speed, solo_memory; /* the solo pairs' medians (design.h CAL_SOLO), dgemm's and the
+                                     row interchanges'; 0: not measured, or out of range */
+  char solo_said[2][320];   /* how each was measured, for its meta line */
   size_t interrupted; /* timed calls other tasks interrupted */
   double stolen;      /* the wall time they took from them */
   double stolen_share; /* ... of the timed calls' wall time */

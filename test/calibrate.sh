@@ -35,6 +35,7 @@ expect_error "output is a directory" "$tmp: a directory; give a file name, e.g. 
 expect_error "unknown routine" "unknown routine 'dgemx'" --routines dgemx -o "$tmp/x.model"
 expect_error "missing BLAS" "cannot load the BLAS to measure" --blas /nonexistent/libblas.so -o "$tmp/x.model"
 expect_error "bad --ld-pairs" "--ld-pairs needs a whole number of rounds from 0 (none) to 1000, not 'many'" --ld-pairs many
+expect_error "bad --solo-rounds" "--solo-rounds needs a whole number of rounds from 0 (none) to 1000, not '-1'" --solo-rounds -1
 expect_error "summary of a non-model" "/etc/hostname:1: not a SimBLAS model file" --summary /etc/hostname
 # --summary reads a model as libsimblas does: a file it refuses is refused
 printf 'simblas-model 1\nreference-speed 1e10\ndgemm mnk=1e-11 | 1=1 | 2=2\nend\n' > "$tmp/bad.model"
@@ -46,7 +47,7 @@ else ko "summary of the nominal model: rc=$rc: $out"; fi
 
 # a short calibration of a few routines
 routines=dgemm,dtrsm,daxpy,idamax,dgemv,zgemm,sdot
-if "$cal" --quick --budget 2 --ld-pairs 3 --force --routines $routines -o "$tmp/m.model" > "$tmp/cal.out" 2> "$tmp/cal.err"; then
+if "$cal" --quick --budget 2 --ld-pairs 3 --solo-rounds 2 --force --routines $routines -o "$tmp/m.model" > "$tmp/cal.out" 2> "$tmp/cal.err"; then
   ok "short calibration ran ($(grep -o 'in [0-9.]* s wall time' "$tmp/cal.err"))"
 else
   ko "short calibration failed: $(tail -3 "$tmp/cal.err")"
@@ -73,12 +74,32 @@ if [ -n "$lld" ] && echo "$pl" | grep -q "at $((lld / 8)) rows, [0-9.]* at $((ll
     ! grep -q "^dgemm@ld" "$tmp/m.model" && ok "ld pairs not kept, no dgemm@ld: $pl" || ko "ld pairs said not kept, yet a dgemm@ld line"
   fi
 else ko "ld pairs: '$pl'"; fi
+# the solo pairs (--solo-rounds 2): dgemm on core 0 alone against every
+# core busy, said and written as meta solo_speed (simblas-hpl run's hosts
+# with idle cores): the median measured, or 1 when said to be no gain
+# beyond its noise; no row interchanges measured here, so no
+# solo_speed_memory; on one core none at all
+line=$(grep "one core alone ran dgemm (m = n = [0-9]*, k = 128) [0-9.]*% [a-z]* than with every core busy (median of 2 rounds, +-[0-9.]*%; alone [0-9.]* ms a call): " "$tmp/cal.err")
+said=$(echo "$line" | sed -n 's/.*meta solo_speed \([0-9.]*\)$/\1/p')
+cores=$(awk '$1 == "meta" && $2 == "cores" { print $3 }' "$tmp/m.model")
+if [ "${cores:-1}" -lt 2 ]; then
+  ! grep -q "^meta solo_speed" "$tmp/m.model" && ok "one core: no solo pairs" || ko "one core, yet $(grep '^meta solo' "$tmp/m.model")"
+elif [ -n "$said" ] && grep "^meta solo_speed " "$tmp/m.model" | awk -v s="$said" '{ exit !($3 == s) }' \
+     && grep -q "^meta solo_speed [0-9.]* \"simblas-calibrate: dgemm at m = n = [0-9]*, k = 128 on core 0 alone against all $cores cores busy, the median of 2 rounds [0-9.]* +- [0-9.]*\(, within its noise\)\?\"$" "$tmp/m.model" \
+     && { [ "$said" != 1 ] || echo "$line" | grep -q "no gain beyond its noise"; } \
+     && ! grep -q "^meta solo_speed_memory" "$tmp/m.model"; then
+  ok "solo pairs: meta solo_speed $said, said and written"
+elif echo "$line" | grep -q "outside 0.8-1.5, a measurement gone wrong, not written" && ! grep -q "^meta solo_speed" "$tmp/m.model"; then
+  ok "solo pairs: out of range, said and not written (a disturbed machine)"
+else ko "solo pairs: said '$line', model: $(grep '^meta solo' "$tmp/m.model")"; fi
+
 # --lld 8192 here and in the checks below that do not depend on the local
 # matrix: 750 MB per core rather than 1.6 GB (dgemm's reference calls need
 # 4,096 columns), as first touching memory costs seconds in a VM
-"$cal" --quick --budget 1 --force --routines dgemm --lld 8192 --no-report -o "$tmp/np.model" 2> "$tmp/np.err" \
+"$cal" --quick --budget 1 --force --routines dgemm --lld 8192 --solo-rounds 0 --no-report -o "$tmp/np.model" 2> "$tmp/np.err" \
   && ! grep -q "other leading dimensions" "$tmp/np.err" && ! grep -q "^dgemm@ld" "$tmp/np.model" \
-  && ok "--quick: no pairs, no @ld line" || ko "--quick without pairs: $(tail -3 "$tmp/np.err")"
+  && ! grep -q "alone" "$tmp/np.err" && ! grep -q "^meta solo" "$tmp/np.model" \
+  && ok "--quick: no ld pairs, no @ld line; --solo-rounds 0: no solo pairs" || ko "--quick without pairs: $(tail -3 "$tmp/np.err")"
 
 # --summary: <routine> <prec> n=<k> r2=<x> median_rel_err=<x> p95_rel_err=<x>
 "$cal" --summary "$tmp/m.model" > "$tmp/sum"
@@ -195,7 +216,7 @@ fi
 mk=${MAKE:-make}
 if command -v "$mk" > /dev/null && [ -f "$bld/Makefile" ]; then
   (umask 077; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" calibrate DESTDIR="$tmp/inst" \
-     CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy --lld 8192") > "$tmp/make.out" 2>&1
+     CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy --lld 8192 --solo-rounds 0") > "$tmp/make.out" 2>&1
   rc=$?
   modes=$(cd "$tmp/inst" 2>/dev/null && find . -path '*simblas/*' \( -name '*.model' -o -path '*.report*' \) -exec stat -c '%a %n' {} + | sort)
   bad=$(echo "$modes" | awk '$1 != ($2 ~ /\.report$/ ? "755" : "644")')
@@ -223,7 +244,7 @@ if command -v "$mk" > /dev/null && [ -f "$bld/Makefile" ]; then
       ok "make install after a refine: default.model is refined.model"
     else ko "make install after a refine: rc=$rc, default.model is not refined.model $(tail -2 "$tmp/inst.out")"; fi
     env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" calibrate DESTDIR="$tmp/inst" \
-      CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy --lld 8192" > "$tmp/make2.out" 2>&1
+      CALIBRATE_FLAGS="--quick --force --budget 1 --routines dgemm,daxpy --lld 8192 --solo-rounds 0" > "$tmp/make2.out" 2>&1
     env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$mk" -s -C "$bld" install-data DESTDIR="$tmp/inst" > "$tmp/inst.out" 2>&1
     if [ ! -e "$pd/refined.model" ] && cmp -s "$pd/default.model" "$pd/calibrated.model"; then
       ok "make calibrate drops the refinement; make install then installs calibrated.model"
@@ -255,7 +276,7 @@ fi
 # a model that cannot be put in place at the end is kept elsewhere, not
 # lost: its directory removed during the measuring
 mkdir -p "$tmp/gone" "$tmp/keep.gone"  # not $tmp/keep, where the refused run's model is
-TMPDIR=$tmp/keep.gone "$cal" --quick --force --budget 4 --routines dgemm --lld 8192 --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
+TMPDIR=$tmp/keep.gone "$cal" --quick --force --budget 4 --routines dgemm --lld 8192 --solo-rounds 0 --no-report -o "$tmp/gone/m.model" > /dev/null 2> "$tmp/gone.err" &
 pid=$!
 sleep 1
 rm -rf "$tmp/gone"
@@ -318,6 +339,21 @@ for sig in INT TERM KILL; do
   if cmp -s "$tmp/m.model" "$tmp/keep.model" && [ $rc -ne 0 ]; then ok "SIG$sig during measuring: exit $rc, previous model untouched"
   else ko "SIG$sig: exit $rc, model changed"; fi
 done
+# SIGINT in the solo pairs (100 rounds, 200 s; the passes over within 12 s
+# at --budget 0.3), where the cores wait for each other in barriers: every
+# core leaves together, within seconds, the previous model untouched
+"$cal" --quick --force --budget 0.3 --routines dgemm --lld 8192 --solo-rounds 100 -o "$tmp/keep.model" --no-report \
+  > /dev/null 2> "$tmp/solo-int.err" &
+pid=$!
+sleep 12
+kill -INT $pid 2>/dev/null
+i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $pid 2>/dev/null; then kill -KILL $pid; wait $pid; ko "SIGINT in the solo pairs: still running 10 s later (a core waiting for another)"
+else
+  wait $pid; rc=$?
+  [ $rc -eq 130 ] && cmp -s "$tmp/m.model" "$tmp/keep.model" && ok "SIGINT in the solo pairs: exit 130 in $((i / 10)).$((i % 10)) s, previous model untouched" \
+    || ko "SIGINT in the solo pairs: exit $rc; $(tail -2 "$tmp/solo-int.err")"
+fi
 # a writer killed between its write and its rename leaves its temporary:
 # the next one removes such stale ones, never one a live writer holds
 : > "$tmp/.keep.model.tmp.StAlE1"

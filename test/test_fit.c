@@ -242,6 +242,22 @@ static void test_ld_factors_recover_each_level(void **state)
 /* dgemm's leading-dimension pairs: one factor per leading dimension, the
  * median of its ratios (an outlier does not move it); kept only when one
  * lies beyond the pairs' noise; none from a disturbed measure */
+/* the pairs' median and its error from the MAD (the solo speeds' and the
+ * @ld factors' noise rule) */
+static void test_median_se(void **state)
+{
+  (void)state;
+  double v[] = {1.10, 0.90, 1.00, 1.05, 0.95}, se = -1;
+  assert_float_equal(fit_median_se(v, 5, &se), 1.00, 1e-12);
+  assert_float_equal(se, 1.4826 * 0.05 / sqrt(5.0), 1e-12); /* deviations 0.1 0.1 0 0.05 0.05: MAD 0.05 */
+  double w[] = {1.30, 1.02, 1.04}; /* an outlier moves neither */
+  assert_float_equal(fit_median_se(w, 3, &se), 1.04, 1e-12);
+  assert_float_equal(se, 1.4826 * 0.02 / sqrt(3.0), 1e-12);
+  double one[] = {0.97};
+  assert_float_equal(fit_median_se(one, 1, &se), 0.97, 1e-12);
+  assert_float_equal(se, 0, 0);
+}
+
 static void test_ld_pairs_median_per_level(void **state)
 {
   (void)state;
@@ -454,6 +470,7 @@ int main(void)
       cmocka_unit_test(test_level1_selects_latency_and_slope),
       cmocka_unit_test(test_pieces_follow_a_regime_change),
       cmocka_unit_test(test_ld_factors_recover_each_level),
+      cmocka_unit_test(test_median_se),
       cmocka_unit_test(test_ld_pairs_median_per_level),
       cmocka_unit_test(test_noisy_points_fit_their_mean),
       cmocka_unit_test(test_memory_kernel_cuts_on_rows),

@@ -12,7 +12,7 @@ import re
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import realrun
+from simblas_hpl import model, realrun
 from simblas_hpl.errors import CliError
 from simblas_hpl.verbs import refine
 
@@ -347,6 +347,41 @@ class Verb(RefineBase):
         self.assertEqual(status, 0, err)
         self.assertEqual([r[:3] for r in self.runs], [(6000, 1, 1), (6000, 1, 2)])
         self.assertNotIn("solo_speed", self.read(self.model))
+
+    def test_calibrators_solo_kept(self):
+        # the calibration measured both solo speeds side by side: no run of one rank alone, and the refined
+        # model keeps the calibrator's lines (the fake calibrator's refit copies the base's meta lines)
+        lines = ('meta solo_speed 1.0068 "simblas-calibrate: dgemm at m = n = 4096, k = 128 on core 0 alone"\n'
+                 'meta solo_speed_memory 1.0330 "simblas-calibrate: HPL\'s row interchanges on core 0 alone"\n')
+        with open(self.model, "w") as f:
+            f.write(BASE.replace("meta mode quick\n", "meta mode quick\n" + lines))
+        status, out, err = self.refine("--model", self.model)
+        self.assertEqual(status, 0, err)
+        self.assertEqual([r[:3] for r in self.runs], [(10000, 1, 2), (10000, 2, 1)])
+        self.assertIn("no run of one rank alone", err)
+        self.assertIn("solo_speed 1.0068", err)
+        self.assertIn(lines, self.read(self.model))
+        self.assertNotIn("one core alone ran HPL's dgemm", out)
+        # one of them refine's own (a run alone): refine measures both again
+        self.runs.clear()
+        with open(self.model, "w") as f:
+            f.write(BASE.replace("meta mode quick\n", "meta mode quick\n" + lines.replace(
+                '"simblas-calibrate: HPL', 'N=10000 1x1 against 2 all-core run(s) "HPL')))
+        status, out, err = self.refine("--model", self.model)
+        self.assertEqual(status, 0, err)
+        self.assertEqual([r[:3] for r in self.runs], [(10000, 1, 2), (10000, 1, 1), (10000, 2, 1)])
+
+    def test_solo_calibrated(self):
+        path = self.path("s.model")
+        for text, want in ((BASE, False),
+                           (BASE + 'meta solo_speed 1.01 "simblas-calibrate: x"\n', False),
+                           ('meta solo_speed 1.01 "simblas-calibrate: x"\nmeta solo_speed_memory 1.2 '
+                            '"simblas-calibrate: y"\n' + BASE, True),
+                           ('meta solo_speed 1.01 N=10000 1x1 against 2\nmeta solo_speed_memory 1.2 '
+                            '"simblas-calibrate: y"\n' + BASE, False)):
+            with open(path, "w") as f:
+                f.write(text)
+            self.assertEqual(model.solo_calibrated(path), want, text)
 
     def test_solo_out_of_range_not_recorded(self):
         # one rank alone 2.2 times as fast (a run disturbed): said, not written

@@ -96,6 +96,19 @@ def solo_speed_memory(path):
     return meta_number(path, "solo_speed_memory", SOLO_MEMORY_RANGE)
 
 
+def solo_calibrated(path):
+    """True when the model's solo speeds (meta solo_speed and
+    solo_speed_memory) are both the calibrator's own: measured side by side,
+    one core alone against every core busy, the same calls in turn
+    (simblas-calibrate's solo pairs), which a drift of the machine's speed
+    does not bias as it does two separate runs."""
+    for key in ("solo_speed", "solo_speed_memory"):
+        f = meta_fields(path, key)
+        if not f or len(f) < 2 or not f[1].startswith('"simblas-calibrate:'):
+            return False
+    return True
+
+
 def set_meta(text, key, words):
     """A model's text with its `meta KEY WORDS` line after the first line,
     any earlier `meta KEY` removed; words None: only removed."""
