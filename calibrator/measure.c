@@ -272,6 +272,9 @@ static void solo_pairs(worker *w, double bias)
   for (size_t i = 0; i < w->npts; i++)
     if (w->pts[i].solo)
       idx[np++] = i;
+  if (w->id == 0)
+    fprintf(stderr, "simblas-calibrate: one core alone against every core busy (the solo pairs): %zu call(s), %zu "
+                    "rounds, about %.0f s\n", np, R, (double)(np * R) * 2 * (CAL_SOLO_LEAD + CAL_SOLO_WINDOW));
   size_t r = 0;
   for (; r < R; r++) {
     for (size_t j = 0; j < np; j++)

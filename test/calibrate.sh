@@ -339,13 +339,15 @@ for sig in INT TERM KILL; do
   if cmp -s "$tmp/m.model" "$tmp/keep.model" && [ $rc -ne 0 ]; then ok "SIG$sig during measuring: exit $rc, previous model untouched"
   else ko "SIG$sig: exit $rc, model changed"; fi
 done
-# SIGINT in the solo pairs (100 rounds, 200 s; the passes over within 12 s
-# at --budget 0.3), where the cores wait for each other in barriers: every
-# core leaves together, within seconds, the previous model untouched
+# SIGINT in the solo pairs (100 rounds, 200 s), where the cores wait for
+# each other in barriers: every core leaves together, within seconds, the
+# previous model untouched
 "$cal" --quick --force --budget 0.3 --routines dgemm --lld 8192 --solo-rounds 100 -o "$tmp/keep.model" --no-report \
   > /dev/null 2> "$tmp/solo-int.err" &
 pid=$!
-sleep 12
+i=0; while ! grep -q "the solo pairs): 1 call(s), 100 rounds" "$tmp/solo-int.err" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q "the solo pairs)" "$tmp/solo-int.err" || ko "the solo pairs not said within 60 s: $(tail -2 "$tmp/solo-int.err")"
+sleep 1
 kill -INT $pid 2>/dev/null
 i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 if kill -0 $pid 2>/dev/null; then kill -KILL $pid; wait $pid; ko "SIGINT in the solo pairs: still running 10 s later (a core waiting for another)"
