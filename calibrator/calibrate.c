@@ -69,7 +69,7 @@ static void usage(FILE *f)
               "       simblas-calibrate --reference-speed [MODEL]\n"
               "Measures this machine's BLAS and writes a SimBLAS model file; with --network, its MPI's messages.\n"
               "  -o, --output FILE     model to write (default: ./simblas.model); written atomically\n"
-              "  -q, --quick           short run (under a minute) for CI and demos\n"
+              "  -q, --quick           short run (one to two minutes on a 2-core VM) for CI and demos\n"
               "      --budget SEC      measuring time per core (default 480; quick 30)\n"
               "      --max-call SEC    longest single call to draw (default 0.25; quick 0.05)\n"
               "      --reps N          timed repetitions per point (default 5; quick 3)\n"

@@ -23,7 +23,7 @@ make install > install.log 2>&1 || { tail -40 install.log; exit 1; }
 prefix=$top/_install
 PATH=$prefix/bin:$PATH
 export PATH
-# calibrate once (quick mode, under a minute); `make calibrate` without
+# calibrate once (quick mode, one to two minutes); `make calibrate` without
 # CALIBRATE_FLAGS runs the full calibration (about 8 minutes)
 if [ ! -f "$prefix/share/simblas/calibrated.model" ]; then
   echo "== calibrating this machine's BLAS (quick mode)"
