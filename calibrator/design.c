@@ -271,8 +271,8 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
             c->est = estimate(d, op, c->m, c->n, c->k) * d->ld_rounds + 2e-6;
           }
         }
-    /* the solo pairs (design.h): dgemm at the reference calls' shape, and
-     * HPL's row interchanges */
+    /* the solo pairs (design.h): dgemm at the reference calls' m and n
+     * with k = 128, HPL's default NB, and HPL's row interchanges */
     int solo_mem = op == sb_op_lookup("hpl_dlaswp00N");
     if ((op == sb_op_lookup("dgemm") || solo_mem) && p && d->solo_rounds > 0 && d->ncores > 1 && d->hpl_layout &&
         !d->ref_only) {

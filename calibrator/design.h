@@ -91,7 +91,8 @@ int64_t cal_ld_level(const cal_design *d, int i);
  * cores runs: HPL with one rank on a two-core node, or any host given
  * fewer ranks than cores (simblas-hpl run's occupancy, the model's meta
  * solo_speed and solo_speed_memory).  The points: dgemm at the reference
- * calls' shape (HPL's large trailing update, in its layout) and HPL's row
+ * calls' m = n with k = 128 (HPL's large trailing update at its default
+ * NB, in its layout) and HPL's row
  * interchanges (hpl_dlaswp00N, NB = 128 rows of at most 4,096 columns),
  * the memory kernels' representative.  A real 1x1 HPL on a two-core Zen 5
  * VM ran 7-12% faster than a model of all cores busy predicted. */
