@@ -611,8 +611,6 @@ static sb_model *build_model(const cal_info *c)
   return m;
 }
 
-/* the model into its place; if that fails now, into the temporary
- * directory, so that the measuring is not lost */
 /* the model where it is kept when it is not put in place: the temporary
  * directory, so that the measuring is not lost */
 static int keep_aside(sb_model *m, const char *comment, char *keep, size_t len, char *err, size_t elen)
@@ -623,9 +621,6 @@ static int keep_aside(sb_model *m, const char *comment, char *keep, size_t len, 
   return o && sb_model_out_commit(o, m, comment, err, elen) == 0 ? 0 : -1;
 }
 
-/* the model into its place; if that fails now, or when the calibration is
- * refused (refused: why), into the temporary directory.  Returns the path
- * written. */
 /* the solo pairs' factors (design.h CAL_SOLO) into info, and said: a
  * factor outside the range simblas-hpl uses (tools/simblas_hpl/model.py
  * SOLO_SPEED_RANGE, SOLO_MEMORY_RANGE) is a measurement gone wrong, said
@@ -671,6 +666,9 @@ static void solo_factors(cal_info *info, const cal_run *run)
   }
 }
 
+/* the model into its place; if that fails now, or when the calibration is
+ * refused (refused: why), into the temporary directory.  Returns the path
+ * written. */
 static const char *write_model(const cal_info *c, const char *refused)
 {
   static const char comment[] =

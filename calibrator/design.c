@@ -193,6 +193,14 @@ static double weight(int op)
   return o->level == SB_LEVEL_3 ? 0.006 : o->level == SB_LEVEL_2 ? 0.0015 : 0.0006;
 }
 
+/* m = n of the reference calls in HPL's layout (k = 256): HPL's large
+ * trailing update, as much of it as the local matrix holds; the ld pairs
+ * and the solo pairs take it too */
+static int64_t ref_mn(const cal_design *d)
+{
+  return (int64_t)fmin(4096, fmin((double)(d->lld - 256), (double)d->lcols));
+}
+
 /* p with room for point n (twice its capacity when full), or NULL (p freed) */
 static cal_point *room(cal_point *p, size_t n, size_t *cap)
 {
@@ -238,7 +246,7 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
         cal_point *c = &p[n++];
         *c = (cal_point){.op = op, .ref = 1};
         if (d->hpl_layout) {
-          c->m = c->n = (int64_t)fmin(4096, fmin((double)(d->lld - 256), (double)d->lcols));
+          c->m = c->n = ref_mn(d);
           c->k = 256;
           c->layout = 1;
           c->form = (unsigned char)(r & 1);
@@ -256,8 +264,7 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
     if (op == sb_op_lookup("dgemm") && p && d->ld_rounds > 0 && d->hpl_layout && !d->ref_only)
       for (int i = 0; i < CAL_LD_PAIRS; i++)
         for (int form = 0; form < 2; form++) {
-          int64_t ld = d->lld >> CAL_LD_PAIR_SHIFT(i), k = 256,
-                  mn = (int64_t)fmin(fmin(4096, (double)(d->lld - k)), (double)d->lcols);
+          int64_t ld = d->lld >> CAL_LD_PAIR_SHIFT(i), k = 256, mn = ref_mn(d);
           if (mn > ld - k)
             mn = ld - k;
           if (mn < k)
@@ -280,12 +287,9 @@ cal_point *cal_design_points(const cal_design *d, const int *ops, int nops, size
         return NULL;
       cal_point *c = &p[n++];
       if (solo_mem)
-        *c = (cal_point){.op = op, .m = CAL_SOLO_ROWS, .n = (int64_t)fmin(CAL_SOLO_COLS, (double)d->lcols)};
+        *c = (cal_point){.op = op, .m = CAL_SOLO_ROWS, .n = (int64_t)fmin(CAL_SOLO_COLS, (double)d->lcols), .solo = 1};
       else
-        *c = (cal_point){.op = op, .m = (int64_t)fmin(4096, fmin((double)(d->lld - 256), (double)d->lcols)),
-                         .k = 128, .layout = 1};
-      c->n = solo_mem ? c->n : c->m;
-      c->solo = 1;
+        *c = (cal_point){.op = op, .m = ref_mn(d), .n = ref_mn(d), .k = 128, .layout = 1, .solo = 1};
       /* each round: two states, each its lead-in and its timed window */
       c->est = 2 * (CAL_SOLO_LEAD + CAL_SOLO_WINDOW) * d->solo_rounds;
     }

@@ -118,17 +118,12 @@ def plan_configs(args, cores):
     return configs
 
 
-def solo_config(configs, cores, args, base=None):
+def solo_config(configs, cores, args):
     """The run of one rank alone on this machine (N:1x1 at the configs'
     smallest N), whose dgemm speed against the all-core runs' gives meta
-    solo_speed; None on one core, with --no-solo, when a config is 1x1
-    already, or when the base model's solo speeds are the calibrator's
-    (model.solo_calibrated: measured side by side, where one run alone
-    against others minutes apart measured 0.87-1.04 on the same Zen 5 VM,
-    its drift)."""
+    solo_speed; None on one core, with --no-solo, or when a config is 1x1
+    already."""
     if cores < 2 or args.no_solo or any(c.ranks == 1 for c in configs):
-        return None
-    if base and model.solo_calibrated(base):
         return None
     return validation.make_config(min(c.n for c in configs), 1, 1)
 
@@ -382,8 +377,11 @@ def main(args):
     else:
         root = tempfile.mkdtemp(prefix="simblas-refine-")
     machine = validation.machine_info()
-    solo_cfg = solo_config(configs, cores, args, base)
-    if solo_cfg is None and cores > 1 and not args.no_solo and model.solo_calibrated(base):
+    solo_cfg = solo_config(configs, cores, args)
+    # none either when the base model's solo speeds are the calibrator's: measured side by side, where one
+    # run alone against others minutes apart measured 0.87-1.04 on the same Zen 5 VM (its drift)
+    if solo_cfg and model.solo_calibrated(base):
+        solo_cfg = None
         note(f"no run of one rank alone: {base}'s solo speeds are the calibrator's (meta solo_speed "
              f"{model.solo_speed(base)}, solo_speed_memory {model.solo_speed_memory(base)}: one core alone against "
              "every core busy, side by side), which the refined model keeps")
