@@ -864,6 +864,10 @@ static int from_trace(int nfiles, char **files)
   open_output();
   fprintf(stderr, "simblas-calibrate: %zu calls of %zu shapes in %d trace file(s) (%zu quick returns left out); "
                   "refining %s\n", t.calls, t.nshapes, nfiles, t.skipped, base);
+  if (t.stalled)
+    fprintf(stderr, "simblas-calibrate: %zu stalled call(s) left out: more than %g times, and %g ms, slower than "
+                    "their routine's other calls for their size (%.3f s beyond their pace; bench/trace-stalls lists "
+                    "them)\n", t.stalled, CAL_STALL_FACTOR, 1e3 * CAL_STALL_MIN_S, t.stalled_s);
   fit_point *fp = malloc(sizeof *fp * (t.nshapes ? t.nshapes : 1));
   if (!fp)
     cal_die("out of memory for %zu shapes", t.nshapes);

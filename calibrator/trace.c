@@ -13,8 +13,19 @@
 typedef struct row {
   int key;
   int64_t m, n, k, ld;
-  double t;
+  double t, pred; /* measured and predicted (the tracing model's; 0: none) */
 } row;
+
+/* stalls (trace.h: CAL_STALL_FACTOR, CAL_STALL_MIN_S), in a key of
+ * CAL_STALL_PEERS calls or more with predictions, of which at most
+ * CAL_STALL_SHARE are such: more are the model's error, which the refit is
+ * for.  On a Zen 5 VM (doc/performance.md, 2026-11-29), HPL's first row
+ * swaps of a run took 67-344 times their prediction and up to 1.2 s each,
+ * a few calls in 37,000; refitted on two rounds of such traces, a model
+ * predicted a stall-free run's memory kernels at 1.24 and 1.00 of their
+ * time with the stalls, 0.90 and 1.04 without */
+#define CAL_STALL_PEERS 8
+#define CAL_STALL_SHARE 0.05
 
 static int cmp_row(const void *a, const void *b)
 {
@@ -103,7 +114,7 @@ static int read_one(const char *path, row **rows, size_t *nrows, size_t *cap, ca
       }
       *rows = r, *cap = nc;
     }
-    (*rows)[(*nrows)++] = (row){key, m, n, k, ld, meas};
+    (*rows)[(*nrows)++] = (row){key, m, n, k, ld, meas, isfinite(pred) && pred > 0 ? pred : 0};
     t->calls++;
   }
   if (!rc && lineno == 0) {
@@ -112,6 +123,41 @@ static int read_one(const char *path, row **rows, size_t *nrows, size_t *cap, ca
   }
   fclose(f);
   return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* the stalls of the rows [a, b) of one key left out (trace.h): rows
+ * compacted in place, t's counts updated; the new end */
+static size_t drop_stalls(row *rows, size_t a, size_t b, double *ratio, cal_trace *t)
+{
+  size_t nr = 0, stalls = 0;
+  for (size_t i = a; i < b; i++)
+    if (rows[i].pred > 0)
+      ratio[nr++] = rows[i].t / rows[i].pred;
+  if (nr < CAL_STALL_PEERS)
+    return b;
+  qsort(ratio, nr, sizeof *ratio, cmp_double);
+  double med = nr % 2 ? ratio[nr / 2] : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
+#define STALLED(r) ((r).pred > 0 && (r).t > CAL_STALL_FACTOR * med * (r).pred && (r).t - med * (r).pred >= CAL_STALL_MIN_S)
+  for (size_t i = a; i < b; i++)
+    stalls += STALLED(rows[i]);
+  if (!stalls || (double)stalls > CAL_STALL_SHARE * (double)(b - a))
+    return b;
+  size_t w = a;
+  for (size_t i = a; i < b; i++)
+    if (STALLED(rows[i])) {
+      t->stalled++;
+      t->stalled_s += rows[i].t - med * rows[i].pred;
+    } else
+      rows[w++] = rows[i];
+#undef STALLED
+  t->calls -= stalls;
+  return w;
 }
 
 int cal_trace_read(const char *const *paths, int n, cal_trace *t, char *err, size_t errlen)
@@ -126,11 +172,28 @@ int cal_trace_read(const char *const *paths, int n, cal_trace *t, char *err, siz
     }
   qsort(rows, nrows, sizeof *rows, cmp_row);
   t->shapes = malloc(sizeof *t->shapes * (nrows ? nrows : 1));
-  if (!t->shapes) {
+  double *ratio = malloc(sizeof *ratio * (nrows ? nrows : 1));
+  if (!t->shapes || !ratio) {
     free(rows);
+    free(ratio);
+    free(t->shapes);
+    t->shapes = NULL;
     snprintf(err, errlen, "out of memory for %zu trace rows", nrows);
     return -1;
   }
+  /* each key's stalls left out, the rows kept in order */
+  size_t kept = 0;
+  for (size_t a = 0; a < nrows;) {
+    size_t b = a;
+    while (b < nrows && rows[b].key == rows[a].key)
+      b++;
+    size_t end = drop_stalls(rows, a, b, ratio, t);
+    memmove(rows + kept, rows + a, sizeof *rows * (end - a));
+    kept += end - a;
+    a = b;
+  }
+  free(ratio);
+  nrows = kept;
   for (size_t a = 0; a < nrows;) {
     size_t b = a;
     double sum = 0, ss = 0;

@@ -27,13 +27,23 @@ typedef struct cal_shape {
 typedef struct cal_trace {
   cal_shape *shapes; /* sorted by key, then m, n, k, ld */
   size_t nshapes, calls, skipped;
+  /* stalls left out: calls more than CAL_STALL_FACTOR times (and
+   * CAL_STALL_MIN_S seconds) slower than their routine's other calls for
+   * their size, as their predictions scale them (a machine's hiccup, not
+   * what the call costs), when at most 5% of the routine's calls are
+   * such (trace.c); their count and the seconds they took beyond the
+   * others' pace */
+  size_t stalled;
+  double stalled_s;
 } cal_trace;
+#define CAL_STALL_FACTOR 10.0
+#define CAL_STALL_MIN_S 1e-3
 
 /* Read the trace files paths[0..n) into t (the shapes of all of them
  * together).  A routine's name is its model key ("dtrsm", "dtrsm.right");
  * a SIDED routine without the suffix (a trace of an older libsimblas) is
- * the Right form when k = n != m.  Returns 0, or -1 with a message naming
- * the file and line in err. */
+ * the Right form when k = n != m.  Stalls are left out (cal_trace).
+ * Returns 0, or -1 with a message naming the file and line in err. */
 int cal_trace_read(const char *const *paths, int n, cal_trace *t, char *err, size_t errlen);
 void cal_trace_free(cal_trace *t);
 
