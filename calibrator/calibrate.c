@@ -867,7 +867,7 @@ static int from_trace(int nfiles, char **files)
   if (t.stalled)
     fprintf(stderr, "simblas-calibrate: %zu stalled call(s) left out: more than %g times, and %g ms, slower than "
                     "their routine's other calls for their size (%.3f s beyond their pace; bench/trace-stalls lists "
-                    "them)\n", t.stalled, CAL_STALL_FACTOR, 1e3 * CAL_STALL_MIN_S, t.stalled_s);
+                    "the calls far above their prediction, run by run)\n", t.stalled, CAL_STALL_FACTOR, 1e3 * CAL_STALL_MIN_S, t.stalled_s);
   fit_point *fp = malloc(sizeof *fp * (t.nshapes ? t.nshapes : 1));
   if (!fp)
     cal_die("out of memory for %zu shapes", t.nshapes);

@@ -131,6 +131,12 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* a stalled call (trace.h), med the key's median measured/predicted ratio */
+static int stalled(const row *r, double med)
+{
+  return r->pred > 0 && r->t > CAL_STALL_FACTOR * med * r->pred && r->t - med * r->pred >= CAL_STALL_MIN_S;
+}
+
 /* the stalls of the rows [a, b) of one key left out (trace.h): rows
  * compacted in place, t's counts updated; the new end */
 static size_t drop_stalls(row *rows, size_t a, size_t b, double *ratio, cal_trace *t)
@@ -143,19 +149,17 @@ static size_t drop_stalls(row *rows, size_t a, size_t b, double *ratio, cal_trac
     return b;
   qsort(ratio, nr, sizeof *ratio, cmp_double);
   double med = nr % 2 ? ratio[nr / 2] : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
-#define STALLED(r) ((r).pred > 0 && (r).t > CAL_STALL_FACTOR * med * (r).pred && (r).t - med * (r).pred >= CAL_STALL_MIN_S)
   for (size_t i = a; i < b; i++)
-    stalls += STALLED(rows[i]);
+    stalls += stalled(&rows[i], med);
   if (!stalls || (double)stalls > CAL_STALL_SHARE * (double)(b - a))
     return b;
   size_t w = a;
   for (size_t i = a; i < b; i++)
-    if (STALLED(rows[i])) {
+    if (stalled(&rows[i], med)) {
       t->stalled++;
       t->stalled_s += rows[i].t - med * rows[i].pred;
     } else
       rows[w++] = rows[i];
-#undef STALLED
   t->calls -= stalls;
   return w;
 }
