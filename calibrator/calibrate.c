@@ -809,9 +809,12 @@ static void forget_key(sb_model *m, int key, const char *name)
  * is scaled, mean and sigma, by their measured total over its prediction
  * of them (at their leading dimensions: the @ld factors are kept), so
  * that it predicts the application's calls as they ran; the parts no
- * call fell in are unchanged, and the key's lines in the other sets go
- * (they would override the node's).  Returns the calls' measured total
- * over the prediction before (0 when nothing was scaled). */
+ * call fell in are unchanged.  The key's lines in the other sets (the
+ * calibrator's per-core ones, which override the node's where they
+ * apply, and which --node-speeds model reads) are scaled by the calls'
+ * overall factor, so that each keeps its difference from the node's.
+ * Returns that factor, the calls' measured total over the prediction
+ * before (0 when nothing was scaled). */
 #define CAL_TRACE_MIN 8
 static double rescale_key(sb_model *m, int key, const cal_shape *sh, size_t n)
 {
@@ -841,11 +844,16 @@ static double rescale_key(sb_model *m, int key, const cal_shape *sh, size_t n)
   }
   if (!scaled)
     return 0;
+  double f = tm / tp;
   for (int s = 1; s < m->nsets; s++) {
-    free(m->sets[s]->line[key]);
-    m->sets[s]->line[key] = NULL;
+    sb_coefs *o = m->sets[s]->line[key];
+    for (int part = 0; o && part <= o->npieces; part++) {
+      double *mu = part ? o->piece[part - 1].mu : o->mu, *sg = part ? o->piece[part - 1].sigma : o->sigma;
+      for (int t = 0; t < SB_NTERMS; t++)
+        mu[t] *= f, sg[t] *= f;
+    }
   }
-  return tm / tp;
+  return f;
 }
 
 static int from_trace(int nfiles, char **files)

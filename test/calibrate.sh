@@ -363,6 +363,20 @@ if "$cal" --from-trace --base "$tmp/base.model" -o "$tmp/sk.model" "$tmp/skew.cs
   else ko "levelling: $(cat "$tmp/sk.err") | predicted $(awk '{ p += $1 } END { print p }' "$tmp/sk.pred") of $(cat "$tmp/sk.total") s"; fi
 else ko "--from-trace on a skewed trace failed: $(cat "$tmp/sk.err")"; fi
 
+# a line levelled rather than refitted (here dgemm at 3 shapes, too few
+# to fit) keeps its lines in the per-core sets, scaled with it: they
+# override the node's where they apply, and --node-speeds model reads them
+core_dgemm() { awk '/^set / { c = ($2 ~ /^core/) } c && /^dgemm/ { n++ } END { print n + 0 }' "$1"; }
+awk 'BEGIN { print "routine,m,n,k,predicted_s,measured_s,rank,cblas"
+  for (i = 0; i < 3; i++) for (r = 0; r < 4; r++) printf "dgemm,%d,%d,128,0,%.9g,%d,1\n", 1000 * (i + 1), 2000, 3e-11 * 1000 * (i + 1) * 2000 * 128, r % 2 }' > "$tmp/few.csv"
+if "$cal" --from-trace --base "$tmp/base.model" -o "$tmp/few.model" "$tmp/few.csv" 2> "$tmp/few.err" \
+   && grep -q "dgemm  *12 calls,     3 shapes: too few shapes to fit; the base model's line scaled by" "$tmp/few.err" \
+   && [ "$(core_dgemm "$tmp/base.model")" -gt 0 ] && [ "$(core_dgemm "$tmp/few.model")" = "$(core_dgemm "$tmp/base.model")" ] \
+   && awk '/^set core/ { c = 1 } c && /^dgemm/' "$tmp/base.model" > "$tmp/few.b" \
+   && awk '/^set core/ { c = 1 } c && /^dgemm/' "$tmp/few.model" > "$tmp/few.l" && ! cmp -s "$tmp/few.b" "$tmp/few.l"; then
+  ok "--from-trace: a levelled line's per-core lines kept and scaled ($(core_dgemm "$tmp/few.model") dgemm lines)"
+else ko "per-core lines of a levelled line: base $(core_dgemm "$tmp/base.model"), levelled $(core_dgemm "$tmp/few.model"): $(cat "$tmp/few.err")"; fi
+
 # more --cores than the machine has: said, and every core measured
 hw=$(sed -n 's/^meta cores //p' "$tmp/m.model")
 "$cal" --quick --force --budget 1 --cores 999 --routines daxpy --no-report -o "$tmp/c999.model" 2> "$tmp/c999.err"
