@@ -816,6 +816,14 @@ static void forget_key(sb_model *m, int key, const char *name)
  * Returns that factor, the calls' measured total over the prediction
  * before (0 when nothing was scaled). */
 #define CAL_TRACE_MIN 8
+/* part 0 of a line (its plain coefficients) or piece part - 1, mean and sigma, times f */
+static void scale_part(sb_coefs *co, int part, double f)
+{
+  double *mu = part ? co->piece[part - 1].mu : co->mu, *sg = part ? co->piece[part - 1].sigma : co->sigma;
+  for (int t = 0; t < SB_NTERMS; t++)
+    mu[t] *= f, sg[t] *= f;
+}
+
 static double rescale_key(sb_model *m, int key, const cal_shape *sh, size_t n)
 {
   int op = key % SB_OP_COUNT, v = key >= SB_OP_COUNT;
@@ -835,10 +843,7 @@ static double rescale_key(sb_model *m, int key, const cal_shape *sh, size_t n)
   for (int part = 0; part <= co->npieces; part++) {
     if (calls[part] < CAL_TRACE_MIN || !(pred[part] > 0) || !(meas[part] > 0))
       continue;
-    double f = meas[part] / pred[part];
-    double *mu = part ? co->piece[part - 1].mu : co->mu, *sg = part ? co->piece[part - 1].sigma : co->sigma;
-    for (int t = 0; t < SB_NTERMS; t++)
-      mu[t] *= f, sg[t] *= f;
+    scale_part(co, part, meas[part] / pred[part]);
     tp += pred[part], tm += meas[part];
     scaled = 1;
   }
@@ -847,12 +852,19 @@ static double rescale_key(sb_model *m, int key, const cal_shape *sh, size_t n)
   double f = tm / tp;
   for (int s = 1; s < m->nsets; s++) {
     sb_coefs *o = m->sets[s]->line[key];
-    for (int part = 0; o && part <= o->npieces; part++) {
-      double *mu = part ? o->piece[part - 1].mu : o->mu, *sg = part ? o->piece[part - 1].sigma : o->sigma;
-      for (int t = 0; t < SB_NTERMS; t++)
-        mu[t] *= f, sg[t] *= f;
-    }
+    for (int part = 0; o && part <= o->npieces; part++)
+      scale_part(o, part, f);
   }
+  return f;
+}
+
+/* rescale_key, and the factor (when it scaled) appended to the key's
+ * quality line as MARK says it (a format taking the factor) */
+static double level_key(sb_model *m, int key, const char *name, const cal_shape *sh, size_t n, const char *mark)
+{
+  double f = rescale_key(m, key, sh, n);
+  if (f > 0 && mark_quality(m, name, mark, f))
+    cal_die("out of memory for the model");
   return f;
 }
 
@@ -918,14 +930,12 @@ static int from_trace(int nfiles, char **files)
     fit_holdout(fp, n, 0.2, opt.seed + (uint64_t)key * 31);
     if (n < CAL_TRACE_MIN || fit_model(op, fp, n, &r) != 0) {
       free(f);
-      double scale = calls >= CAL_TRACE_MIN ? rescale_key(m, key, sh, n) : 0;
+      double scale = calls >= CAL_TRACE_MIN ? level_key(m, key, kn, sh, n, " source=trace-scaled trace_scale=%.4f") : 0;
       if (scale > 0) {
         refitted++;
         fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: too few shapes to fit; the base model's line scaled by "
                         "%.3f where they fall (it predicted their total %+.1f%% off, now %+.1f%%)\n",
                 kn, calls, n, scale, 100 * before, 100 * signed_error(m, op, v, sh, n));
-        if (mark_quality(m, kn, " source=trace-scaled trace_scale=%.4f", scale))
-          cal_die("out of memory for the model");
       } else
         fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: too few shapes to fit; the base model's line kept "
                         "(it predicts their total %+.1f%% off)\n", kn, calls, n, 100 * before);
@@ -943,14 +953,12 @@ static int from_trace(int nfiles, char **files)
     free(f);
     double after = meas > 0 ? pred / meas - 1 : 0;
     if (!(fabs(after) <= fabs(before))) {
-      double scale = rescale_key(m, key, sh, n);
+      double scale = level_key(m, key, kn, sh, n, " source=trace-scaled trace_scale=%.4f");
       fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: the refit predicts their total %+.1f%% off, the base model "
                       "%+.1f%%: the base model's line kept", kn, calls, n, 100 * after, 100 * before);
       if (scale > 0) {
         fprintf(stderr, ", levelled (scaled by %.3f where they fall: now %+.1f%%)\n", scale,
                 100 * signed_error(m, op, v, sh, n));
-        if (mark_quality(m, kn, " source=trace-scaled trace_scale=%.4f", scale))
-          cal_die("out of memory for the model");
         refitted++;
       } else
         fputc('\n', stderr);
@@ -970,16 +978,13 @@ static int from_trace(int nfiles, char **files)
      * the Zen 5 VM, 2026-11-29), and a simulation adds the times up: each
      * part of the line is scaled to the traced calls' total, as for a
      * key with too few shapes; the fit gives the line's shape */
-    double fitted = signed_error(m, op, v, sh, n), level = rescale_key(m, key, sh, n);
+    double level = level_key(m, key, kn, sh, n, " trace_scale=%.4f");
     fprintf(stderr, "  %-14s %8zu calls, %5zu shapes: refitted (held-out median error %.2f%%); the base model "
                     "predicted their total %+.1f%% off, the refit %+.1f%%", kn, calls, n, 100 * r.median_rel_err,
-            100 * before, 100 * fitted);
-    if (level > 0) {
+            100 * before, 100 * after);
+    if (level > 0)
       fprintf(stderr, ", levelled (scaled by %.3f where they fall): %+.1f%%", level,
               100 * signed_error(m, op, v, sh, n));
-      if (mark_quality(m, kn, " trace_scale=%.4f", level))
-        cal_die("out of memory for the model");
-    }
     fputc('\n', stderr);
     char fs[64]; /* the factors the calls had: one, or their range (they depend on m too) */
     if (f_lo == f_hi)
