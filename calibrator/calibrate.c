@@ -58,6 +58,7 @@ static struct {
   int quick, cores, reps, report, packed, force, mixed, unanchored, from_trace, network, reference, ld_rounds, solo_rounds;
   double budget, max_call, lld;
   uint64_t seed;
+  double time_scale; /* --from-trace: the traced times multiplied by it (0: not given) */
 } opt = {.report = 1, .seed = 1, .ld_rounds = -1, .solo_rounds = -1};
 
 static void usage(FILE *f)
@@ -96,6 +97,10 @@ static void usage(FILE *f)
               "      --from-trace      refit the routines an application called from its trace-mode runs\n"
               "                        (SIMBLAS_MODE=trace CSV files, the arguments) and write the model\n"
               "      --base MODEL      the model --from-trace refines (default: -o's, when it exists)\n"
+              "      --time-scale F    with --from-trace: multiply the traced times by F (0.5 to 2) before the\n"
+              "                        refit: the machine's reference speed during the traced runs over the\n"
+              "                        base model's, so that the refit stays at the base model's speed\n"
+              "                        (simblas-hpl refine gives it; meta trace_time_scale records it)\n"
               "      --network         ping-pong and collectives with the real MPI (Open MPI's mpirun): fit SMPI's\n"
               "                        lat/bw factors and the intra-node link; write the network file that\n"
               "                        simblas-hpl run --network reads (-o, default ./simblas.network)\n"
@@ -141,7 +146,7 @@ static void parse_options(int argc, char **argv)
       {"solo-rounds", required_argument, 0, 'O'},
       {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'},
       {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'},
-      {"reference-speed", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+      {"reference-speed", no_argument, 0, 'V'}, {"time-scale", required_argument, 0, 'K'}, {0, 0, 0, 0}};
   int c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
@@ -169,6 +174,12 @@ static void parse_options(int argc, char **argv)
     case 'W': opt.network = 1; break;
     case 'H': opt.hostfile = optarg; break;
     case 'V': opt.reference = 1; break;
+    case 'K':
+      opt.time_scale = parse_pos("--time-scale", optarg);
+      if (opt.time_scale < 0.5 || opt.time_scale > 2)
+        cal_die("--time-scale %s: outside 0.5 to 2, a machine twice as fast or slow as the base model's; the traces "
+                "were not made on the machine it was calibrated on: calibrate there (make calibrate)", optarg);
+      break;
     case 'h': usage(stdout); exit(0);
     default:
       fprintf(stderr, "simblas-calibrate: unknown or incomplete option '%s'\n", argv[optind - 1]);
@@ -185,6 +196,8 @@ static void parse_options(int argc, char **argv)
     cal_die("unexpected argument '%s' (see --help)", argv[optind]);
   if (opt.from_trace && optind == argc)
     cal_die("--from-trace needs the trace files: simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...");
+  if (opt.time_scale > 0 && !opt.from_trace)
+    cal_die("--time-scale F scales the traced times --from-trace refits: add --from-trace and the trace files");
   if (opt.base && !opt.from_trace)
     cal_die("--base MODEL is the model --from-trace refines: add --from-trace and the trace files");
   if (opt.network && (opt.from_trace || opt.summary))
@@ -888,6 +901,18 @@ static int from_trace(int nfiles, char **files)
     fprintf(stderr, "simblas-calibrate: %zu stalled call(s) left out: more than %g times, and %g ms, slower than "
                     "their routine's other calls for their size (%.3f s beyond their pace; bench/trace-stalls lists "
                     "the calls far above their prediction, run by run)\n", t.stalled, CAL_STALL_FACTOR, 1e3 * CAL_STALL_MIN_S, t.stalled_s);
+  /* the traced times as the base model's machine would run them: a VM's
+   * speed moves by several percent within the hour, and the refit would
+   * take on the speed of the traced runs while the lines it does not
+   * touch keep the calibration's */
+  if (opt.time_scale > 0) {
+    for (size_t i = 0; i < t.nshapes; i++) {
+      t.shapes[i].t *= opt.time_scale;
+      t.shapes[i].sd *= opt.time_scale;
+    }
+    fprintf(stderr, "simblas-calibrate: the traced times multiplied by %.4f (--time-scale: to the base model's "
+                    "reference speed)\n", opt.time_scale);
+  }
   fit_point *fp = malloc(sizeof *fp * (t.nshapes ? t.nshapes : 1));
   if (!fp)
     cal_die("out of memory for %zu shapes", t.nshapes);
@@ -1018,6 +1043,17 @@ static int from_trace(int nfiles, char **files)
   for (int i = 0; i < nfiles; i++)
     w += sprintf(w, "%s\"%s\"", i ? " " : "", files[i]);
   *w = 0;
+  if (opt.time_scale > 0) { /* the base model's own (an earlier refine's) is replaced */
+    int keep = 0;
+    for (int i = 0; i < m->nmeta; i++)
+      if (strncmp(m->meta[i], "trace_time_scale ", 17))
+        m->meta[keep++] = m->meta[i];
+      else
+        free(m->meta[i]);
+    m->nmeta = keep;
+    if (sb_model_add_meta(m, "trace_time_scale %.4f", opt.time_scale))
+      cal_die("out of memory for the model");
+  }
   if (sb_model_add_meta(m, "refined_from %s", names))
     cal_die("out of memory for the model");
   free(names);

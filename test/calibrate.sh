@@ -363,6 +363,22 @@ if "$cal" --from-trace --base "$tmp/base.model" -o "$tmp/sk.model" "$tmp/skew.cs
   else ko "levelling: $(cat "$tmp/sk.err") | predicted $(awk '{ p += $1 } END { print p }' "$tmp/sk.pred") of $(cat "$tmp/sk.total") s"; fi
 else ko "--from-trace on a skewed trace failed: $(cat "$tmp/sk.err")"; fi
 
+# --time-scale F (simblas-hpl refine: the machine's reference speed during
+# the traced runs over the base model's): the same trace refitted at F =
+# 1.1 predicts 1.1 times the traced total, and the model says so
+if "$cal" --from-trace --base "$tmp/base.model" -o "$tmp/ts.model" --time-scale 1.1 "$tmp/skew.csv" 2> "$tmp/ts.err"; then
+  SIMBLAS_MODE=null SIMBLAS_MODEL=$tmp/ts.model "$pred" < "$tmp/skshapes" > "$tmp/ts.pred"
+  if awk -v t="$(cat "$tmp/sk.total")" '{ p += $1 } END { exit !(p / t > 1.095 && p / t < 1.105) }' "$tmp/ts.pred" \
+     && grep -q "the traced times multiplied by 1.1000 (--time-scale" "$tmp/ts.err" \
+     && grep -q '^meta trace_time_scale 1.1000$' "$tmp/ts.model" && ! grep -q trace_time_scale "$tmp/sk.model"; then
+    ok "--from-trace --time-scale 1.1: the refit predicts $(awk -v t="$(cat "$tmp/sk.total")" '{ p += $1 } END { printf "%.4f", p / t }' "$tmp/ts.pred") times the traced total"
+  else ko "--time-scale: $(cat "$tmp/ts.err") | predicted $(awk '{ p += $1 } END { print p }' "$tmp/ts.pred") of $(cat "$tmp/sk.total") s"; fi
+else ko "--from-trace --time-scale 1.1 failed: $(cat "$tmp/ts.err")"; fi
+if ! "$cal" --from-trace --base "$tmp/base.model" -o "$tmp/ts3.model" --time-scale 3 "$tmp/skew.csv" 2> "$tmp/ts3.err" \
+   && grep -q "outside 0.5 to 2.*calibrate there" "$tmp/ts3.err" && [ ! -e "$tmp/ts3.model" ]; then
+  ok "--time-scale 3 refused: $(cat "$tmp/ts3.err")"
+else ko "--time-scale 3 not refused: $(cat "$tmp/ts3.err")"; fi
+
 # a line levelled rather than refitted (here dgemm at 3 shapes, too few
 # to fit) keeps its lines in the per-core sets, scaled with it: they
 # override the node's where they apply, and --node-speeds model reads them

@@ -22,12 +22,18 @@ BASE = ("simblas-model 1\nmeta mode quick\nreference-speed 4e10\nset node\ndgemm
 
 
 def fake_calibrator(path, log):
-    """--summary MODEL: refuses a model with a line CORRUPT; --from-trace
-    --base B -o O TRACES: O is B with a marked dlaswp line, and it says a
-    line per routine as the calibrator does; its arguments logged."""
+    """--reference-speed [MODEL]: 42 Gflop/s at one shape; --summary MODEL:
+    refuses a model with a line CORRUPT; --from-trace --base B -o O TRACES:
+    O is B with a marked dlaswp line, and it says a line per routine as the
+    calibrator does; its arguments logged."""
     with open(path, "w") as f:
         f.write(f"""#!/bin/sh
 echo "$@" >> {log}
+if [ "$1" = --reference-speed ]; then
+  echo '{{"reference_speed": 4.2e10, "said": "measured: dgemm m=3652 n=3652 k=256 in HPL'"'"'s layout, median of 3", '\
+'"cores": 2, "reps": 3, "stolen_share": 0.001, "wall_s": 2}}'
+  exit 0
+fi
 if [ "$1" = --summary ]; then
   grep -q CORRUPT "$2" && {{ echo "simblas-calibrate: --summary $2:3: unknown term 'xx' for dgemm" >&2; exit 2; }}
   exit 0
@@ -306,6 +312,58 @@ class ReferenceSpeed(Sandbox):
         self.assertEqual(p.shapes, {self.SHAPE: path})
         args.no_reference_speed = True
         self.assertIsNone(refine.reference_probe(path, "/bin/false", args))
+
+
+class TraceSpeed(RefineBase):
+    """The traced times scaled to the base model's reference speed, so that
+    the refit stays at the speed of the lines it does not touch."""
+
+    MEASURED = BASE.replace("meta mode quick\n", "meta mode quick\nmeta reference_speed \"measured: dgemm m=3652 "
+                                                  "n=3652 k=256 in HPL's layout, median of 8\"\n")
+
+    def test_scale(self):
+        probe = ReferenceSpeed.probe(ReferenceSpeed, 41.0, 43.0, None)
+        with open(self.model, "w") as f:
+            f.write(self.MEASURED)
+        args = mock.Mock(at_trace_speed=False)
+        self.assertAlmostEqual(refine.time_scale(self.model, probe, args), 42.0 / 40.0)
+        args.at_trace_speed = True
+        self.assertIsNone(refine.time_scale(self.model, probe, args))
+        args.at_trace_speed = False
+        self.assertIsNone(refine.time_scale(self.model, None, args))
+        with open(self.model, "w") as f:   # extrapolated: no shape to compare at
+            f.write(BASE)
+        self.assertIsNone(refine.time_scale(self.model, probe, args))
+        with open(self.model, "w") as f:   # another machine's model
+            f.write(self.MEASURED.replace("reference-speed 4e10", "reference-speed 1e10"))
+        with self.assertRaisesRegex(CliError, r"42 Gflop/s during the traced runs, .* says 10: 4.20 times, not the "
+                                              r"machine it was calibrated on; calibrate here first"):
+            refine.time_scale(self.model, probe, args)
+
+    def test_refine(self):
+        with open(self.model, "w") as f:
+            f.write(self.MEASURED)
+        status, out, err = self.refine("--model", self.model, "--no-solo")
+        self.assertEqual(status, 0, err)
+        calls = self.read(self.log).splitlines()
+        refit = [c for c in calls if c.startswith("--from-trace")]
+        self.assertEqual(len(refit), 1)
+        self.assertIn(" --time-scale 1.050000 ", refit[0])
+        text = self.read(self.model)
+        self.assertIn("\nmeta trace_speed 42.0000 dgemm m=3652 n=3652 k=256 in HPL's layout, median of 2 around the "
+                      "traced runs, ", text)
+        self.assertIn(": the traced times multiplied by 1.0500\n", text)
+        self.assertNotIn("refined_reference_speed", text)
+        self.assertIn("+5.0% against the base model's: the traced times were multiplied by 1.0500", out)
+        # as before 2026-11-29: the times as measured, the refit at the traced runs' speed
+        with open(self.model, "w") as f:
+            f.write(self.MEASURED)
+        os.unlink(self.model + ".calibrated")
+        status, out, err = self.refine("--model", self.model, "--no-solo", "--at-trace-speed")
+        self.assertEqual(status, 0, err)
+        self.assertNotIn("--time-scale", self.read(self.log).splitlines()[-1])
+        self.assertIn("\nmeta refined_reference_speed 42.0000 ", self.read(self.model))
+        self.assertNotIn("trace_speed 42", self.read(self.model).replace("refined_reference_speed", ""))
 
 
 class Verb(RefineBase):

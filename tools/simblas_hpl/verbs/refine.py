@@ -34,7 +34,8 @@ DESCRIPTION = ("The second step of a calibration, after `make calibrate`: run HP
                "OpenBLAS, one rank bound to each core, one BLAS thread) with libsimblas preloaded in trace mode, so "
                "that every BLAS call and HPL memory kernel of the run is timed as HPL makes it (its leading "
                "dimensions, its caches, every core busy); then refit the model on those calls "
-               "(simblas-calibrate --from-trace --base MODEL) and install it: the model itself by default, replaced "
+               "(simblas-calibrate --from-trace --base MODEL; the traced times scaled to the base model's reference "
+               "speed, measured before and after the runs, unless --at-trace-speed) and install it: the model itself by default, replaced "
                "atomically, the model as it was kept as MODEL.calibrated. Measure on a quiet machine: when other "
                "processes took more than 5% of the cores during the runs, the refined model is not installed "
                "unless --force (it is kept aside, and the message names it).")
@@ -71,9 +72,13 @@ def add_arguments(r):
     r.add_argument("--build-id", metavar="ID", help="the HPL build (default: the one runs use)")
     r.add_argument("--timeout", type=float, metavar="SEC", help="stop a real run after SEC seconds")
     r.add_argument("--no-reference-speed", action="store_true",
-                   help="do not measure the reference speed before and after the traced runs (meta "
-                        "refined_reference_speed, the machine's speed the refit saw, which validate's drift "
-                        "ratio compares with)")
+                   help="do not measure the reference speed before and after the traced runs: the traced times "
+                        "are then refitted as measured, at whatever speed the machine ran")
+    r.add_argument("--at-trace-speed", action="store_true",
+                   help="refit the traced times as measured, not scaled to the base model's reference speed: "
+                        "the refitted lines take on the machine's speed during the traced runs (meta "
+                        "refined_reference_speed, which validate's drift ratio then compares with), the others "
+                        "keep the calibration's (simblas-hpl refine before 2026-11-29, for comparisons)")
 
 
 # ---- before any run --------------------------------------------------------------
@@ -211,6 +216,51 @@ def reference_probe(base, calibrator, args):
     return validation.SpeedProbe(calibrator, {shape: base}) if shape else None
 
 
+def trace_speed(speed):
+    """(the median Gflop/s, its shape, how many, the first one's time) of
+    the reference speeds measured around the traced runs, or None."""
+    got = [m for m in (speed.measured if speed else []) if m.get("gflops") and m.get("shape")]
+    if not got:
+        return None
+    return statistics.median(m["gflops"] for m in got), got[0]["shape"], len(got), got[0]["time"]
+
+
+def time_scale(base, speed, args):
+    """The factor the traced times are multiplied by before the refit: the
+    machine's reference speed during the traced runs over the base model's
+    (validation.model_reference), so that the refitted lines stay at the
+    speed of the lines the refit does not touch, whatever speed this VM ran
+    at that hour (2.7% apart within the hour on the quiet Zen 5 host,
+    2026-11-29); None with --at-trace-speed or when it was not measured at
+    the base model's shape.  CliError when the two are more than 2 times
+    apart (traces of another machine)."""
+    got = trace_speed(speed)
+    if args.at_trace_speed or not got:
+        return None
+    base_speed, shape = validation.model_reference(base)
+    if shape != got[1] or not base_speed:
+        return None
+    f = got[0] * 1e9 / base_speed
+    if not 0.5 <= f <= 2:
+        raise CliError(f"the machine ran the reference dgemm at {got[0]:g} Gflop/s during the traced runs, {base} says "
+                       f"{base_speed / 1e9:g}: {f:.2f} times, not the machine it was calibrated on; calibrate here "
+                       "first (make calibrate)", 1)
+    return f
+
+
+def record_trace_speed(refined, speed, f):
+    """Write into the refined model `meta trace_speed G SHAPE, median of K
+    around the traced runs, TIME: the traced times multiplied by F` (what the
+    refit's lines were scaled from); the line to print."""
+    g, shape, n, at = trace_speed(speed)
+    words = f"{g:.4f} {shape}, median of {n} around the traced runs, {at}: the traced times multiplied by {f:.4f}"
+    write_atomic(refined, model.set_meta(read_text(refined), "trace_speed", words))
+    each = ", ".join(f"{m['gflops']:g}" for m in speed.measured if m.get("gflops"))
+    return (f"the machine's reference speed around the traced runs: {g:.4g} Gflop/s ({shape}; {each}), "
+            f"{100 * (f - 1):+.1f}% against the base model's: the traced times were multiplied by {f:.4f}, so that "
+            "the refitted lines are at the base model's reference speed (meta trace_speed)")
+
+
 def record_reference_speed(refined, speed):
     """Write into the refined model `meta refined_reference_speed G SHAPE,
     median of K around the traced runs, TIME` (G in Gflop/s): the refit's
@@ -294,11 +344,12 @@ def kernel_rows(traces, outdir):
     return out
 
 
-def from_trace(calibrator, base, out, traces):
-    """simblas-calibrate --from-trace --base base -o out traces: the lines it
-    says (one per routine, then what it wrote); CliError (status 1) when it
-    fails."""
-    p = subprocess.run([calibrator, "--from-trace", "--base", base, "-o", out] + traces, stdin=subprocess.DEVNULL,
+def from_trace(calibrator, base, out, traces, scale=None):
+    """simblas-calibrate --from-trace --base base -o out traces (with
+    --time-scale scale when given): the lines it says (one per routine,
+    then what it wrote); CliError (status 1) when it fails."""
+    opts = ["--time-scale", f"{scale:.6f}"] if scale else []
+    p = subprocess.run([calibrator, "--from-trace", "--base", base, "-o", out] + opts + traces, stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
     said = (p.stdout + p.stderr).rstrip("\n").splitlines()
     if p.returncode != 0 or not os.path.isfile(out):
@@ -419,9 +470,10 @@ def main(args):
         if args.kernels_only:
             traces = kernel_rows(traces, os.path.join(root, "kernels"))
         refined = os.path.join(root, "refined.model")
-        said = from_trace(calibrator, base, refined, traces)
+        scale = time_scale(base, speed, args)
+        said = from_trace(calibrator, base, refined, traces, scale)
         print("\n".join(said))
-        said_speed = record_reference_speed(refined, speed)
+        said_speed = record_trace_speed(refined, speed, scale) if scale else record_reference_speed(refined, speed)
         if said_speed:
             print(said_speed)
         if solo is not None:
