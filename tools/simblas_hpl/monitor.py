@@ -85,9 +85,11 @@ class PssSampler(threading.Thread):
                     self.peak_maps = max(self.peak_maps, read_text(f"/proc/{p}/maps").count("\n"))
             self.samples += 1
             # faster at first (short runs), then every `interval`; smaps_rollup
-            # walks every mapping: keep its cost under ~5 % of a core
+            # walks every mapping: keep its cost under ~2 % of a core (at
+            # 41,000 ranks a sample takes 0.1 s or more, and 5 % of a core
+            # was 3 % of the machine beside the real runs of a validation)
             start = min(self.interval, 0.01 * 2 ** min(self.samples, 10))
-            self.done.wait(max(start, 20 * (time.monotonic() - t0)))
+            self.done.wait(max(start, 50 * (time.monotonic() - t0)))
 
     def stop(self):
         self.done.set()
