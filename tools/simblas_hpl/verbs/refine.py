@@ -37,7 +37,7 @@ DESCRIPTION = ("The second step of a calibration, after `make calibrate`: run HP
                "(simblas-calibrate --from-trace --base MODEL; the traced times scaled to the base model's reference "
                "speed, measured before and after the runs, unless --at-trace-speed) and install it: the model itself by default, replaced "
                "atomically, the model as it was kept as MODEL.calibrated. Measure on a quiet machine: when other "
-               "processes took more than 5% of the cores during the runs, the refined model is not installed "
+               "processes took more than 2% of the cores during the runs, the refined model is not installed "
                "unless --force (it is kept aside, and the message names it).")
 
 DEFAULT_N = 10000
@@ -61,7 +61,7 @@ def add_arguments(r):
                         "machine's cores, one N:1x1 on one core), e.g. 10000:1x2; keys: NB and --hpl-opt's")
     r.add_argument("--keep", metavar="DIR", help="keep the traces, HPL's output and the refined model in DIR")
     r.add_argument("--force", action="store_true",
-                   help="install the refined model even when other processes took more than 5%% of the cores "
+                   help="install the refined model even when other processes took more than 2%% of the cores "
                         "during the runs")
     r.add_argument("--no-solo", action="store_true",
                    help="no run of one rank alone (N:1x1 at the runs' smallest N), so no meta solo_speed: how "
