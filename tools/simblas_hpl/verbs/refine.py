@@ -35,8 +35,8 @@ DESCRIPTION = ("The second step of a calibration, after `make calibrate`: run HP
                "that every BLAS call and HPL memory kernel of the run is timed as HPL makes it (its leading "
                "dimensions, its caches, every core busy); then refit the model on those calls "
                "(simblas-calibrate --from-trace --base MODEL; the traced times scaled to the base model's reference "
-               "speed, measured before and after the runs, unless --at-trace-speed) and install it: the model itself by default, replaced "
-               "atomically, the model as it was kept as MODEL.calibrated. Measure on a quiet machine: when other "
+               "speed, measured before and after the runs, unless --at-trace-speed) and install it: the model "
+               "itself by default, replaced atomically, the model as it was kept as MODEL.calibrated. Measure on a quiet machine: when other "
                "processes took more than 2% of the cores during the runs, the refined model is not installed "
                "unless --force (it is kept aside, and the message names it).")
 
@@ -225,7 +225,7 @@ def trace_speed(speed):
     return statistics.median(m["gflops"] for m in got), got[0]["shape"], len(got), got[0]["time"]
 
 
-def time_scale(base, speed, args):
+def time_scale(base, speed, args, kept=None):
     """The factor the traced times are multiplied by before the refit: the
     machine's reference speed during the traced runs over the base model's
     (validation.model_reference), so that the refitted lines stay at the
@@ -244,7 +244,7 @@ def time_scale(base, speed, args):
     if not 0.5 <= f <= 2:
         raise CliError(f"the machine ran the reference dgemm at {got[0]:g} Gflop/s during the traced runs, {base} says "
                        f"{base_speed / 1e9:g}: {f:.2f} times, not the machine it was calibrated on; calibrate here "
-                       "first (make calibrate)", 1)
+                       "first (make calibrate)" + (f"; the traces are kept in {kept}" if kept else ""), 1, kept=kept)
     return f
 
 
@@ -470,7 +470,7 @@ def main(args):
         if args.kernels_only:
             traces = kernel_rows(traces, os.path.join(root, "kernels"))
         refined = os.path.join(root, "refined.model")
-        scale = time_scale(base, speed, args)
+        scale = time_scale(base, speed, args, kept=root)   # the traces kept when it refuses
         said = from_trace(calibrator, base, refined, traces, scale)
         print("\n".join(said))
         said_speed = record_trace_speed(refined, speed, scale) if scale else record_reference_speed(refined, speed)
