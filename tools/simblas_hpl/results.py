@@ -264,7 +264,7 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
         return math.sqrt(sum((r - mean) ** 2 for r in res) / (len(res) - 1))
     loop_t_model = loop_w_model = 0.0
     strata = []  # what each pass measured and the part of the loop it stands for
-    sampling2, mids = 0.0, []  # the uncertainty's parts (below)
+    sampling2, mids, single = 0.0, [], []  # the uncertainty's parts (below); strata of one point
     for k in range(S):
         mine = [p for p in pts if p[0] == k]
         if not mine:
@@ -273,12 +273,27 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
         t, w, tbar, wbar = stand_for(mine, lo, hi)
         loop_t_model += t
         loop_w_model += w
-        sampling2 += ((hi - lo) * residual_sd(mine) / math.sqrt(len(mine))) ** 2
+        if len(mine) < 2:
+            single.append((k, hi - lo))
+        else:
+            sampling2 += ((hi - lo) * residual_sd(mine) / math.sqrt(len(mine))) ** 2
         mids.append(((lo + hi - 1) / 2, tbar))
         strata.append({"first_iteration": segs[k][1]["start"],
                        "counted": sum(1 for i in range(lo, hi) if i in steady) if covering else len(mine),
                        "per_iteration_s": round(tbar, 6), "per_iteration_wall_s": round(wbar, 6),
                        "stands_for": [lo, hi], "stands_for_s": round(t, 4)})
+    # a stratum of one point (--iterations 2: one priming iteration, one
+    # counted) has no spread of its own: its iteration's variance is read
+    # from its neighbours, half the squared difference of its mean and
+    # each neighbour's (successive differences: a smooth trend of the cost
+    # mostly cancels, and what is left of it makes the figure larger, not
+    # smaller; the 41,000-rank S = 32 run's iterations were 1-90 s, 2026-11-29)
+    for k, width in single:
+        near = [(mids[j][1] - mids[k][1]) ** 2 / 2 for j in (k - 1, k + 1) if 0 <= j < S]
+        if near:
+            sampling2 += width ** 2 * sum(near) / len(near)
+    method = ("within strata" if not single else "successive differences of the strata's means"
+              if len(single) == S else "within strata, and successive differences for the strata of one point")
     ts, ws = [p[3] for p in pts], [p[4] for p in pts]
 
     # outside the loop: the last pass's run, from its first mark to its end
@@ -290,7 +305,8 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
     # The estimate's uncertainty, two parts added in quadrature: sampling,
     # each stratum's standard error (the spread of its iterations about what
     # the estimator assumes of them, over the square root of their number,
-    # times the iterations it stands for); interpolation, how far another
+    # times the iterations it stands for; for a stratum of one point, from
+    # its neighbours, above); interpolation, how far another
     # reading of the same passes lands (each pass's mean cost at its
     # midpoint, joined by straight lines, flat beyond the first and last):
     # what the strata cannot tell apart.  An indication, not a bound.
@@ -316,7 +332,7 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
         "extrapolated_gflops": flops / t / 1e9,
         "extrapolation_uncertainty": {"s": round(unc, 3), "relative": round(unc / t, 5) if t > 0 else None,
                                       "sampling_s": round(math.sqrt(sampling2), 3),
-                                      "interpolation_s": round(interp, 3)},
+                                      "interpolation_s": round(interp, 3), "sampling_method": method},
         "strata": strata,
     }
 
