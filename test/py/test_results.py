@@ -192,7 +192,14 @@ class Extrapolation(unittest.TestCase):
         self.assertGreater(u["interpolation_s"], 0)
         self.assertAlmostEqual(u["s"], math.hypot(u["sampling_s"], u["interpolation_s"]), delta=2e-3)
         self.assertEqual(self.case(0, [(0, 5)], 0.01, 0.05, 1.0)["extrapolation_uncertainty"]["interpolation_s"], 0)
-        e = 0.004
+        ex, want = self.noisy(strata)
+        u = ex["extrapolation_uncertainty"]
+        self.assertGreater(u["sampling_s"], 0)
+        self.assertLessEqual(abs(ex["extrapolated_hpl_time_s"] - want), 3 * u["s"])
+
+    def noisy(self, strata, e=0.004):
+        """The extrapolation of passes (start, iterations) on a cost curve
+        with +-e on alternate iterations, and the true loop time."""
         cost = lambda i: 0.01 + 0.05 * self.x(i) ** 2 + (e if i % 2 else -e)  # noqa: E731
         segs, sim, wall, blas = [], 0.0, 100.0, 0.0
         for start, k in strata:
@@ -203,11 +210,8 @@ class Extrapolation(unittest.TestCase):
                 blas += 0.05 * self.x(i) ** 2
                 marks.append((i + 1, sim, wall, blas))
             segs.append({"start": start, "total": self.total, "marks": marks})
-        ex = results.extrapolate(segs, (sim, wall, blas), self.n, self.nb, 0, sim, wall - 100.0)
-        u = ex["extrapolation_uncertainty"]
-        self.assertGreater(u["sampling_s"], 0)
-        want = sum(cost(i) for i in range(self.total))
-        self.assertLessEqual(abs(ex["extrapolated_hpl_time_s"] - want), 3 * u["s"])
+        return (results.extrapolate(segs, (sim, wall, blas), self.n, self.nb, 0, sim, wall - 100.0),
+                sum(cost(i) for i in range(self.total)))
 
     def test_uncertainty_of_one_point_strata(self):
         """Passes of one counted iteration each (K = 2: one priming, one
@@ -215,32 +219,17 @@ class Extrapolation(unittest.TestCase):
         the strata's successive differences, not 0 (it said 0.0% for the
         41,000-rank S = 32 run), and the estimate is within three of it of
         the truth; with two points a stratum keeps its own spread."""
-        e = 0.004
-        cost = lambda i: 0.01 + 0.05 * self.x(i) ** 2 + (e if i % 2 else -e)  # noqa: E731
-
-        def run(strata):
-            segs, sim, wall, blas = [], 0.0, 100.0, 0.0
-            for start, k in strata:
-                marks = [(start, sim, wall, blas)]
-                for i in range(start, start + k):
-                    sim += cost(i)
-                    wall += 2.0
-                    blas += 0.05 * self.x(i) ** 2
-                    marks.append((i + 1, sim, wall, blas))
-                segs.append({"start": start, "total": self.total, "marks": marks})
-            return results.extrapolate(segs, (sim, wall, blas), self.n, self.nb, 0, sim, wall - 100.0)
-
-        ex = run([(4, 2), (14, 2), (24, 2), (34, 2)])
+        ex, want = self.noisy([(4, 2), (14, 2), (24, 2), (34, 2)])
         self.assertEqual([s["counted"] for s in ex["strata"]], [1, 1, 1, 1])
         u = ex["extrapolation_uncertainty"]
         self.assertEqual(u["sampling_method"], "successive differences of the strata's means")
         self.assertGreater(u["sampling_s"], 0.01)
-        want = sum(cost(i) for i in range(self.total))
         self.assertLessEqual(abs(ex["extrapolated_hpl_time_s"] - want), 3 * u["s"])
-        mixed = run([(4, 2), (14, 3), (24, 2), (34, 3)])["extrapolation_uncertainty"]
+        mixed = self.noisy([(4, 2), (14, 3), (24, 2), (34, 3)])[0]["extrapolation_uncertainty"]
         self.assertEqual(mixed["sampling_method"],
                          "within strata, and successive differences for the strata of one point")
-        self.assertEqual(run([(2, 6), (12, 6)])["extrapolation_uncertainty"]["sampling_method"], "within strata")
+        self.assertEqual(self.noisy([(2, 6), (12, 6)])[0]["extrapolation_uncertainty"]["sampling_method"],
+                         "within strata")
 
     def test_no_log_no_estimate(self):
         self.assertIsNone(results.extrapolate([], None, self.n, self.nb, 0, 1.0, 1.0))
