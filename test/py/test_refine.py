@@ -278,8 +278,9 @@ class ReferenceSpeed(Sandbox):
 
     SHAPE = "dgemm m=3652 n=3652 k=256 in HPL's layout"
 
-    def probe(self, *gflops):
-        m = [{"time": "2026-11-29T00:2%d:00+00:00" % i, "when": "x", "shape": self.SHAPE, "gflops": g}
+    @classmethod
+    def probe(cls, *gflops):
+        m = [{"time": "2026-11-29T00:2%d:00+00:00" % i, "when": "x", "shape": cls.SHAPE, "gflops": g}
              for i, g in enumerate(gflops)]
         return mock.Mock(measured=m)
 
@@ -322,7 +323,7 @@ class TraceSpeed(RefineBase):
                                                   "n=3652 k=256 in HPL's layout, median of 8\"\n")
 
     def test_scale(self):
-        probe = ReferenceSpeed.probe(ReferenceSpeed, 41.0, 43.0, None)
+        probe = ReferenceSpeed.probe(41.0, 43.0, None)
         with open(self.model, "w") as f:
             f.write(self.MEASURED)
         args = mock.Mock(at_trace_speed=False)

@@ -217,12 +217,19 @@ def reference_probe(base, calibrator, args):
 
 
 def trace_speed(speed):
-    """(the median Gflop/s, its shape, how many, the first one's time) of
-    the reference speeds measured around the traced runs, or None."""
+    """(the median Gflop/s, its shape, the measurements) of the reference
+    speeds measured around the traced runs, or None."""
     got = [m for m in (speed.measured if speed else []) if m.get("gflops") and m.get("shape")]
     if not got:
         return None
-    return statistics.median(m["gflops"] for m in got), got[0]["shape"], len(got), got[0]["time"]
+    return statistics.median(m["gflops"] for m in got), got[0]["shape"], got
+
+
+def speed_words(g, shape, got):
+    """`G SHAPE, median of K around the traced runs, TIME` (a meta line's
+    words) and the measurements listed, for the line printed."""
+    return (f"{g:.4f} {shape}, median of {len(got)} around the traced runs, {got[0]['time']}",
+            ", ".join(f"{m['gflops']:g}" for m in got))
 
 
 def time_scale(base, speed, args, kept=None):
@@ -252,10 +259,10 @@ def record_trace_speed(refined, speed, f):
     """Write into the refined model `meta trace_speed G SHAPE, median of K
     around the traced runs, TIME: the traced times multiplied by F` (what the
     refit's lines were scaled from); the line to print."""
-    g, shape, n, at = trace_speed(speed)
-    words = f"{g:.4f} {shape}, median of {n} around the traced runs, {at}: the traced times multiplied by {f:.4f}"
-    write_atomic(refined, model.set_meta(read_text(refined), "trace_speed", words))
-    each = ", ".join(f"{m['gflops']:g}" for m in speed.measured if m.get("gflops"))
+    g, shape, got = trace_speed(speed)
+    words, each = speed_words(g, shape, got)
+    write_atomic(refined, model.set_meta(read_text(refined), "trace_speed",
+                                         f"{words}: the traced times multiplied by {f:.4f}"))
     return (f"the machine's reference speed around the traced runs: {g:.4g} Gflop/s ({shape}; {each}), "
             f"{100 * (f - 1):+.1f}% against the base model's: the traced times were multiplied by {f:.4f}, so that "
             "the refitted lines are at the base model's reference speed (meta trace_speed)")
@@ -269,15 +276,13 @@ def record_reference_speed(refined, speed):
     older such line (the base model's own refine) is removed when nothing
     was measured. Returns what to print, or None."""
     key = validation.REFINED_SPEED_KEY
-    got = [m for m in (speed.measured if speed else []) if m.get("gflops") and m.get("shape")]
-    if not got:
+    measured = trace_speed(speed)
+    if not measured:
         write_atomic(refined, model.set_meta(read_text(refined), key, None))
         return None
-    g = statistics.median(m["gflops"] for m in got)
-    shape = got[0]["shape"]
-    write_atomic(refined, model.set_meta(read_text(refined), key, f"{g:.4f} {shape}, median of {len(got)} around "
-                                                                  f"the traced runs, {got[0]['time']}"))
-    each = ", ".join(f"{m['gflops']:g}" for m in got)
+    g, shape, got = measured
+    words, each = speed_words(g, shape, got)
+    write_atomic(refined, model.set_meta(read_text(refined), key, words))
     return (f"the machine's reference speed around the traced runs: {g:.4g} Gflop/s ({shape}; {each}): "
             f"meta {key}, which validate's drift ratio uses")
 
