@@ -121,18 +121,36 @@ class Report(Sandbox):
 
     def test_ranking(self):
         configs = [validation.make_config(12000, 2, 1), validation.make_config(12000, 2, 1, swap=0)]
-        real = {configs[0].label: {"gflops": [125.0]}, configs[1].label: {"gflops": [113.0]}}
         sims = [validation.Simulation("m", "model", "x")]
-        for sim, bad in (((124.0, 115.0), 0), ((124.0, 129.0), 1)):
+        machine = {"cpu": "x", "simd": [], "cores": 2}
+
+        def report(real_a, real_b, sim):
+            real = {configs[0].label: {"gflops": real_a}, configs[1].label: {"gflops": real_b}}
             res = {"m": {c.label: {"gflops": g, "hpl_time_s": 1, "wall_s": 1} for c, g in zip(configs, sim)}}
-            r = validation.build_report(configs, real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 1, None,
-                                        "d", 1)
+            return validation.build_report(configs, real, sims, res, machine, len(real_a), None, "d", 1)
+
+        apart = ([125.0, 124.0, 126.0], [113.0, 114.0, 112.0])   # every run of one above every run of the other
+        for sim, bad in (((124.0, 115.0), 0), ((124.0, 129.0), 1)):
+            r = report(*apart, sim)["simulations"]["m"]
             with self.subTest(sim=sim):
-                self.assertEqual(len(r["simulations"]["m"]["misranked"]), bad)
+                self.assertEqual(len(r["misranked"]), bad)
+                self.assertEqual(r["ranking"], {"separated": 1, "kept": 1 - bad, "unseparated": 0})
+        self.assertIn("swap=0 in every real run (125 vs 113, medians), not in m (124 vs 129)",
+                      report(*apart, (124.0, 129.0))["simulations"]["m"]["misranked"][0])
+        text = validation.table(report(*apart, (124.0, 129.0)))
+        self.assertIn("ranking: 0 of 1 pair(s) that the real runs separate kept, ranked otherwise: ", text)
+        # medians 3.3% apart, but the runs overlap (round 3 of 2026-11-29: bcast=4 against the default): noise
+        r = report([108.4, 108.5, 115.2], [106.9, 112.6, 112.1], (109.8, 108.8))
+        self.assertEqual((r["simulations"]["m"]["misranked"], r["simulations"]["m"]["ranking"]),
+                         ([], {"separated": 0, "kept": 0, "unseparated": 1}))
+        self.assertIn("1 pair(s) more than 3% apart whose real runs overlap", validation.table(r))
+        # one run each: separation is a coin toss, nothing is judged
+        r = report([125.0], [113.0], (124.0, 129.0))
+        self.assertEqual((r["simulations"]["m"]["misranked"], r["simulations"]["m"]["ranking"]["unseparated"]), ([], 1))
         # within 3% of each other in real runs: not a ranking to keep
-        real[configs[1].label] = {"gflops": [123.0]}
-        r = validation.build_report(configs, real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 1, None, "d", 1)
-        self.assertEqual(r["simulations"]["m"]["misranked"], [])
+        r = report([125.0, 124.0, 126.0], [123.0, 122.5, 123.5], (124.0, 129.0))
+        self.assertEqual(r["simulations"]["m"]["ranking"], {"separated": 0, "kept": 0, "unseparated": 0})
+        self.assertNotIn("ranking:", validation.table(r))
 
     def test_phases(self):
         """With a build that prints HPL's phases (build --detailed-timing), the

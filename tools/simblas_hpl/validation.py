@@ -426,11 +426,28 @@ def error_pct(sim, real):
     return round(100 * (sim - real) / real, 2)
 
 
-def ranking_problems(rows, name, margin=3.0):
-    """Pairs of configurations of the same N and grid whose real medians
-    differ by more than margin % and that the simulation ranks the other
-    way round."""
-    bad = []
+RANK_MARGIN = 3.0   # %: real medians closer than this are not a ranking to keep
+RANK_ALPHA = 0.05   # the chance that the real runs separate two equal configurations
+
+
+def separated(a, b):
+    """Whether every real run of a beat every real run of b, and that is
+    unlikely by chance: with runs as exchangeable draws of one
+    distribution, complete separation happens with probability
+    1/C(na+nb, na) (the rank-sum test's most extreme outcome), which must
+    be at most RANK_ALPHA; 3 runs each give 1/20, fewer never rank."""
+    return min(a) > max(b) and 1 / math.comb(len(a) + len(b), len(a)) <= RANK_ALPHA
+
+
+def ranking(rows, name, margin=RANK_MARGIN):
+    """How the simulation name orders the configurations of the same N and
+    grid that the real runs order: pairs whose real medians differ by more
+    than margin % and whose runs are separated (separated()).  Returns
+    {"separated": such pairs, "kept": those the simulation orders alike,
+    "misranked": [a line per pair it orders the other way round],
+    "unseparated": pairs whose medians differ by more than margin but whose
+    runs overlap (the machine's noise: not judged)}."""
+    out = {"separated": 0, "kept": 0, "misranked": [], "unseparated": 0}
     groups = {}
     for r in rows:
         groups.setdefault((r["n"], r["nb"], r["p"], r["q"]), []).append(r)
@@ -441,10 +458,30 @@ def ranking_problems(rows, name, margin=3.0):
                 sa, sb = a["sim"].get(name, {}).get("gflops"), b["sim"].get(name, {}).get("gflops")
                 if sa is None or sb is None or not ra > rb * (1 + margin / 100):
                     continue
-                if not sa > sb:
-                    bad.append(f"{a['label']} > {b['label']} in real runs ({ra:g} vs {rb:g}), not in {name} "
-                               f"({sa:g} vs {sb:g})")
-    return bad
+                if not separated(a["real"]["gflops"], b["real"]["gflops"]):
+                    out["unseparated"] += 1
+                    continue
+                out["separated"] += 1
+                if sa > sb:
+                    out["kept"] += 1
+                else:
+                    out["misranked"].append(f"{a['label']} > {b['label']} in every real run ({ra:g} vs {rb:g}, "
+                                            f"medians), not in {name} ({sa:g} vs {sb:g})")
+    return out
+
+
+def ranking_text(v):
+    """The summary line's words on the ranking (build_report's fields)."""
+    r = v.get("ranking")
+    if not r or not (r["separated"] or r["unseparated"]):
+        return ""
+    words = f"; ranking: {r['kept']} of {r['separated']} pair(s) that the real runs separate kept"
+    if v["misranked"]:
+        words += f", ranked otherwise: {'; '.join(v['misranked'])}"
+    if r["unseparated"]:
+        words += (f" ({r['unseparated']} pair(s) more than {RANK_MARGIN:g}% apart whose real runs overlap: within "
+                  "the machine's noise, not judged)")
+    return words
 
 
 def build_report(configs, real, sims, sim_results, machine, runs, build, started, wall, speeds=None,
@@ -479,7 +516,10 @@ def build_report(configs, real, sims, sim_results, machine, runs, build, started
                                "max_abs_error_pct": max(abs(e) for e in errs),
                                "mean_error_pct": round(sum(errs) / len(errs), 2),
                                "within_3pct": sum(abs(e) <= 3 for e in errs), "configs": len(errs),
-                               "misranked": ranking_problems(rows, s.name)}
+                               "misranked": []}
+            rk = ranking(rows, s.name)
+            summary[s.name]["misranked"] = rk.pop("misranked")
+            summary[s.name]["ranking"] = rk
             if drift[s.name]:
                 summary[s.name]["reference_speed"] = drift[s.name]
     loads = [r["real"]["other_load_max"] for r in rows if r["real"].get("other_load_max") is not None]
@@ -526,8 +566,7 @@ def table(report):
                      f"{v['within_3pct']} of {v['configs']} within 3%; network "
                      f"{v.get('network') or 'SimGrid defaults, assumed loopback'}"
                      + (f"; probe {v['probe']}" if v.get("probe") else "")
-                     + (f"; ranked otherwise than the real runs: {'; '.join(v['misranked'])}" if v["misranked"]
-                        else "") + drift_text(v.get("reference_speed"), report.get("reference_speed")))
+                     + ranking_text(v) + drift_text(v.get("reference_speed"), report.get("reference_speed")))
     if adj:
         lines.append("* adj.: the simulated Gflops times the model's drift ratio (the reference speed measured with "
                      "the real runs over the model's): a diagnostic of how much of the error is the machine's drift "
