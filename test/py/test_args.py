@@ -34,6 +34,13 @@ class Refused(Sandbox):
         self.refused(r"P\*Q = 4 ranks.*provides 3", *RUN4, "--p", 2, "--q", 2, "--platform", f"{DATA}/two.xml")
         self.refused("N >= NB", "run", "--n", 100, "--nb", 128, "--p", 2, "--q", 2)
         self.refused("must be > 0", "run", "--n", 100, "--nb", 0, "--p", 2, "--q", 2)
+        # found by bench/fuzz-inputs: a grid of 2**63 ranks filled the memory planning its hosts
+        self.refused(r"--p 9223372036854775808: more than 2147483647, and HPL reads it as a C int", *RUN4,
+                     "--p", "9223372036854775808", "--q", 16)
+        self.refused(r"--p 4096 --q 4096: 16,777,216 ranks, more than 4,194,304, the most a run plans for", *RUN4,
+                     "--p", 4096, "--q", 4096)
+        self.refused(r"--platform torus:4096,4096,4: 67,108,864 hosts, more than 4,194,304: SimGrid makes every host",
+                     *RUN4, "--p", 2, "--q", 2, "--platform", "torus:4096,4096,4")
         self.refused("fattree:LEVELS", *RUN4, "--p", 2, "--q", 2, "--platform", "fattree:2;4")
         self.refused("fattree:LEVELS", *RUN4, "--p", 2, "--q", 2, "--platform", "fattree:2;4,1;1,0;1,1")
         self.refused("expected fattree", *RUN4, "--p", 2, "--q", 2, "--platform", "ring:4,4")
@@ -137,6 +144,8 @@ class Refused(Sandbox):
         for t in ("0", "-1", "nan", "inf"):
             self.refused(f"--timeout {t}: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--timeout", t)
         self.refused("--iprobe 0: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--iprobe", "0")
+        self.refused(r"--seed 18446744073709551616: must be a whole number from 0 to 18446744073709551615 "
+                     r"\(SIMBLAS_SEED is 64 bits\)", *RUN4, "--p", 2, "--q", 2, "--seed", "18446744073709551616")
 
     def test_spread(self):
         """run --engine: the passes of one sampled run as jobs of their own."""

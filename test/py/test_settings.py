@@ -69,12 +69,20 @@ class Table(unittest.TestCase):
 
     def test_values_checked_by_type(self):
         for name, bad in (("SIMBLAS_PIVOT_EVERY", "0"), ("SIMBLAS_MERGE", "yes"), ("SIMBLAS_MODE", "smpy"),
-                          ("SIMBLAS_POLL_USAGE", "1.5"), ("SIMBLAS_SEED", "abc"), ("SIMBLAS_FOLD_BLOCK", "64Q")):
+                          ("SIMBLAS_POLL_USAGE", "1.5"), ("SIMBLAS_SEED", "abc"), ("SIMBLAS_FOLD_BLOCK", "64Q"),
+                          # strtoull's reading: 64 bits, and a leading 0 is octal
+                          ("SIMBLAS_SEED", "18446744073709551616"), ("SIMBLAS_SEED", "09")):
             with self.subTest(name=name):
                 with self.assertRaisesRegex(CliError, f"{name}='{bad}', which libsimblas refuses"):
                     settings.check_env({name: bad}, self.table)
         settings.check_env({"SIMBLAS_FOLD_BLOCK": "256M", "SIMBLAS_SEED": "0x2a", "SIMBLAS_POLL_COST": "1e-07",
                             "SIMBLAS_LAT_FACTOR": "65472:11.6436;0:2.01467"}, self.table)
+        for seed in ("0", "010", "18446744073709551615", "0xffffffffffffffff"):
+            settings.check_env({"SIMBLAS_SEED": seed}, self.table)
+
+    def test_c_unsigned(self):
+        self.assertEqual([settings.c_unsigned(v) for v in ("0", "42", "0x2A", "010", "09", "", "-1", " 1", "1e3")],
+                         [0, 42, 42, 8, None, None, None, None, None])
 
 
 if __name__ == "__main__":

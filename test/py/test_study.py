@@ -137,7 +137,17 @@ class Study(EngineCase):
         self.refused("[factors]\nn = [1000]\n[[points]]\np = 2\n[[points]]\nn = 2000\n",
                      rf"{b}:6: n is both a factor and in a point")
         self.refused("[study]\nreplicats = 3\n", rf"{b}:2: unknown key 'replicats' in \[study\]; its keys are name, ")
-        self.refused("[study]\nreplicates = 0\n", rf"{b}:2: replicates = 0: expected a whole number >= 1")
+        self.refused("[study]\nreplicates = 0\n", rf"{b}:2: replicates = 0: expected a whole number from 1 to 100,000")
+        # sizes found by bench/fuzz-inputs: refused at once, not a traceback or a list of 2**63 seeds
+        self.refused("[study]\nreplicates = 9223372036854775808\n", rf"{b}:2: replicates = 9223372036854775808: ")
+        self.refused("[study]\nseeds = [1, 18446744073709551616]\n",
+                     rf"{b}:2: seeds: expected a list of distinct whole numbers from 0 to 18446744073709551615")
+        levels = "[" + ", ".join(str(1000 * i) for i in range(1, 101)) + "]"
+        self.refused(f"[study]\nreplicates = 11\n[factors]\nn = {levels}\nnb = {levels}\n",
+                     rf"{b}:3: 110,000 points with the replicates: more than 100,000, which is surely not what was "
+                     "meant; fewer levels or replicates, or split the study")
+        self.refused("[factors]\nn = " + levels + "\n" + "[[points]]\np = 1\n" * 1001,
+                     rf"{b}:3: 100,100 points with the replicates: more than 100,000")
         self.refused("[study]\noutputs = [\"gflop\"]\n", rf"{b}:2: unknown output 'gflop'; the outputs are gflops, ")
         self.refused("[sweep]\nn = 1\n", rf"{b}:1: unknown section \[sweep\]")
         self.refused("# top\nn = 1\n", rf"{b}:2: unknown section \[n\]")

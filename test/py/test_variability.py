@@ -120,7 +120,7 @@ class Factors(Sandbox):
                           "--node-speeds", f"{DATA}/two.hosts")
         self.refused_line("fits the spread to the model's per-core sets: drop --node-spread", "--p", 2, "--q", 2,
                           "--node-spread", 3, "--node-speeds", "model")
-        self.refused_line("--seed -1: must be a whole number >= 0", "--p", 2, "--q", 2, "--seed", -1)
+        self.refused_line("--seed -1: must be a whole number from 0 to 18446744073709551615", "--p", 2, "--q", 2, "--seed", -1)
         self.refused_line("--noise draws the modelled kernels' times", "--p", 2, "--q", 2, "--noise", "--mode",
                           "passthrough")
 

@@ -213,6 +213,11 @@ def find_xhpl(o):
         (build.ref(by) if build else None)
 
 
+HPL_INT_MAX = 2 ** 31 - 1   # HPL's N, NB, P and Q are C ints
+MAX_RANKS = 1 << 22         # 4,194,304 ranks: SimGrid would need ~280 GB; more is surely a slip (a P or Q
+                            # with digits too many), which would otherwise fill the memory planning the hosts
+
+
 def make_plan(o):
     """RunOptions -> RunPlan; CliError (status 2) for anything wrong, before
     any file is written or anything runs."""
@@ -226,7 +231,14 @@ def make_plan(o):
         raise CliError(f"--nb {nb}: must be > 0")
     if n < nb:
         raise CliError(f"--n {n} is smaller than --nb {nb}: HPL needs N >= NB > 0")
+    for k, v in (("n", n), ("nb", nb), ("p", p), ("q", q)):
+        if v > HPL_INT_MAX:
+            raise CliError(f"--{k} {v}: more than {HPL_INT_MAX}, and HPL reads it as a C int")
     ranks = p * q
+    if ranks > MAX_RANKS:
+        raise CliError(f"--p {p} --q {q}: {ranks:,} ranks, more than {MAX_RANKS:,}, the most a run plans for "
+                       f"(SimGrid takes about 66 kB a rank, 2.7 GB at 41,000 ranks: {MAX_RANKS * 66e3 / 1e9:.0f} GB "
+                       "at the limit); a smaller grid")
     opts = parse_hpl_opts(o.hpl_opt)
     energy = platforms.parse_energy(o.energy) if o.energy and o.energy != "node" else None
     node = nodefile.resolve(o, o.model or default_model())
@@ -291,8 +303,8 @@ def make_plan(o):
             raise CliError(f"--host-speed {o.host_speed}: {speedup:g} times the model's reference speed ({ref:g} "
                            f"flop/s), out of range; a host is from {SPEEDUP_RANGE[0]:g} to {SPEEDUP_RANGE[1]:g} "
                            "times it")
-    if o.seed is not None and o.seed < 0:
-        raise CliError(f"--seed {o.seed}: must be a whole number >= 0")
+    if o.seed is not None and not 0 <= o.seed < 2 ** 64:
+        raise CliError(f"--seed {o.seed}: must be a whole number from 0 to {2 ** 64 - 1} (SIMBLAS_SEED is 64 bits)")
     if o.noise:
         if o.mode != "model":
             raise CliError("--noise draws the modelled kernels' times; passthrough computes them: use --mode model")

@@ -19,6 +19,7 @@ DEFAULT_LAT = "24us"
 LOOPBACK_BW = "40Gbps"      # intra-node link when a host has several cores (seed 000, V-B)
 LOOPBACK_LAT = "1us"
 FATTREE_LEAF_MAX = 16       # leaf switch down-ports of the default fat tree
+MAX_HOSTS = 1 << 22         # 4,194,304 hosts: SimGrid would need ~280 GB for them; more is surely a slip
 
 
 @dataclasses.dataclass
@@ -267,13 +268,16 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
                 if hosts * cores < ranks:
                     raise fitting_torus(spec, ranks, cores, dims)
                 topo = body
+        if hosts > MAX_HOSTS:
+            raise CliError(f"--platform {spec}: {hosts:,} hosts, more than {MAX_HOSTS:,}: SimGrid makes every host "
+                           "of the platform, used or not (about 66 kB each with its rank); a smaller machine")
         if hostfile:
             raise CliError("--hostfile goes with --platform FILE.xml; the generated platform has its own")
         # a machine larger than the run (Stampede: 6,006 ranks on 6,400 nodes):
         # the ranks fill the first hosts, the rest idle
         return Platform(kind="generated", spec=spec or "fattree:" + topo, hosts=hosts, cores_per_node=cores,
                         own_core=True, topo=topo, bw=bw[1], lat=lat[1], bw_Bps=bw[0], lat_s=lat[0],
-                        hostlist=[f"node-{i}" for i in range(hosts) for _ in range(cores)][:ranks], topology=kind,
+                        hostlist=[f"node-{r // cores}" for r in range(ranks)], topology=kind,
                         **(dict(loopback_bw=loopback[0], loopback_lat=loopback[1]) if loopback else {}))
     path = os.path.abspath(spec)
     if not spec.endswith(".xml") and not os.path.isfile(path):

@@ -73,6 +73,19 @@ def unmet_need(name, value, others, path=None):
 _NUM = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
+def c_unsigned(value):
+    """What strtoull(value, &end, 0) reads when it reads all of value (as
+    lib/settings.c's UINT does): decimal, 0x hexadecimal or 0 octal; None
+    otherwise."""
+    if re.fullmatch(r"0[xX][0-9a-fA-F]+", value):
+        return int(value, 16)
+    if re.fullmatch(r"0[0-7]*", value):
+        return int(value, 8)
+    if re.fullmatch(r"[1-9]\d*", value):
+        return int(value)
+    return None
+
+
 def value_ok(row, value):
     """Whether VALUE is one the row accepts (the checks of lib/settings.c)."""
     t = row["type"]
@@ -84,7 +97,8 @@ def value_ok(row, value):
         return value in ("0", "1")
     if t in ("COUNT", "UINT"):
         if t == "UINT":
-            return re.fullmatch(r"\d+|0[xX][0-9a-fA-F]+", value) is not None
+            v = c_unsigned(value)
+            return v is not None and v < 2 ** 64
         if not re.fullmatch(r"[-+]?\d+", value):
             return False
         v = int(value)

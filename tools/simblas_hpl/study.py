@@ -54,6 +54,8 @@ from .plan import RunOptions, make_plan
 
 SECTIONS = ("study", "base", "factors", "points")
 STUDY_KEYS = ("name", "replicates", "seeds", "outputs", "dir")
+MAX_POINTS = 100_000   # a study's points (combinations x points x replicates): beyond, surely a slip
+SEED_LIMIT = 2 ** 64   # SIMBLAS_SEED is a 64-bit unsigned number
 NOT_OPTIONS = ("dry_run", "xhpl", "progress", "seed")   # what a study sets itself, or not at all
 DEFAULT_OUTPUTS = ("gflops", "hpl_time_s", "energy_j", "wall_s")
 OUTPUTS = ("gflops", "hpl_time_s", "simulated_time_s", "wall_s", "energy_j", "avg_power_w", "peak_rss_mb",
@@ -239,13 +241,16 @@ def load(path, dir_opt=None, text=None):
         raise src.error("give replicates = R (seeds 1..R) or seeds = [...], not both", "study", "seeds")
     if "seeds" in head:
         seeds = head["seeds"]
-        if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
-                                                          for s in seeds)) or len(set(seeds)) != len(seeds):
-            raise src.error("seeds: expected a list of distinct whole numbers >= 0, e.g. [1, 2, 3]", "study", "seeds")
+        if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool)
+                                                          and 0 <= s < SEED_LIMIT for s in seeds)) \
+                or len(set(seeds)) != len(seeds):
+            raise src.error(f"seeds: expected a list of distinct whole numbers from 0 to {SEED_LIMIT - 1}, "
+                            "e.g. [1, 2, 3]", "study", "seeds")
     else:
         r = head.get("replicates", 1)
-        if not isinstance(r, int) or isinstance(r, bool) or r < 1:
-            raise src.error(f"replicates = {r!r}: expected a whole number >= 1", "study", "replicates")
+        if not isinstance(r, int) or isinstance(r, bool) or not 1 <= r <= MAX_POINTS:
+            raise src.error(f"replicates = {r!r}: expected a whole number from 1 to {MAX_POINTS:,} (a study's "
+                            "most points)", "study", "replicates")
         seeds = list(range(1, r + 1)) if r > 1 else [None]
     # base
     base_raw = doc.get("base", {})
@@ -272,6 +277,7 @@ def load(path, dir_opt=None, text=None):
             if len({json.dumps(v) for v in vals}) != len(vals):
                 raise src.error(f"{k}: a level is given twice", "factors", k)
             factors[n] = vals
+        too_many(src, math.prod(len(v) for v in factors.values()) * len(seeds), "factors")
         rows = [dict(zip(factors, combo)) for combo in itertools.product(*factors.values())]
     listed = []
     if "points" in doc:
@@ -291,6 +297,7 @@ def load(path, dir_opt=None, text=None):
                     factors[n].append(row[n])
             listed.append(row)
         listed = [{n: row.get(n) for n in factors if n not in crossed} for row in listed]
+        too_many(src, len(listed) * len(rows) * len(seeds), "points")
         rows = [{**pt, **combo} for pt in listed for combo in rows]
     design = "factorial" if not listed else "points" if "factors" not in doc else "points x factorial"
     # outputs
@@ -329,6 +336,13 @@ def load(path, dir_opt=None, text=None):
                                 values=values))
     return Study(path=os.path.abspath(path), text=text, name=name, dir=d,
                  base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
+
+
+def too_many(src, count, section):
+    """A study error when count points (with the replicates) exceed MAX_POINTS."""
+    if count > MAX_POINTS:
+        raise src.error(f"{count:,} points with the replicates: more than {MAX_POINTS:,}, which is surely not what "
+                        "was meant; fewer levels or replicates, or split the study into several files", section)
 
 
 def default_of(name):
