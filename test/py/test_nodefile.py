@@ -5,6 +5,8 @@ node file libsimblas reads (SIMBLAS_NODE).  When the build tree is there
 (SB_BUILDDIR), the composed text is read by libsimblas itself and its
 predictions checked against the composition's arithmetic."""
 
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -80,8 +82,15 @@ class Compose(Sandbox):
             self.compose(path, **kw)
 
     def test_theta(self):
-        c = self.compose(os.path.join(NODES, "theta-knl7230.toml"))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            c = self.compose(os.path.join(NODES, "theta-knl7230.toml"))
         s = c.summary
+        # scaled by peaks, dgemm keeps this machine's share of its peak: 4e10 flop/s of 50 Gflop/s, said
+        self.assertAlmostEqual(s["dgemm_fraction_of_peak"], 0.8)
+        self.assertIn("theta-knl7230.toml: the CPU's dgemm composed at 80% of its peak, the share this machine's "
+                      "BLAS reaches of its own (40 of 50 Gflop/s per core, cal.model and its probe); if the target's "
+                      "BLAS reaches another share, give its measured rate as cpu.dgemm", err.getvalue())
         # 64 cores at 41.6 against the reference's 50 per core; STREAM 88.4 against 28 / 2 cores
         self.assertAlmostEqual(s["flops"], 64 * 41.6 / 50.0)
         self.assertAlmostEqual(s["bandwidth"], 88.4 / (28.0 / 2))
@@ -90,6 +99,13 @@ class Compose(Sandbox):
         self.assertIn(f"flops {64 * 41.6 / 50.0!r}", c.text.splitlines())
         self.assertEqual(c.text.splitlines()[-1], "end")
         self.assertIsNone(s["accelerators"])
+        # a node with its own measured dgemm: nothing transferred, nothing said
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            own = self.compose(os.path.join(NODES, "dahu-g5k-dgemm.toml")).summary
+        self.assertTrue(any(ln.startswith("dgemm ") for ln in own["host_lines"]))
+        self.assertIsNone(own["dgemm_fraction_of_peak"])
+        self.assertNotIn("composed at", err.getvalue())
         # two ranks per node: each half the node
         self.assertAlmostEqual(self.compose(os.path.join(NODES, "theta-knl7230.toml"), ranks_per_node=2)
                                .summary["flops"], 32 * 41.6 / 50.0)

@@ -31,7 +31,8 @@ import os
 import tomllib
 from typing import Any, Dict, List, Optional
 
-from .errors import CliError
+from . import model
+from .errors import CliError, note
 
 SCHEMA = "simblas-node/0.1"
 KINDS = ("published", "measured", "nominal", "derived", "proxy", "assumed", "not-found")
@@ -340,6 +341,7 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
         p_ref = ref.need("cpu.peak_gflops_per_core", "the calibrated core's peak", lo=1e-6)
         core_ratio = doc.take(peak, lo=1e-6) / p_ref
         how["flops"] = f"cpu.peak_gflops_per_core / the reference's {p_ref:g}"
+        ref_speed = model.reference_speed(model_path)   # one core's dgemm, all cores busy, flop/s
     else:
         doc.need("cpu.peak_gflops_per_core", "the rank's flop rate (or cpu.speed_relative)")
     flops = core_ratio * per_rank
@@ -501,8 +503,21 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
             doc.fail("power.accelerator_busy_w", f"is {busy:g} W, below power.accelerator_idle_w ({idle:g} W)")
         accel_watts = [idle, busy]
 
+    # scaled by peaks, the model's dgemm keeps the fraction of its peak this
+    # machine's BLAS reaches: say it, since the target's BLAS may reach
+    # another (OpenBLAS 0.3.21: 84% on the EPYC VM of 2026-11-25, 48% on the Zen 5
+    # one, doc/hindcast.md), unless the node gives its own dgemm
+    fraction = None
+    if peak and not rel and not any(ln.startswith("dgemm") for ln in host_lines) and ref_speed:
+        fraction = ref_speed / (p_ref * 1e9)
+        note(f"--node {path}: the CPU's dgemm composed at {100 * fraction:.0f}% of its peak, the share this "
+             f"machine's BLAS reaches of its own ({ref_speed / 1e9:.4g} of {p_ref:g} Gflop/s per core, "
+             f"{os.path.basename(model_path)} and its probe); if the target's BLAS reaches another share, give "
+             "its measured rate as cpu.dgemm")
+
     used = sorted(doc.used.values(), key=lambda f: f.key)
     summary = {
+        "dgemm_fraction_of_peak": fraction,
         "file": doc.path, "name": doc.name, "variant": doc.data.get("variant"),
         "ranks_per_node": r, "cores_per_rank": per_rank,
         "flops": flops, "bandwidth": bandwidth, "overhead": overhead, "how": how,
