@@ -324,7 +324,7 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
         raise CliError(f"--node {path}: {r} ranks per node (--cores-per-node) but the node has {cores:g} cores "
                        f"(cpu.cores): at most one rank per core")
     per_rank = cores / r
-    ref = None
+    ref = ref_speed = None
     lines = ["simblas-node 1", f"name {doc.name}"]
 
     # flops
@@ -382,7 +382,7 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
     lines += [f"flops {flops!r}", f"bandwidth {bandwidth!r}", f"overhead {overhead!r}"]
 
     # the node's own kernel fits
-    host_lines = []
+    host_lines, fitted = [], set()
     for routine in ("dgemm", "dtrsm"):
         key = f"cpu.{routine}"
         f = doc.figure(key)
@@ -394,6 +394,7 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
                                    "\"core\" (one)")
         scale = r if per == "node" else 1 / per_rank
         host_lines += rate_lines(doc, key, routine, scale)
+        fitted.add(routine)
     lines += [f"host {ln}" for ln in host_lines]
 
     # accelerators
@@ -508,7 +509,7 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
     # another (OpenBLAS 0.3.21: 84% on the EPYC VM of 2026-11-25, 48% on the Zen 5
     # one, doc/hindcast.md), unless the node gives its own dgemm
     fraction = None
-    if peak and not rel and not any(ln.startswith("dgemm") for ln in host_lines) and ref_speed:
+    if ref_speed and "dgemm" not in fitted:   # ref_speed: the speed is an absolute peak
         fraction = ref_speed / (p_ref * 1e9)
         note(f"--node {path}: the CPU's dgemm composed at {100 * fraction:.0f}% of its peak, the share this "
              f"machine's BLAS reaches of its own ({ref_speed / 1e9:.4g} of {p_ref:g} Gflop/s per core, "

@@ -214,8 +214,8 @@ def find_xhpl(o):
 
 
 HPL_INT_MAX = 2 ** 31 - 1   # HPL's N, NB, P and Q are C ints
-MAX_RANKS = 1 << 22         # 4,194,304 ranks: SimGrid would need ~280 GB; more is surely a slip (a P or Q
-                            # with digits too many), which would otherwise fill the memory planning the hosts
+MAX_RANKS = platforms.MAX_HOSTS   # more is surely a slip (a P or Q with digits too many), which would
+                                  # otherwise fill the memory planning the hosts
 
 
 def make_plan(o):
@@ -237,8 +237,8 @@ def make_plan(o):
     ranks = p * q
     if ranks > MAX_RANKS:
         raise CliError(f"--p {p} --q {q}: {ranks:,} ranks, more than {MAX_RANKS:,}, the most a run plans for "
-                       f"(SimGrid takes about 66 kB a rank, 2.7 GB at 41,000 ranks: {MAX_RANKS * 66e3 / 1e9:.0f} GB "
-                       "at the limit); a smaller grid")
+                       f"(SimGrid takes about {platforms.HOST_BYTES / 1e3:.0f} kB a rank, 2.7 GB at 41,000 ranks: "
+                       f"{MAX_RANKS * platforms.HOST_BYTES / 1e9:.0f} GB at the limit); a smaller grid")
     opts = parse_hpl_opts(o.hpl_opt)
     energy = platforms.parse_energy(o.energy) if o.energy and o.energy != "node" else None
     node = nodefile.resolve(o, o.model or default_model())
@@ -303,8 +303,9 @@ def make_plan(o):
             raise CliError(f"--host-speed {o.host_speed}: {speedup:g} times the model's reference speed ({ref:g} "
                            f"flop/s), out of range; a host is from {SPEEDUP_RANGE[0]:g} to {SPEEDUP_RANGE[1]:g} "
                            "times it")
-    if o.seed is not None and not 0 <= o.seed < 2 ** 64:
-        raise CliError(f"--seed {o.seed}: must be a whole number from 0 to {2 ** 64 - 1} (SIMBLAS_SEED is 64 bits)")
+    if o.seed is not None and not 0 <= o.seed < settings.UINT_LIMIT:
+        raise CliError(f"--seed {o.seed}: must be a whole number from 0 to {settings.UINT_LIMIT - 1} (SIMBLAS_SEED is "
+                       "64 bits)")
     if o.noise:
         if o.mode != "model":
             raise CliError("--noise draws the modelled kernels' times; passthrough computes them: use --mode model")

@@ -19,7 +19,8 @@ DEFAULT_LAT = "24us"
 LOOPBACK_BW = "40Gbps"      # intra-node link when a host has several cores (seed 000, V-B)
 LOOPBACK_LAT = "1us"
 FATTREE_LEAF_MAX = 16       # leaf switch down-ports of the default fat tree
-MAX_HOSTS = 1 << 22         # 4,194,304 hosts: SimGrid would need ~280 GB for them; more is surely a slip
+HOST_BYTES = 66e3           # SimGrid's memory for a host and its rank: 2.7 GB at 41,000 ranks (doc/scale.md)
+MAX_HOSTS = 1 << 22         # 4,194,304 hosts: ~280 GB at HOST_BYTES; more is surely a slip
 
 
 @dataclasses.dataclass
@@ -270,7 +271,7 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
                 topo = body
         if hosts > MAX_HOSTS:
             raise CliError(f"--platform {spec}: {hosts:,} hosts, more than {MAX_HOSTS:,}: SimGrid makes every host "
-                           "of the platform, used or not (about 66 kB each with its rank); a smaller machine")
+                           f"of the platform, used or not (about {HOST_BYTES / 1e3:.0f} kB each with its rank); a smaller machine")
         if hostfile:
             raise CliError("--hostfile goes with --platform FILE.xml; the generated platform has its own")
         # a machine larger than the run (Stampede: 6,006 ranks on 6,400 nodes):

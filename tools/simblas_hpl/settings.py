@@ -70,6 +70,7 @@ def unmet_need(name, value, others, path=None):
     return None
 
 
+UINT_LIMIT = 2 ** 64   # lib/settings.c's UINT values are uint64_t (SIMBLAS_SEED)
 _NUM = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
@@ -98,7 +99,7 @@ def value_ok(row, value):
     if t in ("COUNT", "UINT"):
         if t == "UINT":
             v = c_unsigned(value)
-            return v is not None and v < 2 ** 64
+            return v is not None and v < UINT_LIMIT
         if not re.fullmatch(r"[-+]?\d+", value):
             return False
         v = int(value)

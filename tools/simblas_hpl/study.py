@@ -47,7 +47,7 @@ import tomllib
 import typing
 from typing import Any, Dict, List, Optional
 
-from . import engine, hpldat, platforms
+from . import engine, hpldat, platforms, settings
 from .errors import CliError
 from .files import write_atomic
 from .plan import RunOptions, make_plan
@@ -55,7 +55,6 @@ from .plan import RunOptions, make_plan
 SECTIONS = ("study", "base", "factors", "points")
 STUDY_KEYS = ("name", "replicates", "seeds", "outputs", "dir")
 MAX_POINTS = 100_000   # a study's points (combinations x points x replicates): beyond, surely a slip
-SEED_LIMIT = 2 ** 64   # SIMBLAS_SEED is a 64-bit unsigned number
 NOT_OPTIONS = ("dry_run", "xhpl", "progress", "seed")   # what a study sets itself, or not at all
 DEFAULT_OUTPUTS = ("gflops", "hpl_time_s", "energy_j", "wall_s")
 OUTPUTS = ("gflops", "hpl_time_s", "simulated_time_s", "wall_s", "energy_j", "avg_power_w", "peak_rss_mb",
@@ -242,9 +241,9 @@ def load(path, dir_opt=None, text=None):
     if "seeds" in head:
         seeds = head["seeds"]
         if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool)
-                                                          and 0 <= s < SEED_LIMIT for s in seeds)) \
+                                                          and 0 <= s < settings.UINT_LIMIT for s in seeds)) \
                 or len(set(seeds)) != len(seeds):
-            raise src.error(f"seeds: expected a list of distinct whole numbers from 0 to {SEED_LIMIT - 1}, "
+            raise src.error(f"seeds: expected a list of distinct whole numbers from 0 to {settings.UINT_LIMIT - 1}, "
                             "e.g. [1, 2, 3]", "study", "seeds")
     else:
         r = head.get("replicates", 1)

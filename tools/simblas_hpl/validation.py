@@ -511,15 +511,13 @@ def build_report(configs, real, sims, sim_results, machine, runs, build, started
         errs = [r["sim"][s.name]["error_pct"] for r in rows if s.name in r["sim"]]
         if errs:
             nets = {r["sim"][s.name].get("network") for r in rows if s.name in r["sim"]}
+            rk = ranking(rows, s.name)
             summary[s.name] = {"mode": s.mode, "model": s.model, "network": nets.pop() if len(nets) == 1 else None,
                                "probe": s.probe if s.mode == "model" else None,
                                "max_abs_error_pct": max(abs(e) for e in errs),
                                "mean_error_pct": round(sum(errs) / len(errs), 2),
                                "within_3pct": sum(abs(e) <= 3 for e in errs), "configs": len(errs),
-                               "misranked": []}
-            rk = ranking(rows, s.name)
-            summary[s.name]["misranked"] = rk.pop("misranked")
-            summary[s.name]["ranking"] = rk
+                               "misranked": rk.pop("misranked"), "ranking": rk}
             if drift[s.name]:
                 summary[s.name]["reference_speed"] = drift[s.name]
     loads = [r["real"]["other_load_max"] for r in rows if r["real"].get("other_load_max") is not None]
