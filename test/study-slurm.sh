@@ -6,7 +6,8 @@
 # Gflops, HPL time and simulated time to the last digit), one point that
 # fails in both (its message and stderr tail kept, the others done); the
 # study submitted without --wait, followed by `study status` until done;
-# and, the cluster stopped, an unreachable Slurm refused in one line that
+# `run --iterations K --samples S` and `tune` through the same cluster,
+# equal to their --engine local runs; and, the cluster stopped, an unreachable Slurm refused in one line that
 # names scripts/local-slurm.sh and --engine local.
 # Needs the HPL build test/hpl-run.sh makes (SB_HPL_DATA, or
 # $SB_BUILDDIR/test/hpl-data); skips when not root, without slurm-wlm and
@@ -137,6 +138,49 @@ case "$st" in *"8 done, 0 running, 0 queued, 8 failed, 0 to do"*) ok "study stat
   *) ko "study status after $i s: $st" ;; esac
 study collect "$tmp/nowait" 2> /dev/null && cmp -s "$tmp/nowait/means.csv" "$tmp/slurm/means.csv" &&
   ok "study collect: the same means.csv" || ko "study collect after the job: means.csv differs"
+
+# run --iterations K --samples S --engine slurm: each stratum's pass a task
+# of one array, combined into the extrapolation --engine local gives
+# (--hpl-code free: the passes are deterministic, so every stratum's
+# figures and the Gflops are equal to the last digit)
+run3() { cli run --n 3000 --nb 128 --p 2 --q 2 --hpl-code free --iterations 3 --samples 3 "$@"; }
+if run3 --engine slurm --slurm-opt='--time=10 --mem=200M' --keep "$tmp/run-slurm" --json "$tmp/run-slurm.json" \
+     > /dev/null 2> "$tmp/run-slurm.err" &&
+   run3 --engine local -j 2 --json "$tmp/run-local.json" > /dev/null 2> "$tmp/run-local.err"; then
+  "$py" - "$tmp/run-slurm.json" "$tmp/run-local.json" << 'EOF' && ok "run --engine slurm: 3 passes in one array, the same strata and Gflops as --engine local" ||
+import json, sys
+s, l = (json.load(open(x)) for x in sys.argv[1:3])
+key = lambda r: [{k: t[k] for k in ("first_iteration", "counted", "per_iteration_s", "stands_for_s")} for t in r["strata"]]
+print("  slurm %s Gflops, local %s Gflops; %s jobs, %s s of CPU" % (s["gflops"], l["gflops"], s["engine"]["jobs"],
+      s["engine"]["total_cpu_s"]))
+sys.exit(not (key(s) == key(l) and s["gflops"] == l["gflops"] and s["engine"]["jobs"] == 3
+              and s["iterations_done"] == l["iterations_done"] == 9))
+EOF
+    ko "run --engine slurm differs from --engine local"
+  ls "$tmp"/run-slurm/passes/pass-2/result.json > /dev/null 2>&1 && ok "run --engine slurm --keep: each pass's directory" ||
+    ko "run --engine slurm --keep: no pass-2/result.json in $tmp/run-slurm"
+else
+  ko "run --engine slurm or local failed: $(tail -3 "$tmp/run-slurm.err" "$tmp/run-local.err")"
+fi
+
+# tune --engine slurm: a few points of a small space, each batch an array;
+# the same sampler and seed on --engine local evaluate the same points, with
+# the same Gflops, and print the same best HPL.dat
+tune4() { cli tune --nodes 2 --cores-per-node 2 --n 2000 --hpl-code free --search nb=64,128 --search grid=2x2,1x4 \
+            --hpl-opt depth=0 --hpl-opt bcast=0 --hpl-opt pfact=2 --hpl-opt rfact=2 --hpl-opt nbmin=4 \
+            --hpl-opt ndiv=2 --hpl-opt swap=2 --hpl-opt swap_threshold=64 --hpl-opt pmap=0 --budget 3 -j 2 "$@"; }
+if tune4 --engine slurm --slurm-opt='--time=10 --mem=200M' --dir "$tmp/tune-slurm" > "$tmp/tune-slurm.out" 2> "$tmp/tune-slurm.err" &&
+   tune4 --engine local --dir "$tmp/tune-local" > "$tmp/tune-local.out" 2> "$tmp/tune-local.err"; then
+  sed "s#$tmp/tune-slurm#DIR#g" "$tmp/tune-slurm.out" > "$tmp/tune-slurm.txt"
+  sed "s#$tmp/tune-local#DIR#g" "$tmp/tune-local.out" > "$tmp/tune-local.txt"
+  if cmp -s "$tmp/tune-slurm.txt" "$tmp/tune-local.txt" && find "$tmp/tune-slurm" -name "slurm-*.out" | grep -q .; then
+    ok "tune --engine slurm: the same points, Gflops and best HPL.dat as --engine local ($(grep -c . "$tmp/tune-slurm.out") lines)"
+  else
+    ko "tune --engine slurm differs from --engine local: $(diff "$tmp/tune-slurm.txt" "$tmp/tune-local.txt" | head -5)"
+  fi
+else
+  ko "tune --engine slurm or local failed: $(tail -3 "$tmp/tune-slurm.err" "$tmp/tune-local.err")"
+fi
 
 # Slurm gone: one line, status 2, nothing submitted
 sh "$script" stop > /dev/null 2>&1
