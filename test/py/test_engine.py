@@ -1,9 +1,10 @@
 """The study engine (engine.py) with a fake smpirun in the sandbox: points
 run once and are skipped once done, a failed point keeps its message and
 stderr tail and is retried, ^C stops the running points and leaves them to
-do (the others done and kept), and Slurm problems are named before
-anything is submitted.  The engine on a real Slurm cluster is
-test/study-slurm.sh."""
+do (the others done and kept), a worker killed with SIGKILL leaves its
+point running while its orphaned simulator lives (never two simulators in
+one point), and Slurm problems are named before anything is submitted.
+The engine on a real Slurm cluster is test/study-slurm.sh."""
 
 import fcntl
 import json
@@ -16,16 +17,21 @@ import unittest
 from unittest import mock
 
 from support import SRC, Sandbox
-from simblas_hpl import engine
+from simblas_hpl import engine, study
 from simblas_hpl.errors import CliError
 from simblas_hpl.plan import RunOptions, make_plan
 
 # the fake simulator: HPL's result line with N from HPL.dat (Gflops = N / 1000),
-# a line in calls.log per call; N = 3000 fails, SLEEP in the environment waits
+# a line in calls.log per call ("N PID"; its PID is its process group); N = 3000
+# fails; FAKE_SLEEP in the environment waits, FAKE_UNTIL waits (at most 120 s)
+# until that file exists, FAKE_STRAY leaves a process behind it
 FAKE = r"""#!/bin/sh
 n=$(awk 'NR == 6 { print $1 }' HPL.dat)
 echo "$n $$" >> {calls}
 [ -n "${FAKE_SLEEP:-}" ] && sleep "$FAKE_SLEEP"
+i=0
+while [ -n "${FAKE_UNTIL:-}" ] && [ ! -e "$FAKE_UNTIL" ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i + 1)); done
+[ -n "${FAKE_STRAY:-}" ] && { sleep 120 & echo $! > "$FAKE_STRAY"; }
 if [ "$n" = 3000 ]; then
   i=0; while [ $i -lt 60 ]; do echo "stderr line $i" >&2; i=$((i + 1)); done
   echo "[node-0:0:(1) 0.0] smpi_x.cpp:1: [root/CRITICAL] the fake simulator fails at N=3000" >&2
@@ -48,7 +54,83 @@ class EngineCase(Sandbox):
         patch = mock.patch.dict(os.environ, self.env, clear=True)
         patch.start()
         self.addCleanup(patch.stop)
+        self.addCleanup(self.stop_fakes)
         self.said = []
+
+    def stop_fakes(self):
+        """Whatever a test left running of its fake simulators: their process
+        groups killed (a fake's PID is its group's, in calls.log), and the
+        process FAKE_STRAY left."""
+        try:
+            stray = int(self.read(self.path("stray")))
+            with open(f"/proc/{stray}/cmdline", "rb") as f:
+                if f.read().startswith(b"sleep\0"):
+                    os.kill(stray, signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+        for pid in self.fake_pids():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    ours = self.root.encode() in f.read()  # not a process that took its number since
+            except OSError:
+                continue
+            if ours:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    def fake_pids(self):
+        try:
+            with open(self.calls) as f:  # other tests' fakes write other lines
+                return [int(w[1]) for w in map(str.split, f) if len(w) == 2 and w[1].isdigit()]
+        except FileNotFoundError:
+            return []
+
+    def until(self, what, cond, timeout=60):
+        """Poll cond() until it is true; fail, naming what, after timeout s."""
+        deadline = time.monotonic() + timeout
+        while not cond():
+            if time.monotonic() > deadline:
+                self.fail(f"{what}: not after {timeout} s")
+            time.sleep(0.02)
+
+    def lives(self, pid):
+        """Process pid is there and not a zombie."""
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    def start_worker(self, d):
+        """A worker running point d in a session of its own (as the local
+        engine starts it), killed at the end of the test if still there."""
+        p = subprocess.Popen(engine.worker_command("run", d), env=engine.worker_env(), stdout=subprocess.DEVNULL,
+                             start_new_session=True)
+
+        def stop():
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        self.addCleanup(stop)
+        return p
+
+    def orphan(self, d):
+        """Run point d in a worker, and SIGKILL the worker once its fake
+        simulator runs (waiting until self.path('go') exists): the
+        simulator's PID (its process group)."""
+        os.environ["FAKE_UNTIL"] = self.path("go")
+        p = self.start_worker(d)
+        self.until("the simulator started and recorded",
+                   lambda: self.ran() and "simulator" in (engine._read_json(os.path.join(d, "running.json")) or {}))
+        self.assertEqual((engine.state(d), engine.runner(d)["worker"]), ("running", "alive"))
+        os.killpg(p.pid, signal.SIGKILL)  # the worker only: its simulator is in a session of its own
+        p.wait()
+        del os.environ["FAKE_UNTIL"]
+        sim, = self.fake_pids()
+        self.assertTrue(self.lives(sim))
+        return sim
 
     def plan(self, n):
         return make_plan(RunOptions(n=n, nb=128, p=2, q=2, xhpl=self.xhpl, mode="passthrough", progress=0))
@@ -169,21 +251,59 @@ class Local(EngineCase):
         self.assertEqual(out.count("done"), 3)
         self.assertEqual(self.ran(), [1000, 2000, 2000, 4000, 4000])
 
-    def test_a_killed_worker_loses_its_point_only(self):
+    def test_a_point_killed_whole_is_to_do_again(self):
         d, = self.points(2000)
-        os.environ["FAKE_SLEEP"] = "120"
-        p = subprocess.Popen(engine.worker_command("run", d), env=engine.worker_env(), stdout=subprocess.DEVNULL,
-                             start_new_session=True)
-        for _ in range(500):
-            if self.ran():
-                break
-            time.sleep(0.02)
-        self.assertEqual(engine.state(d), "running")
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
-        self.assertEqual(engine.state(d), "todo")  # no lock, no result: to do again
-        del os.environ["FAKE_SLEEP"]
+        sim = self.orphan(d)
+        os.killpg(sim, signal.SIGKILL)  # its simulator too (a reboot, the OOM killer taking both)
+        self.until("the killed simulator's lock released", lambda: engine.state(d) == "todo")  # no result
         self.assertEqual(self.run_local([d]).states[d], "done")
+        self.assertEqual(self.ran(), [2000, 2000])
+
+    def test_a_killed_worker_leaves_its_point_running_while_its_simulator_lives(self):
+        d, = self.points(2000)
+        sim = self.orphan(d)
+        lock = os.path.join(d, "lock")
+        held = [int(fd) for fd in os.listdir(f"/proc/{sim}/fd") if os.readlink(f"/proc/{sim}/fd/{fd}") == lock]
+        self.assertTrue(held and min(held) >= 100, held)  # inherited, out of smpirun's way (its fd 3)
+        self.assertEqual(engine.state(d), "running")
+        r = engine.runner(d)
+        self.assertEqual((r["worker"], r["simulator"]), ("gone", sim))
+        lines = []
+        counts = study.status(self.root, {"name": "s", "points": [{"id": "n=2000"}]}, out=lines.append)
+        self.assertEqual((counts["running"], counts["todo"]), (1, 0))
+        self.assertIn("1 running (1 with no worker)", lines[0])
+        self.assertIn("running  n=2000, no worker: its worker (pid ", lines[1])
+        self.assertIn(f"left its simulator running, orphaned (process group {sim})", lines[1])
+        self.assertIn(f"stop it with: kill -- -{sim}", lines[1])
+
+    def test_no_second_simulator_starts_beside_an_orphaned_one(self):
+        d, = self.points(2000)
+        sim = self.orphan(d)
+        out = self.run_local([d])  # the study run again
+        self.assertEqual(out.states[d], "running")
+        self.assertTrue(any(f"kill -- -{sim}" in m for m in self.said), self.said)
+        self.assertEqual(engine.run_point(d, say=self.said.append), "busy")  # a worker given it anyway
+        self.assertEqual(self.ran(), [2000])  # one simulator started, ever
+        self.assertEqual(self.fake_pids(), [sim])
+
+    def test_a_point_runs_again_once_its_orphaned_simulator_ends(self):
+        d, = self.points(2000)
+        sim = self.orphan(d)
+        self.assertEqual(engine.state(d), "running")
+        with open(self.path("go"), "w"):
+            pass  # the orphan finishes
+        self.until("the orphaned simulator gone", lambda: not self.lives(sim))
+        self.until("its lock released", lambda: engine.state(d) == "todo")  # its result was not recorded
+        self.assertEqual(self.run_local([d]).states[d], "done")
+        self.assertEqual(self.ran(), [2000, 2000])
+        self.assertEqual(engine.result(d)["gflops"], 2.0)
+
+    def test_nothing_a_simulator_leaves_behind_outlives_it(self):
+        d, = self.points(2000)
+        os.environ["FAKE_STRAY"] = self.path("stray")
+        self.assertEqual(self.run_local([d]).states[d], "done")
+        stray = int(self.read(self.path("stray")))
+        self.until("the stray process killed", lambda: not self.lives(stray), timeout=10)
 
     def test_not_a_point(self):
         with self.assertRaisesRegex(CliError, "not a point"):

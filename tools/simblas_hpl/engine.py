@@ -15,16 +15,21 @@ A point directory holds, besides what its caller puts there:
     failed.json     the last attempt failed: its message, exit status, attempt
                     number, host and date; failed-stderr.txt, the tail of its
                     simulator's stderr; run/ keeps its files
-    running.json    the attempt in progress: host, pid, Slurm job, start
-    lock            locked (flock) by the worker while it runs the point: the
-                    point is running exactly when it is locked
+    running.json    the attempt in progress: host, pid (the worker), its
+                    simulator's process group, Slurm job, start
+    lock            locked (flock) by the worker while it runs the point, and
+                    by its simulator, which inherits the lock: the point is
+                    running exactly when it is locked, also when its worker
+                    was killed (kill -9, the OOM killer) and left its
+                    simulator running, orphaned, in the point's run/ -- no
+                    other simulator starts there until that one ends
     queued.json     submitted to Slurm: the job and the array task
     run/            the last attempt's run directory (its tmp/ removed once done)
 
 Nothing is shared between points: every file a worker writes is its
 point's, and results are read from the points, never from a file several
-writers append to.  A point killed half-way has no result.json and no
-lock: it is to do again, and nothing else is lost.
+writers append to.  A point killed half-way (worker and simulator) has
+no result.json and no lock: it is to do again, and nothing else is lost.
 
 A worker is `python -m simblas_hpl.engine run DIR...` (the local engine
 starts one per point, in a session of its own) or `... task LIST K` (a
@@ -46,6 +51,7 @@ import sys
 import time
 from typing import Optional
 
+from . import procs
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines, write_atomic
 
@@ -124,6 +130,32 @@ def locked(d):
         os.close(fd)
 
 
+def runner(d):
+    """Who runs point d, a running one: its running.json (host, pid,
+    simulator, attempt, job, started; {} when it has none yet) and
+    'worker': 'alive', 'gone' -- a worker of this host that died (kill -9,
+    the OOM killer) and left its simulator running, orphaned, holding the
+    lock -- or None when it cannot be told (another host)."""
+    r = _read_json(_path(d, RUNNING)) or {}
+    pid, start = r.get("pid"), r.get("pid_start")
+    r["worker"] = None
+    if isinstance(pid, int) and r.get("host") == socket.gethostname() and os.path.isdir("/proc"):
+        now = procs.started(pid)
+        r["worker"] = "alive" if now is not None and (start is None or now == start) else "gone"
+    return r
+
+
+def orphaned(d, r):
+    """What to say of point d when runner(d) r says its worker is gone."""
+    g = r.get("simulator")
+    stop = (f"stop it with: kill -- -{g}" if isinstance(g, int) else
+            f"stop it by killing the processes that hold {_path(d, LOCK)} (fuser -k {_path(d, LOCK)})")
+    return (f"its worker (pid {r.get('pid')}) died and left its simulator running, orphaned"
+            + (f" (process group {g})" if isinstance(g, int) else "")
+            + f", since {r.get('started', '?')}: the point is not run again until that simulator ends "
+            f"(its result is not recorded); {stop}")
+
+
 def state(d, live_tasks=None):
     """'done', 'running', 'queued' (in a Slurm job that has not started it),
     'failed' (its last attempt) or 'todo'.  live_tasks(job) -> the set of the
@@ -190,9 +222,13 @@ def run_point(d, say=print):
         prev = failure(d) or {}
         attempt = prev.get("attempt", 0) + 1
         job = os.environ.get("SLURM_ARRAY_JOB_ID") or os.environ.get("SLURM_JOB_ID")
-        _write_json(_path(d, RUNNING), {"host": socket.gethostname(), "pid": os.getpid(), "attempt": attempt,
-                                        "job": job, "task": os.environ.get("SLURM_ARRAY_TASK_ID"),
-                                        "started": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        running = {"host": socket.gethostname(), "pid": os.getpid(), "pid_start": procs.started(os.getpid()),
+                   "attempt": attempt, "job": job, "task": os.environ.get("SLURM_ARRAY_TASK_ID"),
+                   "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        _write_json(_path(d, RUNNING), running)
+
+        def started(pid):  # the simulator's process group, to stop it should this worker die
+            _write_json(_path(d, RUNNING), dict(running, simulator=pid))
         rundir = _path(d, RUNDIR)
         shutil.rmtree(rundir, ignore_errors=True)
         os.makedirs(rundir)
@@ -200,7 +236,9 @@ def run_point(d, say=print):
         try:
             with open(_path(d, PLAN), "rb") as f:
                 plan = pickle.load(f)
-            summary = launch.simulate(plan, rundir, quiet=True).summary
+            # the simulator holds the lock too: killed, this worker leaves
+            # its point running (not to do) while its simulator lives
+            summary = launch.simulate(plan, rundir, quiet=True, hold_fd=fd, started=started).summary
         except (KeyboardInterrupt, Terminated):  # before or after the simulator ran
             _unlink(_path(d, RUNNING))
             say(f"{d}: interrupted")
@@ -346,6 +384,10 @@ def _to_run(dirs, retry_failed, say):
     if busy["running"] or busy["queued"]:
         say(f"{busy['running']} point(s) running and {busy['queued']} queued in a Slurm job elsewhere: left to them "
             f"(a point's {QUEUED} names its job; remove the file to run it here when the job is gone)")
+    for d in dirs:
+        r = runner(d) if st[d] == "running" else {}
+        if r.get("worker") == "gone":
+            say(f"{d}: {orphaned(d, r)}")
     return st, todo
 
 
@@ -390,8 +432,10 @@ def _run_local(dirs, jobs, retry_failed, say, poll_s):
                 finished += 1
                 s = state(d)
                 r = result(d) if s == "done" else None
+                gone = runner(d) if s == "running" else {}
                 what = (f"{r['gflops']:.6g} Gflops, wall {r.get('wall_s', 0):.1f} s"
                         if r and isinstance(r.get("gflops"), (int, float)) else
+                        f"worker exit status {p.returncode}: " + orphaned(d, gone) if gone.get("worker") == "gone" else
                         (failure(d) or {}).get("message", "").split("\n")[0] if s == "failed" else
                         f"worker exit status {p.returncode}, see {_path(d, 'worker.log')}" if s != "done" else "")
                 say(f"[{finished}/{total}] {s}: {d}" + (f": {what}" if what else ""))

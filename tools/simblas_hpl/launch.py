@@ -8,6 +8,7 @@ calls it, and so can a study, from a process pool or inside a batch job
 CliError, and leaves the directory to its caller).
 """
 
+import fcntl
 import os
 import re
 import resource
@@ -17,7 +18,7 @@ import subprocess
 import threading
 import time
 
-from . import hpldat, network, platforms, results, settings, variability
+from . import hpldat, network, platforms, procs, results, settings, variability
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines
 from .memory import FOLD_BLOCK, fold_block, max_map_count
@@ -31,6 +32,7 @@ SPIN_MAX_S = 1e-5           # and at most 10 us
 STALE = ("hpccoutf.txt", "HPL.out", "stdout.txt", "stderr.txt", "iterations.log")
 NODE_FILE = "simblas.node"  # --node: the node file libsimblas reads (SIMBLAS_NODE)
 HOST_FACTORS = "host-factors.txt"  # --node-spread, --slow-nodes, --node-speeds: SIMBLAS_HOST_FACTORS
+HOLD_FD_MIN = 100           # simulate(hold_fd=): the simulator inherits it at this number or above
 
 
 def spin_polls(plan):
@@ -263,16 +265,35 @@ def prepare_rundir(plan, workdir, quiet=False):
 
 
 def stop_group(proc):
-    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+    """Stop the simulator's process group: SIGTERM, then SIGKILL to what is
+    left of it once smpirun has gone (smpimain, which smpirun's trap only
+    sends SIGTERM, may outlive it and would run on, orphaned) or after 5 s."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    end_group(proc)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def end_group(proc, wait_s=5):
+    """SIGKILL to what is left of the simulator's process group (its leader,
+    smpirun, waited for or not), and wait up to wait_s for it to be gone:
+    nothing of a run outlives it, nor holds what it inherited (hold_fd)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + wait_s
+    while procs.group_lives(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 ERROR_RE = re.compile(r"\[[\w./-]+/(?:CRITICAL|ERROR)\]|^simblas: |^HPL ERROR|^\S+: error", re.M)
@@ -344,16 +365,28 @@ def catch_signals():
     return {sig: signal.signal(sig, terminated) for sig in (signal.SIGTERM, signal.SIGHUP)}
 
 
+def inheritable_copy(fd):
+    """() or (a copy of fd that smpirun passes on to smpimain): smpirun
+    uses descriptor 3 for itself (exec 3<&0 ... 3>&-), and a shell script
+    may use any low one, so the copy is numbered HOLD_FD_MIN or above."""
+    return () if fd is None else (fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, HOLD_FD_MIN),)
+
+
 def cpu_children():
     """User and system CPU seconds of the children waited for so far."""
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
 
 
-def simulate(plan, workdir, quiet=False):
+def simulate(plan, workdir, quiet=False, hold_fd=None, started=None):
     """Run plan in workdir (which must exist): a RunResult, or CliError
     (status 1 when the simulation failed: kept=workdir, the files to look
-    at).  Whatever fails once the simulator has started stops it first."""
+    at).  Whatever fails once the simulator has started stops it first.
+
+    hold_fd: a file descriptor (the study engine's lock on its point) that
+    every process of the simulator inherits, so that what it holds stays
+    held while any of them lives, were this process killed.  started(pid),
+    once the simulator has started: its process group."""
     cmd, env, line = prepare_rundir(plan, workdir, quiet)
     full_env = dict(os.environ)
     full_env.update(env)
@@ -371,11 +404,19 @@ def simulate(plan, workdir, quiet=False):
     try:
         previous.update(catch_signals())
         with open(out_path, "w") as fo, open(err_path, "w") as fe:
-            proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdin=subprocess.DEVNULL, stdout=fo,
-                                    stderr=fe, start_new_session=True)
+            inherited = inheritable_copy(hold_fd)
+            try:
+                proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdin=subprocess.DEVNULL, stdout=fo,
+                                        stderr=fe, start_new_session=True, pass_fds=inherited)
+            finally:
+                for fd in inherited:
+                    os.close(fd)
             sampler.attach(proc.pid)
+            if started:
+                started(proc.pid)
             try:
                 proc.wait(timeout=plan.timeout)
+                end_group(proc)  # anything smpirun left behind
             except subprocess.TimeoutExpired:
                 timed_out = True
                 stop_group(proc)

@@ -492,8 +492,11 @@ def status(d, design, out=print):
     dirs = point_dirs(d, design)
     st = engine.states(dirs)
     counts = {s: sum(1 for x in st.values() if x == s) for s in engine.STATES}
-    out(f"study {design['name']} ({d}): {len(dirs)} point(s): {counts['done']} done, {counts['running']} running, "
-        f"{counts['queued']} queued, {counts['failed']} failed, {counts['todo']} to do")
+    runners = {dd: engine.runner(dd) for dd in dirs if st[dd] == "running"}
+    orphans = sum(1 for r in runners.values() if r["worker"] == "gone")
+    out(f"study {design['name']} ({d}): {len(dirs)} point(s): {counts['done']} done, {counts['running']} running"
+        + (f" ({orphans} with no worker)" if orphans else "")
+        + f", {counts['queued']} queued, {counts['failed']} failed, {counts['todo']} to do")
     for p, dd in zip(design["points"], dirs):
         s = st[dd]
         if s == "failed":
@@ -502,9 +505,10 @@ def status(d, design, out=print):
             out(f"  failed   {p['id']}: {first} (attempt {f.get('attempt', '?')}; stderr tail: "
                 f"{os.path.join(dd, engine.FAILED_TAIL)})")
         elif s == "running":
-            r = engine._read_json(os.path.join(dd, engine.RUNNING)) or {}
+            r = runners[dd]
             where = f"pid {r.get('pid')} on {r.get('host')}" + (f", Slurm job {r['job']}" if r.get("job") else "")
-            out(f"  running  {p['id']}: since {r.get('started', '?')} ({where})")
+            out(f"  running  {p['id']}, no worker: {engine.orphaned(dd, r)}" if r["worker"] == "gone" else
+                f"  running  {p['id']}: since {r.get('started', '?')} ({where})")
         elif s == "queued":
             q = engine._read_json(os.path.join(dd, engine.QUEUED)) or {}
             out(f"  queued   {p['id']}: Slurm job {q.get('job')}, array task {q.get('task')}")

@@ -1,0 +1,37 @@
+"""This host's processes, as /proc shows them: whether one lives (and is
+the one that started then), and whether a process group still has any."""
+
+import os
+
+DEAD = ("Z", "X")  # a zombie holds nothing: its files are closed
+
+
+def stat(pid):
+    """(state, parent, process group, start time in clock ticks since boot)
+    of process pid, or None when it is not there or /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # after the command's name, which may hold anything
+        return fields[0], int(fields[1]), int(fields[2]), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def started(pid):
+    """The start time of process pid if it lives (not a zombie), else None."""
+    s = stat(pid)
+    return s[3] if s and s[0] not in DEAD else None
+
+
+def group_lives(pgid):
+    """Whether a process of group pgid lives (zombies do not count)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return False
+    for n in names:
+        if n.isdigit():
+            s = stat(n)
+            if s and s[2] == pgid and s[0] not in DEAD:
+                return True
+    return False
