@@ -12,7 +12,7 @@ import unittest
 from unittest import mock
 
 import dryrun_fixtures  # noqa: F401  (sys.path set by support)
-from support import SRC  # noqa: F401
+from support import SRC, Sandbox
 from simblas_hpl import memory, settings
 from simblas_hpl.errors import CliError
 
@@ -174,6 +174,47 @@ class Accessor(unittest.TestCase):
                 if mine["default"] is None:  # one of the build's own (SB_DEFAULT_MODEL...)
                     mine = dict(mine, default=theirs["default"])
                 self.assertEqual(mine, theirs)
+
+
+class ToolSide(Sandbox):
+    """SIMBLAS_FREECLOCK and SIMBLAS_CODE_CLOCK in simblas-hpl's environment, as
+    lib/settings.def says: FREECLOCK a flag, 1 when unset; CODE_CLOCK a flag
+    that simblas-hpl sets where it applies, 0 keeping SMPI's timing."""
+
+    ARGS = ("--n", 2000, "--nb", 128, "--p", 2, "--q", 2)
+
+    def run_sh(self, *extra, env=None):
+        status, out, err, d = self.dry(*self.ARGS, *extra, env=env)
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(d, "run.sh")) as f:
+            return f.read()
+
+    def refused(self, pattern, *extra, env=None):
+        status, out, err, d = self.dry(*self.ARGS, *extra, env=env)
+        self.assertEqual(status, 2, err)
+        self.assertEqual(len(err.rstrip("\n").split("\n")), 1, err)
+        self.assertRegex(err, pattern)
+        self.assertFalse(os.path.exists(self.called), "smpirun was called")
+
+    def test_freeclock(self):
+        for env, preloaded in ((None, True), ({"SIMBLAS_FREECLOCK": "1"}, True), ({"SIMBLAS_FREECLOCK": ""}, True),
+                               ({"SIMBLAS_FREECLOCK": "0"}, False)):
+            with self.subTest(env=env):
+                self.assertEqual("libsimblas_freeclock.so" in self.run_sh(env=env), preloaded)
+        self.refused(r"^simblas-hpl: SIMBLAS_FREECLOCK='yes' is not 0 or 1", env={"SIMBLAS_FREECLOCK": "yes"})
+
+    def test_code_clock(self):
+        for env, timed in ((None, True), ({"SIMBLAS_CODE_CLOCK": "1"}, True), ({"SIMBLAS_CODE_CLOCK": "0"}, False)):
+            with self.subTest(env=env):
+                line = self.run_sh(env=env)
+                self.assertEqual("SIMBLAS_CODE_CLOCK=1" in line, timed)
+                self.assertEqual("simulate-computation:no" in line, timed)
+        self.refused(r"^simblas-hpl: SIMBLAS_CODE_CLOCK='yes' is not 0 or 1", env={"SIMBLAS_CODE_CLOCK": "yes"})
+        # 1 where simblas-hpl would not set it reached libsimblas all the same
+        for extra in (("--no-merge",), ("--hpl-code", "free"), ("--mode", "passthrough")):
+            with self.subTest(extra=extra):
+                self.refused(r"SIMBLAS_CODE_CLOCK=1 in the environment .*unset it", *extra,
+                             env={"SIMBLAS_CODE_CLOCK": "1"})
 
 
 if __name__ == "__main__":

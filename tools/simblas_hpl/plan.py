@@ -380,9 +380,17 @@ def make_plan(o):
     # SimBLAS times HPL's own code within its merged injections
     # (SIMBLAS_CODE_CLOCK=1) instead of SMPI's computation timing (an
     # activity of its own per MPI call, and a thread-CPU-clock system call
-    # at both ends); SIMBLAS_CODE_CLOCK=0 in the environment keeps SMPI's
-    code_clock = (o.mode == "model" and hpl_code == "timed" and not o.no_merge
-                  and settings.given("SIMBLAS_CODE_CLOCK") is not False)
+    # at both ends); SIMBLAS_CODE_CLOCK=0 in the environment keeps SMPI's,
+    # and 1 there is refused where simblas-hpl would not set it (it would
+    # reach libsimblas all the same: charge HPL's code under --hpl-code
+    # free, or stop the run, lib/settings.def's SB_NEEDS)
+    code_clock = o.mode == "model" and hpl_code == "timed" and not o.no_merge
+    asked = settings.given("SIMBLAS_CODE_CLOCK")
+    if asked and not code_clock:
+        raise CliError("SIMBLAS_CODE_CLOCK=1 in the environment has SimBLAS time HPL's code, which needs --mode "
+                       f"model, --hpl-code timed and merged injections (this run: --mode {o.mode}, --hpl-code "
+                       f"{hpl_code}{', --no-merge' if o.no_merge else ''}): unset it")
+    code_clock = code_clock and asked is not False
     libdir = freeclock = None
     if o.mode == "model":
         libdir = simblas_libdir()
