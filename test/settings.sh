@@ -8,7 +8,7 @@
 #    table, settings.json (installed) what --json writes, and every
 #    SIMBLAS_* name the code uses (lib, include, hpl-patches, tools,
 #    calibrator, test but this file, bench, scripts) is a row or a macro
-#    of ours;
+#    of ours, and every one read from the environment a row;
 #  - every simblas-hpl option the table names is in the user guide.
 set -u
 src=${SB_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -80,7 +80,7 @@ d = json.load(open(sys.argv[1]))
 assert d["format"] == 1 and d["settings"]
 for r in d["settings"]:
     assert r["name"].startswith("SIMBLAS_") and r["read_by"] and r["help"], r["name"]
-    assert ("libsimblas" not in r["read_by"]) or r["type"] == "TEXT" or r["accepts"], r["name"]
+    assert r["type"] == "TEXT" or r["accepts"], r["name"]  # what libsimblas and simblas-hpl refuse with
 for r in d["settings"]:
     print(r["name"])' "$tmp/settings.json" > "$tmp/rows" 2> "$tmp/json.err"; then
   ok "settings.json: $(wc -l < "$tmp/rows") rows, each with its readers and help"
@@ -91,15 +91,25 @@ if [ -f "$build/settings.json" ] && ! cmp -s "$build/settings.json" "$tmp/settin
   ko "$build/settings.json is not what lib/mksettings --json writes"
 fi
 # the names the code uses (test_settings.py misspells one on purpose, as
-# this script does): rows, or our macros (header guards, versions,
-# the patches' compile switch SIMBLAS_HPL)
-(cd "$src" && grep -rhoE '#[ ]*(define|ifndef|ifdef) SIMBLAS_[A-Z0-9_]+' include lib | awk '{ print $NF }'
- echo SIMBLAS_HPL) | sort -u > "$tmp/macros"
-(cd "$src" && grep -rhoE 'SIMBLAS_[A-Z0-9_]*[A-Z0-9]' lib include hpl-patches tools calibrator test bench scripts \
+# this script does): rows, or our macros (header guards, versions, the
+# patches' compile switch SIMBLAS_HPL: what include, lib and hpl-patches
+# define or test)
+codedirs="lib include hpl-patches tools calibrator test bench scripts"
+(cd "$src" && grep -rhoE '#[ ]*(define|ifndef|ifdef) SIMBLAS_[A-Z0-9_]+' include lib hpl-patches | awk '{ print $NF }') \
+  | sort -u > "$tmp/macros"
+(cd "$src" && grep -rhoE 'SIMBLAS_[A-Z0-9_]*[A-Z0-9]' $codedirs \
    --exclude=settings.def --exclude=settings.sh --exclude=test_settings.py 2> /dev/null) | sort -u > "$tmp/used"
 unlisted=$(sort -u "$tmp/rows" "$tmp/macros" | comm -23 "$tmp/used" - | tr '\n' ' ')
 [ -z "$unlisted" ] && ok "every SIMBLAS_* name in the code is a row of lib/settings.def ($(wc -l < "$tmp/used") names)" \
   || ko "SIMBLAS_* names used but not in lib/settings.def (add a row): $unlisted"
+# a name read from the environment ($NAME or ${NAME in a script, getenv,
+# environ in Python) is a row, even where a macro has the same name
+(cd "$src" && grep -rhoE '(\$\{?|getenv\("|environ(\.get)?[[(]"|settings\.[a-z]+\(")SIMBLAS_[A-Z0-9_]*[A-Z0-9]' \
+   $codedirs --exclude=settings.def --exclude=settings.sh --exclude=test_settings.py 2> /dev/null) \
+  | grep -oE 'SIMBLAS_[A-Z0-9_]*[A-Z0-9]' | sort -u > "$tmp/read"
+notrow=$(sort -u "$tmp/rows" | comm -23 "$tmp/read" - | tr '\n' ' ')
+[ -z "$notrow" ] && ok "every SIMBLAS_* variable the code reads is a row of lib/settings.def ($(wc -l < "$tmp/read") names)" \
+  || ko "SIMBLAS_* variables read but not rows of lib/settings.def (add a row, or rename): $notrow"
 # the simblas-hpl options it names are documented
 missing=
 for o in $(python3 -c 'import json, re, sys

@@ -13,7 +13,7 @@
 # runs of doc/hindcast.md used a --quick calibration of a 2-core AMD EPYC,
 # sha256 00bcc855...86d1; the node files' absolute figures are relative
 # to that node's probe, see the doc).
-# simblas-hpl is $SIMBLAS_HPL if set (e.g. "python3 tools/simblas-hpl.in"
+# simblas-hpl is $SIMBLAS_HPL_CMD if set (e.g. "python3 tools/simblas-hpl.in"
 # with test/hpl-env.sh's variables), else the one on PATH.
 # Wall time on a quiet 2-core VM: Dahu 3-13 min, Theta about 25 min each,
 # Stampede minutes to an hour (doc/hindcast.md gives each run's).
@@ -25,7 +25,7 @@ shift 2
 [ -r "$model" ] || { echo "hindcast: cannot read the model $model: give a model file written by simblas-calibrate" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/../.." && pwd)
 nodes=$src/examples/nodes
-sbh=${SIMBLAS_HPL:-simblas-hpl}
+sbh=${SIMBLAS_HPL_CMD:-simblas-hpl}
 
 # the inputs, as doc/hindcast.md fixes them
 STAMPEDE="--n 3875000 --nb 1024 --p 77 --q 78 --platform fattree:2;20,320;1,8;1,2 --bw 56Gbps --lat 1us

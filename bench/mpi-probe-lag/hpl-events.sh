@@ -10,13 +10,13 @@
 # the probes that failed after the send, and the race between the two
 # ranks' work that decides it.
 # Usage: bench/mpi-probe-lag/hpl-events.sh MODEL [N [R]]  (default N=8000, 3 runs; 1x2)
-# The tools from PATH or SIMBLAS_HPL (a command, arguments allowed).
+# The tools from PATH or SIMBLAS_HPL_CMD (a command, arguments allowed).
 set -eu
 [ $# -ge 1 ] || { echo "usage: bench/mpi-probe-lag/hpl-events.sh MODEL [N [R]]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 model=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 n=${2:-8000} runs=${3:-3}
-hpl=${SIMBLAS_HPL:-simblas-hpl}
+hpl=${SIMBLAS_HPL_CMD:-simblas-hpl}
 command -v mpicc > /dev/null 2>&1 || { echo "hpl-events: no mpicc: install libopenmpi-dev (scripts/install-deps.sh)" >&2; exit 2; }
 [ -r /usr/include/smpi/mpi.h ] || { echo "hpl-events: no SMPI headers: install libsimgrid-dev (scripts/install-deps.sh)" >&2; exit 2; }
 # shellcheck source=../hpl-mpi.sh

@@ -7,13 +7,13 @@
 # configuration simulated with MODEL, --probe immediate and lagged, under
 # SMPI's tracing: each rank's time in MPI_Send and MPI_Recv.
 # Usage: bench/mpi-probe-lag/hpl-waits.sh MODEL [N [P Q [R]]]  (default N=8000 1x2, 2 runs)
-# The tools from PATH or SIMBLAS_HPL (a command, arguments allowed).
+# The tools from PATH or SIMBLAS_HPL_CMD (a command, arguments allowed).
 set -eu
 [ $# -ge 1 ] || { echo "usage: bench/mpi-probe-lag/hpl-waits.sh MODEL [N [P Q [R]]]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 model=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 n=${2:-8000} p=${3:-1} q=${4:-2} runs=${5:-2}
-hpl=${SIMBLAS_HPL:-simblas-hpl}
+hpl=${SIMBLAS_HPL_CMD:-simblas-hpl}
 command -v mpicc > /dev/null 2>&1 || { echo "hpl-waits: no mpicc: install libopenmpi-dev (scripts/install-deps.sh)" >&2; exit 2; }
 # shellcheck source=../hpl-mpi.sh
 . "$here/../hpl-mpi.sh"

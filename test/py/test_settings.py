@@ -1,15 +1,19 @@
 """The variables simblas-hpl sets for libsimblas against the settings table
 (settings.json, which the build writes from lib/settings.def): every one a
 row libsimblas reads, every value one it accepts, for every dry-run case;
-and the check refuses a name or a value the table does not have."""
+and the check refuses a name or a value the table does not have.  The
+variables simblas-hpl reads itself, through settings.value/given: typed by
+their row, its default when unset, a bad value refused in one line naming
+it; SIMBLAS_FREECLOCK and SIMBLAS_CODE_CLOCK as the table says."""
 
 import os
 import shlex
 import unittest
+from unittest import mock
 
 import dryrun_fixtures  # noqa: F401  (sys.path set by support)
-from support import SRC  # noqa: F401
-from simblas_hpl import settings
+from support import SRC, Sandbox
+from simblas_hpl import memory, settings
 from simblas_hpl.errors import CliError
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dryrun")
@@ -83,6 +87,134 @@ class Table(unittest.TestCase):
     def test_c_unsigned(self):
         self.assertEqual([settings.c_unsigned(v) for v in ("0", "42", "0x2A", "010", "09", "", "-1", " 1", "1e3")],
                          [0, 42, 42, 8, None, None, None, None, None])
+
+
+def table_env():
+    """An environment without SIMBLAS_* variables in which settings finds the
+    build tree's table (SIMBLAS_DATADIR), or else the source tree's
+    lib/settings.def."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIMBLAS_")}
+    table = dryrun_fixtures.settings_table()
+    if table:
+        env["SIMBLAS_DATADIR"] = os.path.dirname(table)
+    return env
+
+
+class Accessor(unittest.TestCase):
+    """settings.value/given/default: the one way simblas-hpl reads a SIMBLAS_* variable."""
+
+    def setUp(self):
+        patcher = mock.patch.dict(os.environ, table_env(), clear=True)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_declared_default_when_unset_or_empty(self):
+        rows = settings.load()
+        self.assertGreater(len(rows), 40)
+        for name, row in rows.items():
+            if not row.get("default"):
+                continue
+            with self.subTest(name=name):
+                want = settings.parse(row, row["default"])
+                self.assertIsNotNone(want, "the table's default is not a value of its own row")
+                self.assertEqual(settings.value(name), want)
+                self.assertIsNone(settings.given(name))
+                with mock.patch.dict(os.environ, {name: ""}):
+                    self.assertEqual(settings.value(name), want)  # empty is unset
+        # the defaults the Python side used to write again
+        self.assertEqual(settings.value("SIMBLAS_FOLD_BLOCK"), 64 << 20)
+        self.assertEqual(memory.FOLD_BLOCK, 64 << 20)
+        self.assertEqual(memory.fold_block(2 << 20), 64 << 20)
+        self.assertEqual(settings.default("SIMBLAS_PROBE"), "immediate")
+        self.assertEqual(settings.values("SIMBLAS_PROBE"), ("immediate", "lagged"))
+        self.assertIs(settings.value("SIMBLAS_FREECLOCK"), True)
+        self.assertIs(settings.value("SIMBLAS_CODE_CLOCK"), False)  # libsimblas's: simblas-hpl sets it
+        self.assertIsNone(settings.value("SIMBLAS_HPL_BUILD"))  # a TEXT row without a default
+
+    def test_typed_by_the_row(self):
+        for name, text, want in (("SIMBLAS_FREECLOCK", "0", False), ("SIMBLAS_CODE_CLOCK", "1", True),
+                                 ("SIMBLAS_FOLD_BLOCK", "128M", 128 << 20), ("SIMBLAS_SEED", "0x10", 16),
+                                 ("SIMBLAS_POLL_MAX", "inf", float("inf")), ("SIMBLAS_PIVOT_EVERY", "8", 8),
+                                 ("SIMBLAS_PROBE", "lagged", "lagged"), ("SIMBLAS_MPIRUN", "/x/mpirun", "/x/mpirun")):
+            with self.subTest(name=name), mock.patch.dict(os.environ, {name: text}):
+                self.assertEqual(settings.value(name), want)
+                self.assertEqual(type(settings.value(name)), type(want))
+
+    def test_bad_value_refused_naming_it(self):
+        for name, bad, accepts in (("SIMBLAS_FREECLOCK", "yes", "0 or 1"), ("SIMBLAS_CODE_CLOCK", "on", "0 or 1"),
+                                   ("SIMBLAS_FREECLOCK", "2", "0 or 1"),
+                                   ("SIMBLAS_PROBE", "late", "one of immediate, lagged"),
+                                   ("SIMBLAS_FOLD_BLOCK", "0M", "a size in bytes")):
+            with self.subTest(name=name, value=bad), mock.patch.dict(os.environ, {name: bad}):
+                for read in (settings.value, settings.given):
+                    with self.assertRaises(CliError) as cm:
+                        read(name)
+                    msg = str(cm.exception)
+                    self.assertRegex(msg, f"^{name}='{bad}' is not {accepts}")
+                    self.assertNotIn("\n", msg)
+                    self.assertEqual(cm.exception.status, 2)
+
+    def test_no_such_row(self):
+        with self.assertRaisesRegex(CliError, "SIMBLAS_NO_SUCH is no row of SimBLAS's settings table"):
+            settings.value("SIMBLAS_NO_SUCH")
+
+    def test_source_table_reads_as_the_build_writes_it(self):
+        # a source tree without a build reads lib/settings.def itself: the same rows as settings.json
+        table = dryrun_fixtures.settings_table()
+        if not table:
+            self.skipTest("no settings.json in SB_BUILDDIR (run through make check)")
+        import json
+        with open(table) as f:
+            built = json.load(f)
+        read = settings.read_def(settings.SOURCE_DEF)
+        self.assertEqual(read["needs"], built["needs"])
+        self.assertEqual([r["name"] for r in read["settings"]], [r["name"] for r in built["settings"]])
+        for mine, theirs in zip(read["settings"], built["settings"]):
+            with self.subTest(name=mine["name"]):
+                if mine["default"] is None:  # one of the build's own (SB_DEFAULT_MODEL...)
+                    mine = dict(mine, default=theirs["default"])
+                self.assertEqual(mine, theirs)
+
+
+class ToolSide(Sandbox):
+    """SIMBLAS_FREECLOCK and SIMBLAS_CODE_CLOCK in simblas-hpl's environment, as
+    lib/settings.def says: FREECLOCK a flag, 1 when unset; CODE_CLOCK a flag
+    that simblas-hpl sets where it applies, 0 keeping SMPI's timing."""
+
+    ARGS = ("--n", 2000, "--nb", 128, "--p", 2, "--q", 2)
+
+    def run_sh(self, *extra, env=None):
+        status, out, err, d = self.dry(*self.ARGS, *extra, env=env)
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(d, "run.sh")) as f:
+            return f.read()
+
+    def refused(self, pattern, *extra, env=None):
+        status, out, err, d = self.dry(*self.ARGS, *extra, env=env)
+        self.assertEqual(status, 2, err)
+        self.assertEqual(len(err.rstrip("\n").split("\n")), 1, err)
+        self.assertRegex(err, pattern)
+        self.assertFalse(os.path.exists(self.called), "smpirun was called")
+
+    def test_freeclock(self):
+        for env, preloaded in ((None, True), ({"SIMBLAS_FREECLOCK": "1"}, True), ({"SIMBLAS_FREECLOCK": ""}, True),
+                               ({"SIMBLAS_FREECLOCK": "0"}, False)):
+            with self.subTest(env=env):
+                self.assertEqual("libsimblas_freeclock.so" in self.run_sh(env=env), preloaded)
+        self.refused(r"^simblas-hpl: SIMBLAS_FREECLOCK='yes' is not 0 or 1", env={"SIMBLAS_FREECLOCK": "yes"})
+
+    def test_code_clock(self):
+        for env, timed in ((None, True), ({"SIMBLAS_CODE_CLOCK": "1"}, True), ({"SIMBLAS_CODE_CLOCK": "0"}, False)):
+            with self.subTest(env=env):
+                line = self.run_sh(env=env)
+                self.assertEqual("SIMBLAS_CODE_CLOCK=1" in line, timed)
+                self.assertEqual("simulate-computation:no" in line, timed)
+        self.refused(r"^simblas-hpl: SIMBLAS_CODE_CLOCK='yes' is not 0 or 1", env={"SIMBLAS_CODE_CLOCK": "yes"})
+        # 1 where simblas-hpl would not set it reached libsimblas all the same
+        for extra in (("--no-merge",), ("--hpl-code", "free"), ("--mode", "passthrough")):
+            with self.subTest(extra=extra):
+                self.refused(r"SIMBLAS_CODE_CLOCK=1 in the environment .*unset it", *extra,
+                             env={"SIMBLAS_CODE_CLOCK": "1"})
 
 
 if __name__ == "__main__":

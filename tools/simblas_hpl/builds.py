@@ -11,6 +11,7 @@ import os
 import re
 from typing import List, Optional
 
+from . import settings
 from .errors import CliError
 from .files import read_text, write_atomic
 from .locations import data_root, patch_dir
@@ -106,7 +107,7 @@ def file_default():
 
 def default_id():
     """(ID, who chose it): SIMBLAS_HPL_BUILD, else the `default` file; (None, None)."""
-    env = os.environ.get("SIMBLAS_HPL_BUILD")
+    env = settings.value("SIMBLAS_HPL_BUILD")
     if env:
         return env, "SIMBLAS_HPL_BUILD"
     sid = file_default()

@@ -44,8 +44,8 @@ def build_parser():
 
 
 def main(argv=None):
-    ap = build_parser()
     try:
+        ap = build_parser()  # (its choices and defaults read the settings table)
         args = ap.parse_args(argv)
         if not args.cmd:
             ap.print_help(sys.stderr)

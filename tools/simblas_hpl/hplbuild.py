@@ -15,7 +15,7 @@ import tarfile
 import tempfile
 
 from . import VERSION
-from . import builds, realrun
+from . import builds, realrun, settings
 from .builds import BINARIES, read_series
 from .errors import CliError, note
 from .files import read_text, sha256_file, tail_lines
@@ -311,7 +311,7 @@ def smoke_test(d, mode, binary, model):
     except CliError as e:
         hint = ""
         ob = installed("OPENBLAS_LIBDIR")
-        if mode == "passthrough" and ob and not os.environ.get("SIMBLAS_BACKEND"):
+        if mode == "passthrough" and ob and not settings.given("SIMBLAS_BACKEND"):
             hint = f"\n(passthrough computes with the BLAS in SIMBLAS_BACKEND; try SIMBLAS_BACKEND={ob}/libopenblas.so)"
         raise CliError(f"the new {BINARIES[mode]} does not work ({mode} mode, N={n} on 2x2): {e}\n"
                        f"(run files kept in {tmp}){hint}", 1)
@@ -324,7 +324,7 @@ def smoke_test(d, mode, binary, model):
 
 def mpicc_or_none():
     """Open MPI's mpicc (SIMBLAS_MPICC, else PATH), or None."""
-    c = os.environ.get("SIMBLAS_MPICC") or shutil.which("mpicc")
+    c = settings.value("SIMBLAS_MPICC") or shutil.which("mpicc")
     return c if c and os.access(c, os.X_OK) else None
 
 

@@ -2,12 +2,14 @@
 
 The configured locations come from configured.py, which `make` generates
 (absent in the source tree); SIMBLAS_LIBDIR, SIMBLAS_INCDIR,
-SIMBLAS_DATADIR and SIMBLAS_PATCHDIR override them.
+SIMBLAS_DATADIR and SIMBLAS_PATCHDIR override them (read through
+settings, as every SIMBLAS_* variable).
 """
 
 import os
 import shutil
 
+from . import settings
 from .errors import CliError
 
 try:
@@ -26,7 +28,7 @@ def installed(key):
 
 
 def simblas_libdir():
-    d = os.environ.get("SIMBLAS_LIBDIR") or installed("LIBDIR")
+    d = settings.value("SIMBLAS_LIBDIR") or installed("LIBDIR")
     if not d:
         raise CliError("cannot locate libsimblas: set SIMBLAS_LIBDIR to the directory holding libsimblas.so")
     if not os.path.exists(os.path.join(d, "libsimblas.so")):
@@ -36,18 +38,18 @@ def simblas_libdir():
 
 
 def simblas_incdir():
-    d = os.environ.get("SIMBLAS_INCDIR") or installed("INCDIR")
+    d = settings.value("SIMBLAS_INCDIR") or installed("INCDIR")
     if not d or not os.path.exists(os.path.join(d, "simblas.h")):
         raise CliError(f"simblas.h not found in {d or '(unset)'}: set SIMBLAS_INCDIR to SimBLAS's include directory")
     return os.path.abspath(d)
 
 
 def simblas_datadir():
-    return os.environ.get("SIMBLAS_DATADIR") or installed("DATADIR")
+    return settings.value("SIMBLAS_DATADIR") or installed("DATADIR")
 
 
 def patch_dir():
-    d = os.environ.get("SIMBLAS_PATCHDIR")
+    d = settings.value("SIMBLAS_PATCHDIR")
     if not d:
         dd = simblas_datadir()
         d = os.path.join(dd, "hpl-patches") if dd else None
@@ -57,7 +59,9 @@ def patch_dir():
 
 
 def default_model():
-    m = os.environ.get("SIMBLAS_MODEL")
+    """SIMBLAS_MODEL, else the default.model of SimBLAS's data directory
+    (SIMBLAS_DATADIR's or the installed one), as libsimblas's default."""
+    m = settings.given("SIMBLAS_MODEL")
     if m:
         return m
     dd = simblas_datadir()

@@ -6,13 +6,21 @@ import os
 import re
 import resource
 
+from . import settings
 from .errors import CliError
 from .files import read_text
 
-FOLD_BLOCK = 64 << 20        # libsimblas's default fold block (SIMBLAS_FOLD_BLOCK, lib/fold.c)
 BLOCKSIZE_MIN = 2 << 20     # smpi/shared-malloc-blocksize floor: one huge page
 _SANITIZER_RUNTIMES = ("libasan", "libtsan", "libmsan", "libhwasan")
 _MALLOCS = ("libjemalloc", "libtcmalloc", "libmimalloc")
+
+
+def __getattr__(name):
+    """FOLD_BLOCK: libsimblas's default fold block in bytes (SIMBLAS_FOLD_BLOCK's
+    default in lib/settings.def), read from the table when first asked."""
+    if name == "FOLD_BLOCK":
+        return settings.default("SIMBLAS_FOLD_BLOCK")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def meminfo():
@@ -36,7 +44,7 @@ def max_map_count():
 def fold_block(blocksize):
     """libsimblas's fold block for SMPI's shared-malloc block `blocksize`:
     its default, or the block itself when larger (it must be a multiple)."""
-    return max(FOLD_BLOCK, blocksize)
+    return max(settings.default("SIMBLAS_FOLD_BLOCK"), blocksize)
 
 
 def shared_malloc_blocksize(n, nb, p, q):
@@ -146,7 +154,7 @@ def check_hugepages(d, blocksize):
 def find_jemalloc():
     """The path of jemalloc's shared library (Debian: libjemalloc2), or None;
     SIMBLAS_JEMALLOC names another."""
-    own = os.environ.get("SIMBLAS_JEMALLOC")
+    own = settings.value("SIMBLAS_JEMALLOC")
     if own:
         return own if os.path.isfile(own) else None
     for pat in ("/usr/lib/*-linux-gnu/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2",
@@ -169,7 +177,7 @@ def resolve_malloc(choice):
     lib = find_jemalloc()
     if choice == "jemalloc":
         if not lib:
-            where = os.environ.get("SIMBLAS_JEMALLOC")
+            where = settings.value("SIMBLAS_JEMALLOC")
             raise CliError(f"--malloc jemalloc: {where or 'libjemalloc.so.2'} not found; install it with "
                            "apt-get install libjemalloc2 (scripts/install-deps.sh does), or use --malloc system")
         if clash:

@@ -18,7 +18,6 @@ from .locations import data_root, default_model, simblas_libdir, tool
 
 DEFAULT_NB = 128
 DEFAULT_HPL_CODE = "timed"    # --hpl-code: HPL's own code costs its measured CPU time
-PROBES = ("immediate", "lagged")   # --probe: SMPI's (and MPICH's) MPI_Iprobe, or Open MPI's
 SOLVE_MESSAGES_MAX = 2e6     # --iterations: skip HPL's solve beyond that many messages
 SPEEDUP_RANGE = (1e-6, 1e6)  # --speedup: beyond, host speeds overflow in SimGrid (1e300: "The Impossible Did Happen")
 
@@ -261,9 +260,9 @@ def make_plan(o):
 
     hpl_code = o.hpl_code or DEFAULT_HPL_CODE
     waits = o.waits or ("poll" if energy else "block")
-    probe = o.probe or "immediate"
-    if probe not in PROBES:
-        raise CliError(f"--probe {probe}: not one of {', '.join(PROBES)}")
+    probe = o.probe or settings.default("SIMBLAS_PROBE")
+    if probe not in settings.values("SIMBLAS_PROBE"):
+        raise CliError(f"--probe {probe}: not one of {', '.join(settings.values('SIMBLAS_PROBE'))}")
     if probe == "lagged" and o.mode != "model":
         raise CliError("--probe lagged is libsimblas_pmpi's MPI_Iprobe wrapper, which model mode preloads and "
                        "passthrough does not: use --mode model, or drop --probe")
@@ -381,9 +380,17 @@ def make_plan(o):
     # SimBLAS times HPL's own code within its merged injections
     # (SIMBLAS_CODE_CLOCK=1) instead of SMPI's computation timing (an
     # activity of its own per MPI call, and a thread-CPU-clock system call
-    # at both ends); SIMBLAS_CODE_CLOCK=0 in the environment keeps SMPI's
-    code_clock = (o.mode == "model" and hpl_code == "timed" and not o.no_merge
-                  and os.environ.get("SIMBLAS_CODE_CLOCK") != "0")
+    # at both ends); SIMBLAS_CODE_CLOCK=0 in the environment keeps SMPI's,
+    # and 1 there is refused where simblas-hpl would not set it (it would
+    # reach libsimblas all the same: charge HPL's code under --hpl-code
+    # free, or stop the run, lib/settings.def's SB_NEEDS)
+    code_clock = o.mode == "model" and hpl_code == "timed" and not o.no_merge
+    asked = settings.given("SIMBLAS_CODE_CLOCK")
+    if asked and not code_clock:
+        raise CliError("SIMBLAS_CODE_CLOCK=1 in the environment has SimBLAS time HPL's code, which needs --mode "
+                       f"model, --hpl-code timed and merged injections (this run: --mode {o.mode}, --hpl-code "
+                       f"{hpl_code}{', --no-merge' if o.no_merge else ''}): unset it")
+    code_clock = code_clock and asked is not False
     libdir = freeclock = None
     if o.mode == "model":
         libdir = simblas_libdir()
@@ -392,7 +399,7 @@ def make_plan(o):
         # MPI call (7-12% of the wall)
         fc = os.path.join(libdir, "libsimblas_freeclock.so")
         if ((hpl_code == "free" or code_clock) and os.path.exists(fc)
-                and os.environ.get("SIMBLAS_FREECLOCK") != "0"):
+                and settings.value("SIMBLAS_FREECLOCK")):
             freeclock = fc
     return RunPlan(
         n=n, nb=nb, p=p, q=q, mode=o.mode, hpl=opts, platform=platform, energy=energy, speedup=speedup,

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import time
 
-from . import builds, hpldat, memory, results
+from . import builds, hpldat, memory, results, settings
 from .errors import CliError
 from .files import read_text, tail_lines
 from .launch import stop_group
@@ -24,7 +24,7 @@ def machine_cores():
 
 def mpirun_path():
     """Open MPI's mpirun (not SimGrid's smpirun), or CliError."""
-    path = os.environ.get("SIMBLAS_MPIRUN") or shutil.which("mpirun")
+    path = settings.value("SIMBLAS_MPIRUN") or shutil.which("mpirun")
     if not path:
         raise CliError("`mpirun` not found: the real runs need Open MPI (Debian's openmpi-bin and "
                        "libopenmpi-dev; scripts/install-deps.sh installs them)")

@@ -1,6 +1,13 @@
 """SimBLAS's settings table, as the build writes it (settings.json, from
 lib/settings.def): the one list of SIMBLAS_* variables.
 
+simblas-hpl reads its own variables through value() and given() -- typed
+by their row, checked against it (a bad value is refused in one line
+naming the variable and what it accepts, as libsimblas refuses its own),
+an unset one its row's default -- and takes the defaults it shares with
+libsimblas from default() and values(): no SIMBLAS_* variable is read, and
+no default of the table is written again, anywhere else.
+
 simblas-hpl sets libsimblas's variables for a run (launch.run_env); each
 one it sets is checked here against its row -- the name must be a row that
 libsimblas reads, the value one the row accepts -- so that the Python side
@@ -9,47 +16,134 @@ table fails a run's preparation (and test/py) instead of being ignored by
 libsimblas at run time.
 """
 
+import ast
 import json
+import math
 import os
 import re
 
+from . import locations
 from .errors import CliError
-from .locations import installed
 
 _FORMAT = 1
 _cache = {}
+# a source tree's table, where there is no settings.json (no build yet)
+SOURCE_DEF = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          "lib", "settings.def")
+
+
+def _env(name):
+    """NAME's text in the environment, None when unset or empty (an empty
+    variable is an unset one, as libsimblas reads it)."""
+    return os.environ.get(name) or None
 
 
 def table_path():
     """settings.json: SIMBLAS_DATADIR's, the build tree's beside
     SIMBLAS_LIBDIR (a build tree's .libs: the libsimblas the run uses), or
-    the installed one; None if none."""
-    libdir = os.environ.get("SIMBLAS_LIBDIR")
-    cands = [os.environ.get("SIMBLAS_DATADIR"), os.path.dirname(os.path.abspath(libdir)) if libdir else None,
-             installed("DATADIR")]
+    the installed one; None if none.  (These two rows are TEXT: read here
+    unchecked, since finding the table is what reading the others needs.)"""
+    libdir = _env("SIMBLAS_LIBDIR")
+    cands = [_env("SIMBLAS_DATADIR"), os.path.dirname(os.path.abspath(libdir)) if libdir else None,
+             locations.installed("DATADIR")]
     for d in cands:
         if d and os.path.isfile(os.path.join(d, "settings.json")):
             return os.path.join(d, "settings.json")
     return None
 
 
-def load(path=None):
-    """{name: row} of the table, or None when there is no table (a source
-    tree without a build)."""
-    path = path or table_path()
+# ---- lib/settings.def read directly: a source tree without a build ----------
+_TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[(),|]|[^\s(),|"]+)')
+_USERS = {"SB_LIB": "libsimblas", "SB_TOOL": "simblas-hpl", "SB_TEST": "tests"}
+
+
+def _def_args(text, at):
+    """The arguments of the macro call whose '(' is at AT: [[token, ...], ...]."""
+    args, cur, depth = [], [], 0
+    for m in _TOKEN.finditer(text, at):
+        t = m.group(1)
+        if t == "(":
+            depth += 1
+            if depth == 1:
+                continue
+        elif t == ")":
+            depth -= 1
+            if depth == 0:
+                return args + [cur]
+        elif t == "," and depth == 1:
+            args.append(cur)
+            cur = []
+            continue
+        cur.append(t)
+    raise ValueError("unbalanced parentheses")
+
+
+def _def_text(tokens):
+    """A C string (adjacent literals joined), or None for a macro (the build's value)."""
+    if not all(t.startswith('"') for t in tokens):
+        return None
+    return "".join(ast.literal_eval(t) for t in tokens)
+
+
+def _def_number(tokens):
+    t = "".join(tokens)
+    return math.inf if t == "HUGE_VAL" else float.fromhex(t) if "p" in t else float(t)
+
+
+def read_def(path):
+    """lib/settings.def as settings.json says it (lib/mksettings --json):
+    {"settings": [row, ...], "needs": [rule, ...]}; a default that is one of
+    the build's macros (SB_DEFAULT_MODEL...) is None."""
+    with open(path) as f:
+        text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+    text = re.sub(r"^[ \t]*#.*$", "", text, flags=re.M)
+    rows, needs = [], []
+    for m in re.finditer(r"^(SB_SETTING|SB_NEEDS)\s*(?=\()", text, re.M):
+        a = _def_args(text, m.end())
+        if m.group(1) == "SB_NEEDS":
+            pairs = _def_text(a[2]).split()
+            said = " and ".join([", ".join(pairs[:-1]), pairs[-1]] if len(pairs) > 1 else pairs)
+            needs.append({"name": _def_text(a[0]), "above": _def_number(a[1]),
+                          "needs": dict(p.split("=", 1) for p in pairs), "said": said, "why": _def_text(a[3])})
+            continue
+        row = {"name": _def_text(a[0]), "type": a[2][0], "default": _def_text(a[5])}
+        if row["type"] in ("COUNT", "REAL"):
+            row["min"], row["max"] = (None if math.isinf(v) else v for v in (_def_number(a[3]), _def_number(a[4])))
+        if _def_text(a[8]):
+            row["values"] = _def_text(a[8]).split("|")
+        row.update(read_by=[_USERS[t] for t in a[6] if t != "|"], option=_def_text(a[7]), accepts=_def_text(a[9]),
+                   help=_def_text(a[10]))
+        rows.append(row)
+    return {"format": _FORMAT, "settings": rows, "needs": needs}
+
+
+def _table(path=None):
+    """({name: row}, [needs rule]) of settings.json (PATH, else table_path()),
+    else of a source tree's lib/settings.def; None when there is neither."""
+    path = path or table_path() or (SOURCE_DEF if os.path.isfile(SOURCE_DEF) else None)
     if not path:
         return None
     if path not in _cache:
         try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
+            if path.endswith(".def"):
+                doc = read_def(path)
+            else:
+                with open(path) as f:
+                    doc = json.load(f)
+        except (OSError, ValueError, SyntaxError, IndexError, KeyError) as e:
             raise CliError(f"cannot read SimBLAS's settings table {path}: {e}; reinstall SimBLAS (make install)")
         if doc.get("format") != _FORMAT:
             raise CliError(f"{path} is settings table format {doc.get('format')}, this simblas-hpl reads "
                            f"{_FORMAT}: install SimBLAS and simblas-hpl from the same build")
         _cache[path] = ({row["name"]: row for row in doc["settings"]}, doc.get("needs", []))
-    return _cache[path][0]
+    return _cache[path]
+
+
+def load(path=None):
+    """{name: row} of the table (settings.json, or a source tree's
+    lib/settings.def), or None when there is none."""
+    t = _table(path)
+    return t[0] if t else None
 
 
 def unmet_need(name, value, others, path=None):
@@ -57,10 +151,11 @@ def unmet_need(name, value, others, path=None):
     the other variables are OTHERS ({name: text}; one not given takes its
     default), as (why, the needs as libsimblas says them: "A=a and B=b", the variable that differs), or
     None: none broken, or no table (libsimblas checks it then)."""
-    rows = load(path)
-    if rows is None:
+    t = _table(path)
+    if t is None:
         return None
-    for rule in _cache[path or table_path()][1]:
+    rows, rules = t
+    for rule in rules:
         if rule["name"] != name or float(value) <= rule["above"]:
             continue
         for var, want in rule["needs"].items():
@@ -71,7 +166,6 @@ def unmet_need(name, value, others, path=None):
 
 
 UINT_LIMIT = 2 ** 64   # lib/settings.c's UINT values are uint64_t (SIMBLAS_SEED)
-_NUM = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
 def c_unsigned(value):
@@ -87,34 +181,97 @@ def c_unsigned(value):
     return None
 
 
-def value_ok(row, value):
-    """Whether VALUE is one the row accepts (the checks of lib/settings.c)."""
+_REAL = re.compile(r"[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf|infinity)", re.I)
+_BYTES = re.compile(r"((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([kKmMgG]?)")
+_SCALE = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse(row, text):
+    """TEXT (a variable's non-empty text) as the row's type reads it, with the
+    checks of lib/settings.c: TEXT, ENUM and FACTORS a str, FLAG a bool,
+    COUNT, UINT and BYTES (in bytes) an int, REAL a float; None when the row
+    refuses it."""
     t = row["type"]
     if t == "TEXT":
-        return True
+        return text
     if t == "ENUM":
-        return value in row.get("values", [])
+        return text if text in row.get("values", []) else None
     if t == "FLAG":
-        return value in ("0", "1")
-    if t in ("COUNT", "UINT"):
-        if t == "UINT":
-            v = c_unsigned(value)
-            return v is not None and v < UINT_LIMIT
-        if not re.fullmatch(r"[-+]?\d+", value):
-            return False
-        v = int(value)
-    elif t == "REAL":
-        if not _NUM.match(value):
-            return False
-        v = float(value)
-    elif t == "BYTES":
-        return re.fullmatch(r"(\d+\.?\d*|\.\d+)[kKmMgG]?", value) is not None
-    elif t == "FACTORS":
-        return re.fullmatch(r"(\d+:[0-9.eE+-]+)(;\d+:[0-9.eE+-]+)*", value) is not None
+        return {"0": False, "1": True}.get(text)
+    if t == "UINT":
+        v = c_unsigned(text)
+        return v if v is not None and v < UINT_LIMIT else None
+    if t == "BYTES":
+        m = _BYTES.fullmatch(text)
+        v = float(m.group(1)) * _SCALE[m.group(2).lower()] if m else 0
+        return int(v) if 0 < v < 2 ** 62 else None
+    if t == "FACTORS":
+        return text if re.fullmatch(r"(\d+:[0-9.eE+-]+)(;\d+:[0-9.eE+-]+)*", text) else None
+    if t == "COUNT" and re.fullmatch(r"[-+]?\d+", text):
+        v = int(text)
+    elif t == "REAL" and _REAL.fullmatch(text):
+        v = float(text)
     else:
-        return False
+        return None
     lo, hi = row.get("min"), row.get("max")
-    return (lo is None or v >= lo) and (hi is None or v <= hi)
+    return v if (lo is None or v >= lo) and (hi is None or v <= hi) else None
+
+
+def value_ok(row, value):
+    """Whether VALUE is one the row accepts (the checks of lib/settings.c)."""
+    return parse(row, value) is not None
+
+
+def row(name):
+    """NAME's row of the table; CliError when there is no table, or no such
+    row (simblas-hpl asks for a variable lib/settings.def does not have)."""
+    rows = load()
+    if rows is None:
+        raise CliError("cannot find SimBLAS's settings table (settings.json): install SimBLAS (make install), or "
+                       "set SIMBLAS_DATADIR to the directory holding it (a build tree)")
+    if name not in rows:
+        raise CliError(f"{name} is no row of SimBLAS's settings table (lib/settings.def): simblas-hpl and SimBLAS "
+                       "come from different versions; install both from one build", 1)
+    return rows[name]
+
+
+def default(name):
+    """NAME's default, typed as its row says (None: none, or one of the
+    build's own that a source tree's table does not know)."""
+    r = row(name)
+    d = r.get("default")
+    if not d:
+        return None
+    v = parse(r, d)
+    if v is None:
+        raise CliError(f"lib/settings.def's default of {name}, {d!r}, is not {r.get('accepts') or 'its type'}", 1)
+    return v
+
+
+def values(name):
+    """The values an ENUM row accepts, in the table's order."""
+    return tuple(row(name).get("values", ()))
+
+
+def given(name):
+    """NAME from the environment, typed and checked by its row; None when
+    it is unset or empty.  CliError (status 2) naming it, its value and
+    what it accepts when the row refuses it."""
+    r = row(name)
+    text = _env(name)
+    if text is None:
+        return None
+    v = parse(r, text)
+    if v is None:
+        raise CliError(f"{name}={text!r} is not {r.get('accepts') or 'a value of type ' + r['type']}")
+    return v
+
+
+def value(name):
+    """NAME from the environment, typed and checked (given()); its row's
+    default (default()) when unset or empty."""
+    v = given(name)
+    return default(name) if v is None else v
 
 
 def check_env(env, table=None):

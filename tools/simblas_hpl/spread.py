@@ -24,7 +24,7 @@ import shutil
 import tempfile
 import time
 
-from . import engine, results
+from . import engine, results, settings
 from .errors import CliError, note
 from .files import write_atomic
 
@@ -56,7 +56,7 @@ def identity(plan):
     keep = ("n", "nb", "p", "q", "mode", "hpl", "speedup", "model", "xhpl", "hpl_code", "waits", "no_merge",
             "iprobe", "pivot_every", "roll_merge", "iterations", "samples", "malloc", "hugepages", "seed", "noise")
     ident = {k: getattr(plan, k) for k in keep}
-    if plan.probe != "immediate":  # (spread directories made before --probe stay resumable)
+    if plan.probe != settings.default("SIMBLAS_PROBE"):  # (spread directories made before --probe stay resumable)
         ident["probe"] = plan.probe
     ident["platform"] = plan.platform.spec
     ident["bw"], ident["lat"] = plan.platform.bw, plan.platform.lat

@@ -27,7 +27,7 @@ import tempfile
 import time
 from typing import Dict, List, Optional
 
-from . import hpldat, locations, model, realrun
+from . import hpldat, locations, model, realrun, settings
 from .errors import CliError, note
 from .files import read_text, tail_lines, write_atomic
 from .launch import simulate
@@ -228,7 +228,7 @@ def model_reference(path):
 def calibrator_path(why="it measures this machine's reference speed between the real runs",
                     instead=", or add --no-reference-speed"):
     """simblas-calibrate: $SIMBLAS_CALIBRATE, the installed one, then PATH; or CliError."""
-    for c in (os.environ.get("SIMBLAS_CALIBRATE"), locations.installed("CALIBRATE"), shutil.which("simblas-calibrate")):
+    for c in (settings.value("SIMBLAS_CALIBRATE"), locations.installed("CALIBRATE"), shutil.which("simblas-calibrate")):
         if c and os.access(c, os.X_OK):
             return c
     raise CliError(f"`simblas-calibrate` not found: {why}; set SIMBLAS_CALIBRATE to it (a build tree's "

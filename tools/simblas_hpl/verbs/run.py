@@ -10,10 +10,10 @@ import tempfile
 from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, check_workdir, prepare_rundir, simulate
-from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, PROBES, RunOptions, make_plan
+from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT
 from ..results import check_output_path, write_outputs
-from .. import spread
+from .. import settings, spread
 
 NAME = "run"
 ORDER = 2
@@ -63,12 +63,13 @@ def add_arguments(r):
                         "does (MPI_Iprobe in a loop: one simulator step per failed poll, the polling load in the "
                         "energy), 'block' in MPI_Recv (same messages, far faster to simulate); default block, "
                         "poll with --energy")
-    r.add_argument("--probe", choices=PROBES,
+    r.add_argument("--probe", choices=settings.values("SIMBLAS_PROBE"),
                    help="model mode: when HPL's MPI_Iprobe sees a panel that arrived since the rank's previous MPI "
                         "call: 'immediate' as SMPI and MPICH-based MPIs (MPICH looks again after progressing), "
                         "'lagged' one probe later, as Open MPI (its probe looks at what it has taken in, then "
                         "progresses): the root of a broadcast waits in MPI_Send a chunk of the receiver's update "
-                        "longer. Choose the target's MPI; default immediate (validate chooses the real runs' MPI)")
+                        "longer. Choose the target's MPI; default "
+                        f"{settings.default('SIMBLAS_PROBE')} (validate chooses the real runs' MPI)")
     r.add_argument("--pivot-every", type=int, metavar="K",
                    help="model mode, opt-in: only every K-th column of a panel exchanges its pivot for real; the "
                         "others wait at a barrier of the process column and then as long as the panel's real "

@@ -8,10 +8,10 @@ import sys
 import tempfile
 import time
 
-from .. import builds, realrun, validation
+from .. import builds, realrun, settings, validation
 from ..errors import CliError, note
 from ..locations import default_model
-from ..plan import PROBES, RunOptions, make_plan
+from ..plan import RunOptions, make_plan
 from ..realrun import machine_cores, mpirun_path
 from ..results import check_output_path
 from ..files import write_atomic
@@ -66,7 +66,7 @@ def add_arguments(v):
                    help="the simulations' network file (simblas-calibrate --network; run's --network): default the "
                         "installed default.network if any, 'none': SimGrid's default factors and the assumed link "
                         "between cores")
-    v.add_argument("--probe", choices=PROBES,
+    v.add_argument("--probe", choices=settings.values("SIMBLAS_PROBE"),
                    help="the model-mode simulations' --probe (run's): default the real runs' MPI's, lagged for "
                         "Open MPI (mpirun --version), immediate for the others")
     v.add_argument("--cores-per-node", type=int, metavar="C",
