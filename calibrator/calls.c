@@ -268,18 +268,17 @@ typedef void (*gemm_t)(const char *, const char *, const int *, const int *, con
 typedef void (*trsm_t)(const char *, const char *, const char *, const char *, const int *, const int *,
                        const double *, const double *, const int *, double *, const int *);
 
+int cal_hpl_layout(int op) { return sb_ops[op].focus == SB_FOCUS_HPL && sb_ops[op].level == SB_LEVEL_3; }
+
 int cal_hpl_call(int op, void *sym, int64_t m64, int64_t n64, int64_t k64, int variant, int form, cal_bufs *bf)
 {
-  static int gemm_op = -1, trsm_op = -1;
-  if (gemm_op < 0) {
-    gemm_op = sb_op_lookup("dgemm");
-    trsm_op = sb_op_lookup("dtrsm");
-  }
+  if (!cal_hpl_layout(op))
+    return -1;
   int m = (int)m64, n = (int)n64, k = (int)k64, lld = (int)bf->lld;
   const double one = 1, mone = -1;
   double *L = bf->a, *U = bf->b;
   size_t cols = (size_t)bf->lcols;
-  if (op == gemm_op) {
+  if (sb_ops[op].fam == SB_FAM_gemm) {
     /* C: the trailing m x n corner of the matrix, below a row panel of k
      * rows, where HPL's update finds it: each iteration's trailing matrix
      * inside the last one's, the same memory again (page-table entries in
@@ -296,7 +295,7 @@ int cal_hpl_call(int op, void *sym, int64_t m64, int64_t n64, int64_t k64, int v
       ((gemm_t)sym)("N", "T", &m, &n, &k, &mone, L, &m, U, &n, &one, Ab + k, &lld);
     return 0;
   }
-  if (op == trsm_op) {
+  if (sb_ops[op].fam == SB_FAM_trmm) { /* trsm's family */
     if (variant == 0) { /* 1xQ: the row panel (m = NB rows) in the matrix: the last m rows of the
                            trailing corner's columns (dgemm's C), memory the update uses again */
       size_t c0 = (size_t)n < cols ? cols - (size_t)n : 0;

@@ -25,13 +25,18 @@ typedef struct cal_bufs {
 /* variant 1: the Right-side form (trmm, trsm, symm, hemm) */
 typedef void (*cal_fn)(void *sym, int64_t m, int64_t n, int64_t k, int variant, cal_bufs *b);
 
-/* dgemm and dtrsm as HPL's trailing update calls them (hpl-patches'
+/* 1 for the calls that make HPL's time, which the calibrator draws in
+ * HPL's layout: blas.def's focus HPL at level 3 (dgemm, dtrsm) */
+int cal_hpl_layout(int op);
+
+/* those calls as HPL's trailing update makes them (hpl-patches'
  * HPL_pdupdate*): dgemm C (and B on a 1xQ grid) inside the local matrix,
  * leading dimension lld, at a new place each call (out of the caches, as
  * the update sweeps the matrix); form 0 HPL's 1xQ NN (B the row panel in
  * the matrix), 1 its PxQ NT (B the transposed U); dtrsm Left (variant 0)
  * Upper-Trans-Unit with B in the matrix (1xQ), Right (variant 1)
- * Upper-NoTrans-Unit on U (PxQ).  Returns 0, or -1 for another op. */
+ * Upper-NoTrans-Unit on U (PxQ).  Returns 0, or -1 for another op (not
+ * cal_hpl_layout's, or of neither family: gemm, trsm's trmm). */
 int cal_hpl_call(int op, void *sym, int64_t m, int64_t n, int64_t k, int variant, int form, cal_bufs *b);
 
 typedef struct cal_op {

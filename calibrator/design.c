@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "calls.h"
 #include "design.h"
 #include "sb_splitmix.h"
 
@@ -53,18 +54,6 @@ static int64_t size_cap(const cal_design *d, int op, int dims)
   if (dims == 1 && s > maxdim * maxdim)
     s = maxdim * maxdim;
   return s < 16 ? 16 : (int64_t)s;
-}
-
-/* dgemm and dtrsm, the calls that make HPL's time, are drawn in HPL's
- * layout (calls.h, cal_hpl_call) */
-static int hpl_layout_op(int op)
-{
-  static int gemm = -2, trsm = -2;
-  if (gemm == -2) {
-    gemm = sb_op_lookup("dgemm");
-    trsm = sb_op_lookup("dtrsm");
-  }
-  return op == gemm || op == trsm;
 }
 
 /* an HPL-shaped call in HPL's layout, up to HPL's sizes: the trailing
@@ -141,7 +130,7 @@ static void draw(const cal_design *d, int op, uint64_t *s, cal_point *p)
   }
   int64_t cap = size_cap(d, op, 3), nb = nbs[rnd(s) % 5];
   int hpl = o->focus == SB_FOCUS_HPL && unif(s) < 0.5;
-  if (hpl && d->hpl_layout && hpl_layout_op(op)) {
+  if (hpl && d->hpl_layout && cal_hpl_layout(op)) { /* dgemm, dtrsm: in HPL's layout */
     draw_hpl(d, op, nb, s, p);
     return;
   }

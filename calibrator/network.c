@@ -25,6 +25,7 @@
 #include "model.h"
 #include "netfit.h"
 #include "network.h"
+#include "settings.h"
 
 #define NET_TIMEOUT_S 300 /* a ping-pong takes seconds; ssh asking for a password never ends */
 #define NET_MAX_POINTS 128
@@ -72,11 +73,12 @@ static void pingpong_path(char *buf, size_t len)
   cal_die("%s", needs_mpi);
 }
 
-/* Open MPI's mpirun: SIMBLAS_MPIRUN, else the PATH's */
+/* Open MPI's mpirun: SIMBLAS_MPIRUN (settings.def), else the PATH's */
 static void mpirun_path(char *buf, size_t len)
 {
-  const char *env = getenv("SIMBLAS_MPIRUN"), *path = getenv("PATH");
-  if (env && *env) {
+  sb_settings_load_row(SB_ROW_mpirun);
+  const char *env = sb_cfg.mpirun, *path = getenv("PATH");
+  if (env) { /* set and not empty */
     if (access(env, X_OK) != 0)
       cal_die("SIMBLAS_MPIRUN=%s is not an executable: unset it or name Open MPI's mpirun", env);
     snprintf(buf, len, "%s", env);

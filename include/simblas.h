@@ -132,7 +132,8 @@ SIMBLAS_EXPORT void simblas_polled(int flag);
  * calls ...) calls simblas_progressed() when it returns; MPI_Iprobe's
  * wrapper returns simblas_probed(FLAG, source, tag, comm, FROM, MSG_TAG),
  * FLAG being PMPI_Iprobe's and FROM (in MPI_COMM_WORLD, or -1 if not
- * known) and MSG_TAG the message it found.  Otherwise FLAG. */
+ * known) and MSG_TAG the message it found.  Otherwise FLAG.
+ * (lib/app/probe.c) */
 SIMBLAS_EXPORT int simblas_probe_lagged(void);
 SIMBLAS_EXPORT void simblas_sent(int dest, int tag);
 SIMBLAS_EXPORT void simblas_progressed(void);

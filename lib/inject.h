@@ -14,9 +14,6 @@
 #include "model.h"
 #include "rank.h"
 
-/* SIMBLAS_PROBE's values, in settings.def's order */
-enum { SB_PROBE_IMMEDIATE, SB_PROBE_LAGGED };
-
 /* at initialisation, in every mode: what merging, polls and the code
  * clock need (stops with a message when the program lacks it) */
 SB_HIDDEN void sb_inject_open(const sb_model *m);
@@ -39,6 +36,9 @@ SB_HIDDEN double sb_inject_take_owed(sb_rank *r);
 SB_HIDDEN void sb_inject_flush(sb_rank *r);
 /* run FN at each flush of a rank, before it pays */
 SB_HIDDEN void sb_inject_on_flush(sb_hook_fn fn);
+/* run FN when a poll of a rank under smpirun has returned
+ * (simblas_polled), before its cost is counted */
+SB_HIDDEN void sb_inject_on_polled(sb_hook_fn fn);
 
 /* the rank's counters, for simblas_get_stats */
 SB_HIDDEN void sb_inject_counts(sb_rank *r, uint64_t *flushes, double *code_s);

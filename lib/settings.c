@@ -1,6 +1,7 @@
 /*
  * settings.c -- every SIMBLAS_* variable libsimblas reads, parsed and
- * checked once, in one place (settings.def, settings.h).
+ * checked once, in one place (settings.def, settings.h); the calibrator's
+ * rows parsed by the same parsers (sb_settings_load_row).  In libsbcore.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -260,17 +261,29 @@ static void warn_unknown(void)
   }
 }
 
-static void load(void)
-{
-  int i = 0;
-  const char *v;
-#define SB_SETTING(NAME, field, TYPE, LO, HI, DEFAULT, USERS, OPTION, VALUES, ACCEPTS, HELP)                      \
-  v = value_of(&sb_setting_rows[i], &sb_cfg.given.field);                                                          \
-  if (parse_##TYPE(&sb_setting_rows[i], v, &sb_cfg.field))                                                         \
-    refuse(&sb_setting_rows[i], v);                                                                                \
-  i++;
+/* ---- one row read: its variable, by its type's parser ------------------------- */
+#define SB_SETTING(NAME, field, TYPE, ...)                                                                         \
+  static void load_##field(const sb_setting_row *row)                                                              \
+  {                                                                                                                \
+    const char *v = value_of(row, &sb_cfg.given.field);                                                            \
+    if (parse_##TYPE(row, v, &sb_cfg.field))                                                                       \
+      refuse(row, v);                                                                                              \
+  }
 #include "settings.def"
 #undef SB_SETTING
+
+static void (*const load_fn[SB_ROW_COUNT])(const sb_setting_row *row) = {
+#define SB_SETTING(NAME, field, ...) load_##field,
+#include "settings.def"
+#undef SB_SETTING
+};
+
+void sb_settings_load_row(int row) { load_fn[row](&sb_setting_rows[row]); }
+
+static void load(void)
+{
+  for (int i = 0; i < SB_ROW_COUNT; i++)
+    sb_settings_load_row(i);
   check_needs();
   derive();
   warn_unknown();

@@ -1,7 +1,8 @@
 /*
  * settings.h -- libsimblas's settings: the SIMBLAS_* variables of
  * settings.def, parsed and checked once (sb_settings_load), then read as
- * fields of sb_cfg.  A bad value stops the program with one line naming
+ * fields of sb_cfg; the calibrator reads its rows the same way, one by one
+ * (sb_settings_load_row).  A bad value stops the program with one line naming
  * the variable and the values it accepts, before any work.
  */
 #ifndef SB_SETTINGS_H
@@ -56,6 +57,18 @@ extern sb_settings sb_cfg SB_HIDDEN;
 /* parse and check every variable, once (the first call; later calls
  * return at once) */
 SB_HIDDEN void sb_settings_load(void);
+
+/* each row's index, in settings.def's order: SB_ROW_mpirun */
+enum sb_setting_index {
+#define SB_SETTING(NAME, field, ...) SB_ROW_##field,
+#include "settings.def"
+#undef SB_SETTING
+  SB_ROW_COUNT
+};
+/* a program beside libsimblas (the calibrator): parse the one row ROW
+ * into sb_cfg (its field and given), by the parser sb_settings_load uses,
+ * stopping as it does on a bad value; no other row is read or checked */
+SB_HIDDEN void sb_settings_load_row(int row);
 
 /* one row of the table, for lib/mksettings */
 typedef struct sb_setting_row {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # simblas-calibrate --network end to end, with the real MPI (Open MPI's
 # mpirun) on this host (issue 23, item 5):
-#  - bad options: one clear line, exit 2, nothing measured or written;
+#  - bad options (and a SIMBLAS_MPIRUN that is no executable): one clear
+#    line, exit 2, nothing measured or written;
 #  - the real ping-pong between two cores writes a network file that
 #    simblas-hpl reads back (tools/simblas_hpl/network.py) and whose
 #    figures are sane: the intra-node link's latency between 0.05 us and
@@ -44,6 +45,11 @@ expect_error "--network with --from-trace" "run it on its own" --network --from-
 expect_error "unwritable output" "cannot write the network file into /nonexistent/dir" --network \
   -o /nonexistent/dir/x.network
 expect_error "a directory as output" "a directory; give a file name, e.g. $tmp/simblas.network" --network -o "$tmp"
+# SIMBLAS_MPIRUN, read through lib/settings.c's row
+export SIMBLAS_MPIRUN="$tmp/no-mpirun"
+expect_error "SIMBLAS_MPIRUN naming no executable" "SIMBLAS_MPIRUN=$tmp/no-mpirun is not an executable" \
+  --network -o "$tmp/x.network"
+unset SIMBLAS_MPIRUN
 [ ! -e "$tmp/x.network" ] && ok "nothing written by refused runs" || ko "a refused run wrote a file"
 
 # the real ping-pong between two cores of this host

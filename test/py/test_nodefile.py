@@ -59,6 +59,18 @@ def linked(flow, bw="stream_gbs = 40", count=2, extra="", offload=""):
     return LINKED.format(flow=flow, bw=bw, count=count, extra=extra, offload=offload)
 
 
+class Tables(unittest.TestCase):
+    def test_hpl_routines_are_blas_defs_hpl_focus(self):
+        # nodefile.HPL_ROUTINES repeats lib/blas.def's focus column: its rows
+        # marked HPL, each named as its double-precision real routine (the
+        # I_ precision sets' with an i first: idamax)
+        with open(os.path.join(SRC, "lib", "blas.def")) as f:
+            rows = re.findall(r"^SB_OP\(\s*\w+,\s*(\w+),\s*(\w+),\s*\w+,\s*HPL\s*\)", f.read(), re.M)
+        self.assertTrue(rows)
+        self.assertEqual(sorted(nodefile.HPL_ROUTINES),
+                         sorted(("i" if prec.startswith("I_") else "") + "d" + stem for stem, prec in rows))
+
+
 class Compose(Sandbox):
     def setUp(self):
         super().setUp()
