@@ -123,7 +123,6 @@ class Accessor(unittest.TestCase):
                     self.assertEqual(settings.value(name), want)  # empty is unset
         # the defaults the Python side used to write again
         self.assertEqual(settings.value("SIMBLAS_FOLD_BLOCK"), 64 << 20)
-        self.assertEqual(memory.FOLD_BLOCK, 64 << 20)
         self.assertEqual(memory.fold_block(2 << 20), 64 << 20)
         self.assertEqual(settings.default("SIMBLAS_PROBE"), "immediate")
         self.assertEqual(settings.values("SIMBLAS_PROBE"), ("immediate", "lagged"))

@@ -21,7 +21,7 @@ import time
 from . import hpldat, network, platforms, procs, results, settings, variability
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines
-from .memory import FOLD_BLOCK, fold_block, max_map_count
+from .memory import fold_block, max_map_count
 from .monitor import Progress, PssSampler
 from .units import fmt_speed
 
@@ -162,7 +162,7 @@ def run_env(plan, workdir):
         env["SIMBLAS_NOISE"] = "1"  # each kernel drawn from the model's noise
     if plan.node_speeds or plan.occupancy or plan.occupancy_memory:
         env["SIMBLAS_HOST_FACTORS"] = os.path.join(workdir, HOST_FACTORS)  # every kernel of a host / its factor
-    if fold_block(plan.blocksize) != FOLD_BLOCK:  # the fold block must be a multiple of SMPI's
+    if fold_block(plan.blocksize) != settings.default("SIMBLAS_FOLD_BLOCK"):  # a multiple of SMPI's
         env["SIMBLAS_FOLD_BLOCK"] = str(plan.blocksize)
     if plan.mode == "model":
         # without privatization smpimain dlopens xhpl into the global scope,

@@ -15,14 +15,6 @@ _SANITIZER_RUNTIMES = ("libasan", "libtsan", "libmsan", "libhwasan")
 _MALLOCS = ("libjemalloc", "libtcmalloc", "libmimalloc")
 
 
-def __getattr__(name):
-    """FOLD_BLOCK: libsimblas's default fold block in bytes (SIMBLAS_FOLD_BLOCK's
-    default in lib/settings.def), read from the table when first asked."""
-    if name == "FOLD_BLOCK":
-        return settings.default("SIMBLAS_FOLD_BLOCK")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def meminfo():
     """/proc/meminfo's fields as integers (kB for sizes, a count for the
     HugePages_* lines), read once."""
