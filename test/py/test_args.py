@@ -114,8 +114,24 @@ class Refused(Sandbox):
         self.refused(f"is a directory: give the model file itself, e.g. --model {self.path('share', 'default.model')}$",
                      *RUN4, "--p", 2, "--q", 2, "--model", self.path("share"))
         # a file that cannot be read says why (not "not a SimBLAS model file")
-        self.refused("cannot read the model file /proc/self/mem: Input/output error",
-                     *RUN4, "--p", 2, "--q", 2, "--model", "/proc/self/mem")
+        self.refused("cannot read the model file /proc/self/mem: Input/output error; make it readable, or give "
+                     "another with --model FILE$", *RUN4, "--p", 2, "--q", 2, "--model", "/proc/self/mem")
+
+    def test_bad_model_file(self):
+        # a model that is refused says what to do: calibrate one, or give another (--model)
+        bad = {"text.model": ("hello\n", r"is not a SimBLAS model file \(first line is not 'simblas-model V'\): "
+                              r"give a model with --model FILE, or write one with `make calibrate` "
+                              r"\(simblas-calibrate -o FILE\)$"),
+               "nospeed.model": ("simblas-model 1\ndgemm 1e-9 0 0 0\n",
+                                 r"nospeed.model: no valid 'reference-speed' line \(a positive flop rate, "
+                                 r"doc/model-format.md\): recalibrate with `make calibrate` \(simblas-calibrate -o "
+                                 r"FILE\), or give another with --model FILE$"),
+               "badspeed.model": ("simblas-model 1\nreference-speed -3\n", "no valid 'reference-speed' line .*"
+                                  "recalibrate with `make calibrate`")}
+        for name, (text, msg) in bad.items():
+            with open(self.path(name), "w") as f:
+                f.write(text)
+            self.refused(msg, *RUN4, "--p", 2, "--q", 2, "--model", self.path(name))
         self.refused("run `simblas-hpl build` first", *RUN4, "--p", 2, "--q", 2)
         self.refused("simblas-hpl build --mode passthrough", *RUN4, "--p", 2, "--q", 2, "--n", 1000,
                      "--mode", "passthrough")

@@ -26,11 +26,13 @@ def reference_speed(path):
         with open(path, errors="replace") as f:
             text = f.read()
     except OSError as e:
-        raise CliError(f"cannot read the model file {path}: {e.strerror}")
+        raise CliError(f"cannot read the model file {path}: {e.strerror}; make it readable, or give another "
+                       "with --model FILE")
     lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
     lines = [ln for ln in lines if ln]
     if not lines or not lines[0].startswith("simblas-model"):
-        raise CliError(f"{path} is not a SimBLAS model file (first line is not 'simblas-model V')")
+        raise CliError(f"{path} is not a SimBLAS model file (first line is not 'simblas-model V'): give a model "
+                       "with --model FILE, or write one with `make calibrate` (simblas-calibrate -o FILE)")
     for ln in lines:
         f = ln.split()
         if f[0] == "reference-speed" and len(f) >= 2:
@@ -41,7 +43,8 @@ def reference_speed(path):
             if s > 0 and math.isfinite(s):
                 return s
             break
-    raise CliError(f"{path}: no valid 'reference-speed' line")
+    raise CliError(f"{path}: no valid 'reference-speed' line (a positive flop rate, doc/model-format.md): "
+                   "recalibrate with `make calibrate` (simblas-calibrate -o FILE), or give another with --model FILE")
 
 
 def meta_fields(path, key):
