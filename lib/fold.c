@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -96,6 +97,7 @@ static int matrix_holds(const void *p, size_t n)
   return in;
 }
 
+static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 static long read_long(const char *path)
 {
@@ -151,12 +153,18 @@ static void fold_init(void)
      * a disk file's writeback (SimGrid's /tmp file does, on ext4) */
     fold.fd = memfd_create("simblas-fold", MFD_CLOEXEC);
     if (fold.fd < 0)
-      sb_fatal("memfd_create failed: %s", strerror(errno));
+      sb_fatal("memfd_create failed: %s%s", strerror(errno),
+               errno == EMFILE ? "; raise the open files limit with: ulimit -n 65536" : "");
   }
   fold.align = align;
-  if (fold.block < align || fold.block % align)
-    sb_fatal("SIMBLAS_FOLD_BLOCK=%s must be a positive multiple of %zu bytes%s", b ? b : "(default)", align,
-               fold.huge ? " (the huge page size)" : "");
+  /* the page size is the machine's (or the mount's), which the settings
+   * table cannot bound: checked here */
+  if (fold.block < align || fold.block % align) {
+    size_t fit = round_up(fold.block, align);
+    sb_fatal("SIMBLAS_FOLD_BLOCK=%s must be a positive multiple of %zu bytes%s: set SIMBLAS_FOLD_BLOCK=%zu%s",
+             b ? b : "(default)", align, fold.huge ? " (the huge page size)" : "", fit ? fit : align,
+             b && !fold.huge ? " (or unset it)" : "");
+  }
   if (ftruncate(fold.fd, (off_t)fold.block) != 0)
     sb_fatal("cannot size the fold block (%zu bytes): %s", fold.block, strerror(errno));
   if (fold.huge) {
@@ -194,6 +202,17 @@ static size_t fitting_block(long max, long used, size_t bytes)
   return b;
 }
 
+/* what to do when address space cannot be reserved: the limit to raise */
+static const char *space_remedy(void)
+{
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    return "'ulimit -v' limits it: raise the limit with: ulimit -v unlimited";
+  if (read_long("/proc/sys/vm/overcommit_memory") == 2)
+    return "vm.overcommit_memory is 2 (strict): set it with: sysctl -w vm.overcommit_memory=1";
+  return "check 'ulimit -v' and vm.overcommit_memory";
+}
+
 /* why an mmap of `need` more mappings failed: name the limit to raise */
 static _Noreturn void map_failed(int err, size_t bytes, size_t need)
 {
@@ -208,11 +227,8 @@ static _Noreturn void map_failed(int err, size_t bytes, size_t need)
              "with: sysctl -w vm.max_map_count=%zu%s",
              (double)bytes / (1 << 30), need, used, max, (size_t)used + need + 65536, bigger);
   }
-  long oc = read_long("/proc/sys/vm/overcommit_memory");
-  sb_fatal("cannot reserve %.1f GiB of virtual address space for folded memory (%s; %.1f GiB already reserved); "
-             "check 'ulimit -v'%s",
-             (double)bytes / (1 << 30), strerror(err), (double)fold.reserved / (1 << 30),
-             oc == 2 ? " and vm.overcommit_memory (it is 2: set it with sysctl -w vm.overcommit_memory=1)" : "");
+  sb_fatal("cannot reserve %.1f GiB of virtual address space for folded memory (%s; %.1f GiB already reserved); %s",
+           (double)bytes / (1 << 30), strerror(err), (double)fold.reserved / (1 << 30), space_remedy());
 }
 
 /* map the fold block over [p, p + len), block after block; on failure
@@ -239,8 +255,6 @@ static char *reserve(size_t bytes)
     map_failed(errno, bytes, 1);
   return p;
 }
-
-static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 /* a shared range of at least `need` bytes of the given kind, or a new one */
 /* unmap a range taken off the list (fold.lock held) */
@@ -292,7 +306,7 @@ static void *shared_range(size_t size, int buffer)
        * multiple of smpi/shared-malloc-blocksize leaves no private tail) */
       size_t whole[2] = {0, bytes};
       if (!(r->base = sb_smpi_shared_malloc_partial(bytes, whole, 1)))
-        sb_fatal("SMPI's shared malloc of %.1f GiB failed", (double)bytes / (1 << 30));
+        sb_fatal("SMPI's shared malloc of %.1f GiB failed; %s", (double)bytes / (1 << 30), space_remedy());
       r->smpi = 1;
     } else {
       r->base = reserve(bytes);
@@ -365,7 +379,7 @@ static void *fold_partial(size_t size, const size_t *priv, int npriv)
     free(shared);
     region *r = calloc(1, sizeof *r);
     if (!p || !r)
-      sb_fatal("SMPI's partial shared malloc of %zu bytes failed", size);
+      sb_fatal("SMPI's partial shared malloc of %zu bytes failed; %s", size, space_remedy());
     pthread_mutex_lock(&fold.lock);
     *r = (region){.base = p, .reserved = size, .refs = 1, .partial = 1, .smpi = 1, .next = fold.regions};
     fold.regions = r;

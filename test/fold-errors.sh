@@ -30,7 +30,8 @@ case "${LD_PRELOAD:-}" in
   *libasan*) echo "skip: the address-space limit test (AddressSanitizer reserves terabytes itself)" ;;
   *) check "address space limit names ulimit -v" "ulimit -v" sh -c "ulimit -v 4000000; exec $prog 64G" ;;
 esac
-check "bad fold block" "SIMBLAS_FOLD_BLOCK=3000 must be a positive multiple" SIMBLAS_FOLD_BLOCK=3000 "$prog" 1G
+check "bad fold block" "SIMBLAS_FOLD_BLOCK=3000 must be a positive multiple of $(getconf PAGESIZE) bytes: set \
+SIMBLAS_FOLD_BLOCK=$(getconf PAGESIZE) (or unset it)" SIMBLAS_FOLD_BLOCK=3000 "$prog" 1G
 check "not a hugetlbfs" "is not a hugetlbfs mount; mount one with" SIMBLAS_HUGEPAGE_DIR=/tmp "$prog" 1G
 out=$("$prog" 1T 2>&1) && echo "$out" | awk '{ exit !($4 <= 18500 && $2 >= 1099511627776) }' \
   && ok "1 TiB folded: $out" || ko "1 TiB: $out"
