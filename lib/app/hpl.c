@@ -28,7 +28,8 @@ void simblas_hpl_pivot_check(int g, int n, int nb, int nprow, const double *work
   int gpiv = simblas_hpl_pivot(g, n);
   if ((int)work[2] != gpiv || (int)work[3] != owner(gpiv, nb, nprow))
     sb_fatal("HPL_pdmxswp: column %d's pivot search ended on row %d of process row %d, not on SimBLAS's row %d of "
-             "process row %d: the ranks' row swaps would differ (a patch lets matrix data decide a pivot?)",
+             "process row %d: the ranks' row swaps would differ (a patch lets matrix data decide a pivot?); rebuild "
+             "HPL with the installed patches: simblas-hpl build --force",
              g, (int)work[2], (int)work[3], gpiv, owner(gpiv, nb, nprow));
 }
 
@@ -37,7 +38,8 @@ void simblas_hpl_pivot_thinned(int g, int n, int nb, int myrow, int nprow, doubl
   int gpiv = simblas_hpl_pivot(g, n), own = owner(gpiv, nb, nprow);
   if (own == myrow && (int)work[2] != gpiv)
     sb_fatal("HPL_pdmxswp: SimBLAS pivot row %d of column %d was not offered by its owner (process row %d), "
-             "which offered row %d",
+             "which offered row %d (its xhpl lacks patch 05's pivot?); rebuild HPL with the installed patches: "
+             "simblas-hpl build --force",
              gpiv, g, own, (int)work[2]);
   work[0] = 2.0;
   work[2] = (double)gpiv;
