@@ -31,7 +31,8 @@ class Refused(Sandbox):
 
     def test_grid_and_platform(self):
         self.refused(r"P\*Q = 12 ranks.*8 host.*too few", *RUN4, "--p", 3, "--q", 4, "--platform", "fattree:2;4,2;1,4;1,1")
-        self.refused(r"P\*Q = 4 ranks.*provides 3", *RUN4, "--p", 2, "--q", 2, "--platform", f"{DATA}/two.xml")
+        self.refused(r"P\*Q = 4 ranks.*provides 3: they must be equal; give --p and --q with P\*Q = 3, or a "
+                     "platform of 4 cores$", *RUN4, "--p", 2, "--q", 2, "--platform", f"{DATA}/two.xml")
         self.refused("N >= NB", "run", "--n", 100, "--nb", 128, "--p", 2, "--q", 2)
         self.refused("must be > 0", "run", "--n", 100, "--nb", 0, "--p", 2, "--q", 2)
         # found by bench/fuzz-inputs: a grid of 2**63 ranks filled the memory planning its hosts
@@ -132,6 +133,8 @@ class Refused(Sandbox):
             with open(self.path(name), "w") as f:
                 f.write(text)
             self.refused(msg, *RUN4, "--p", 2, "--q", 2, "--model", self.path(name))
+        self.refused("--xhpl .*none: no such file; give an xhpl that exists, or drop --xhpl to run the HPL build's",
+                     *RUN4, "--p", 2, "--q", 2, "--xhpl", self.path("none"))
         self.refused("run `simblas-hpl build` first", *RUN4, "--p", 2, "--q", 2)
         self.refused("simblas-hpl build --mode passthrough", *RUN4, "--p", 2, "--q", 2, "--n", 1000,
                      "--mode", "passthrough")

@@ -191,7 +191,8 @@ class Refused(EngineCase):
         # 13 ranks: only 1x13 and 13x1
         self.refused(r"no process grid of 13 ranks .* --max-aspect 4 .*squarest is 1x13.*--max-aspect 13", "--nodes", 13,
                      "--n", 4000)
-        self.refused("6x3 is 18 ranks, not the machine's 16", "--nodes", 16, "--n", 4000, "--search", "grid=6x3")
+        self.refused(r"6x3 is 18 ranks, not the machine's 16 \(--nodes x --cores-per-node\); give grids of 16 "
+                     "ranks, e.g. 4x4$", "--nodes", 16, "--n", 4000, "--search", "grid=6x3")
         self.refused("not a tuned parameter", "--nodes", 16, "--n", 4000, "--search", "colour=red")
         self.refused("'7rg' is not a bcast", "--nodes", 16, "--n", 4000, "--search", "bcast=1rg,7rg")
         self.refused("--search nb and --hpl-opt nb|give one", "--nodes", 16, "--n", 4000, "--search", "depth=0,1",

@@ -30,6 +30,7 @@ SERIES_HPCC = "series.hpcc"
 MAKE_TEMPLATE = "Make.simblas.in"
 ARCHS = {"model": "simblas_model", "passthrough": "simblas_real", "mpi": "simblas_mpi"}
 MODES = {"both": ["model", "passthrough"], "all": ["model", "passthrough", "mpi"]}
+PATCHES_REMEDY = "reinstall SimBLAS, or point SIMBLAS_PATCHDIR at the source tree's hpl-patches/"
 
 
 def check_patch_dir(pdir, hpcc):
@@ -38,16 +39,17 @@ def check_patch_dir(pdir, hpcc):
     missing = [n for n in need + [MAKE_TEMPLATE] if not os.path.isfile(os.path.join(pdir, n))]
     if missing:
         raise CliError(f"the HPL patch series is missing: {', '.join(missing)} not found in {pdir} "
-                       "(reinstall SimBLAS, or point SIMBLAS_PATCHDIR at the source tree's hpl-patches/)")
+                       f"({PATCHES_REMEDY})")
     patches = []
     for s in need:
         for name in read_series(os.path.join(pdir, s)):
             p = os.path.join(pdir, name)
             if not os.path.isfile(p):
-                raise CliError(f"the HPL patch series is incomplete: {s} names {name}, which is not in {pdir}")
+                raise CliError(f"the HPL patch series is incomplete: {s} names {name}, which is not in {pdir}; "
+                               + PATCHES_REMEDY)
             patches.append((s, name, p))
     if not patches:
-        raise CliError(f"the HPL patch series in {pdir} is empty ({SERIES} names no patch)")
+        raise CliError(f"the HPL patch series in {pdir} is empty ({SERIES} names no patch); " + PATCHES_REMEDY)
     return patches
 
 
@@ -87,7 +89,7 @@ def top_dir(tarball):
                        "give HPL's source tarball, e.g. netlib's hpl-2.3.tar.gz")
     if len(tops) != 1:
         raise CliError(f"{tarball} does not unpack to one directory (found {', '.join(sorted(tops)[:5])}); "
-                       "expected HPL's hpl-X.Y/")
+                       "give HPL's source tarball, whose files are in hpl-X.Y/, e.g. netlib's hpl-2.3.tar.gz")
     return tops.pop()
 
 
@@ -194,7 +196,9 @@ def resolve_source(hpl_tarball=None, hpl_dir=None):
         extract(orig, dest, prefix=top + "/hpl/")
         tree = os.path.join(dest, top, "hpl")
         if not os.path.isdir(tree):
-            raise CliError(f"{orig} has no {top}/hpl/ directory", 1)
+            raise CliError(f"{orig} has no {top}/hpl/ directory: not Debian's hpcc source; remove it and run "
+                           "`simblas-hpl build` again to download it afresh (or build upstream HPL with "
+                           "--hpl-tarball hpl-2.3.tar.gz)", 1)
         return tree
     return "debian-hpcc", f"hpcc-{version}", orig, digest, unpack
 
@@ -217,7 +221,8 @@ def fill_template(template, values):
         text = text.replace("@" + k + "@", v)
     left = sorted(set(re.findall(r"@[A-Z0-9_]+@", text)))
     if left:
-        raise CliError(f"{MAKE_TEMPLATE} has placeholders simblas-hpl does not know: {', '.join(left)}", 1)
+        raise CliError(f"{MAKE_TEMPLATE} has placeholders simblas-hpl does not know: {', '.join(left)}; "
+                       "the patches and simblas-hpl come from different versions: install both from one build", 1)
     return text
 
 

@@ -181,7 +181,8 @@ def find_xhpl(o):
         xhpl = os.path.abspath(o.xhpl)
         if not os.path.isfile(xhpl):
             if not o.dry_run:
-                raise CliError(f"{xhpl}: no such file")
+                raise CliError(f"--xhpl {xhpl}: no such file; give an xhpl that exists, or drop --xhpl to run the "
+                               "HPL build's (simblas-hpl info lists them)")
             note(f"warning: {xhpl}: no such file (dry run: the command names it anyway)")
         return xhpl, None
     what, how = builds.BINARIES[o.mode], "" if o.mode == "model" else " --mode passthrough"

@@ -309,7 +309,9 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
             raise CliError(f"--platform {spec}: found no <host> or <cluster> in it; give --hostfile")
     if len(hostlist) != ranks:
         src = f"--hostfile {hostfile}" if hostfile else f"{spec} (hosts x their core count)"
-        raise CliError(f"P*Q = {ranks} ranks, but {src} provides {len(hostlist)}: they must be equal")
+        raise CliError(f"P*Q = {ranks} ranks, but {src} provides {len(hostlist)}: they must be equal; give --p and "
+                       f"--q with P*Q = {len(hostlist)}, or " + (f"a hostfile of {ranks} lines (one per rank)" if hostfile
+                                                                 else f"a platform of {ranks} cores"))
     # every rank a core of its own: no host gets more ranks than cores
     cores_of = dict(phosts)
     per_host = collections.Counter(hostlist)

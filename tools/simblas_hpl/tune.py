@@ -141,6 +141,12 @@ def grid_p(g):
     return int(g.split("x")[0])
 
 
+def grid_skew(g):
+    """How far 'PxQ' is from square: |P - Q|."""
+    p, q = (int(v) for v in g.split("x"))
+    return abs(p - q)
+
+
 def parse_levels(name, text, ranks):
     """--search NAME=LEVELS -> Levels; CliError naming what is wrong."""
     opt = f"--search {name}={text}"
@@ -153,7 +159,8 @@ def parse_levels(name, text, ranks):
                 raise CliError(f"{opt}: a grid is PxQ (e.g. 8x8,4x16)")
             p, q = int(m.group(1)), int(m.group(2))
             if p * q != ranks:
-                raise CliError(f"{opt}: {p}x{q} is {p * q} ranks, not the machine's {ranks}")
+                raise CliError(f"{opt}: {p}x{q} is {p * q} ranks, not the machine's {ranks} (--nodes x "
+                               f"--cores-per-node); give grids of {ranks} ranks, e.g. {min(grids(ranks, math.inf), key=grid_skew)}")
             vals.append(f"{p}x{q}")
         return Levels(name, sorted(dict.fromkeys(vals), key=grid_p), ordered=True)
     if name in CATEGORICAL_NAMES:
