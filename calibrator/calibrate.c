@@ -277,7 +277,9 @@ static void select_ops(blas *b)
     b->ops[b->nops++] = op;
   }
   if (!b->nops)
-    cal_die("nothing to measure: %s has none of the requested routines", b->name);
+    cal_die("nothing to measure: %s has none of the requested routines; name some it has with --routines, or "
+            "another BLAS with --blas",
+            b->name);
 }
 
 /* ---- the machine ------------------------------------------------------------------ */

@@ -203,7 +203,9 @@ static void run_pingpong(char *const argv[], net_link *k, const char *what)
     cal_die("the %s ping-pong did not finish in %d s (mpirun stopped): with --hostfile, check that ssh to "
             "each host works without a password (ssh HOST true)", what, NET_TIMEOUT_S);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || k->n < 2 * NET_MIN_POINTS)
-    cal_die("the %s ping-pong failed (mpirun %s %d, %zu sizes measured): %s", what,
+    cal_die("the %s ping-pong failed (mpirun %s %d, %zu sizes measured): %s; run the mpirun command printed above "
+            "by hand to see why",
+            what,
             WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), k->n,
             *last ? last : "no message");
 }
@@ -244,8 +246,9 @@ static void measure(net_link *k, const char *hostfile, const char *mpirun, const
     cal_die("--hostfile %s: both ranks ran on %s; the interconnect needs two hosts: name two hosts in it, "
             "one per line", hostfile, k->host0);
   if (nf_fit_segments(k->pts, k->n, NET_MAX_SEG, NET_MIN_POINTS, &k->fit) != 0)
-    cal_die("the %s ping-pong's times cannot be fitted (%zu sizes; times that do not grow with the size?)", what,
-            k->n);
+    cal_die("the %s ping-pong's times cannot be fitted (%zu sizes; times that do not grow with the size?); "
+            "measure again with the machine otherwise idle",
+            what, k->n);
 }
 
 /* ---- the network file ---------------------------------------------------------- */
@@ -299,7 +302,9 @@ int cal_network(const char *out, const char *hostfile)
   mpirun_path(mpirun, sizeof mpirun);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (cores < 2)
-    cal_die("the intra-node link is measured between two ranks bound to two cores; this machine has %ld", cores);
+    cal_die("the intra-node link is measured between two ranks bound to two cores; this machine has %ld: run "
+            "simblas-calibrate --network on a host with two cores or more",
+            cores);
   /* the temporary beside OUT, opened before anything is measured: an
    * unwritable place or a full disk is said now */
   char err[1024];

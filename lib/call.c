@@ -232,8 +232,9 @@ static double rank_factor(sb_rank *r, call_rank *c, int op)
     if (hf)
       c->factor = hf->factor, c->factor_mem = hf->memory;
     else
-      fprintf(stderr, "simblas: SIMBLAS_HOST_FACTORS %s has no line for host %s; rank %ld runs at the model's speed\n",
-              sb_cfg.host_factors, host, sb_rank_public(r));
+      fprintf(stderr, "simblas: SIMBLAS_HOST_FACTORS %s has no line for host %s; rank %ld runs at the model's speed (add "
+              "a line '%s FACTOR' to change it)\n",
+              sb_cfg.host_factors, host, sb_rank_public(r), host);
   }
   return sb_ops[op].level == SB_LEVEL_M ? c->factor_mem : c->factor;
 }

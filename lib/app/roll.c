@@ -89,7 +89,9 @@ static void check(MPI_Status *st, int want, int from)
 {
   int cnt;
   if (MPI_Get_count(st, MPI_DOUBLE, &cnt) == MPI_SUCCESS && cnt != want)
-    sb_fatal("merged roll: received %d elements from %d, expected %d", cnt, from, want);
+    sb_fatal("merged roll: received %d elements from %d, expected %d; rebuild HPL with the installed patches "
+             "(simblas-hpl build --force), or run without --roll-merge (SIMBLAS_ROLL_MERGE)",
+             cnt, from, want);
 }
 
 int simblas_hpl_roll_bcast(simblas_hpl_roll *r, double *buf, MPI_Request *request, MPI_Status *status,
