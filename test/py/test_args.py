@@ -177,6 +177,12 @@ class Refused(Sandbox):
                      "-j", 2)
         self.refused("--slurm-opt goes with --engine slurm", *run, "--iterations", 9, "--samples", 4,
                      "--engine", "local", "--slurm-opt=-p big")
+        afile = self.path("afile")
+        open(afile, "w").close()
+        status, _, err = self.cli(*run, "--iterations", 9, "--samples", 4, "--engine", "local", "--xhpl", self.xhpl,
+                                  "--keep", afile)
+        self.assertEqual((status, err), (2, f"simblas-hpl: --keep {afile} is not a directory: give a directory for "
+                                            "the passes (made if need be)\n"))
         self.refused("--dry-run shows one simulation's command: drop --engine", *run, "--iterations", 9,
                      "--samples", 4, "--engine", "local", "--dry-run")
         # 63 panel iterations: 4 passes of 16 cover them (a full run in 4 jobs); 17 overlap
@@ -203,6 +209,35 @@ class Refused(Sandbox):
         self.assertIn("patch series is missing", err)
         err = one_line(*self.cli("build", "--hpl-tarball", "/etc/passwd"))
         self.assertRegex(err, "not a readable tar archive.*hpl-2.3.tar.gz")
+
+
+
+class CheckedOnce(Sandbox):
+    """A check two verbs share is one function that both call: --engine, -j
+    and --slurm-opt are spread.check_engine_args's, for run and tune."""
+
+    def test_engine_args(self):
+        from simblas_hpl import spread
+        from simblas_hpl.errors import CliError
+        spread.check_engine_args("slurm", 4, None, jobs_with=("local", "slurm"))  # tune: -j points per batch
+        for args, msg in (((None, 2, None), "-j and --slurm-opt go with --engine local|slurm"),
+                          (("local", 0, None), "-j 0: must be >= 1"),
+                          (("slurm", 4, None), "-j 4: goes with --engine local"),
+                          (("local", None, ["-p big"]), "--slurm-opt goes with --engine slurm")):
+            with self.subTest(args=args), self.assertRaises(CliError) as cm:
+                spread.check_engine_args(*args)
+            self.assertEqual((str(cm.exception), cm.exception.status), (msg, 2))
+
+    def test_both_verbs_call_it(self):
+        from simblas_hpl.errors import CliError
+        for verb in ((*RUN4, "--p", 2, "--q", 2, "--iterations", 9, "--samples", 4, "--engine", "local",
+                      "-j", 2),
+                     ("tune", "--nodes", 4, "--n", 4000, "--dir", self.path("t"), "-j", 2)):
+            with self.subTest(verb=verb[0]), \
+                    mock.patch("simblas_hpl.spread.check_engine_args", side_effect=CliError("checked")) as check:
+                status, _, err = self.cli(*verb)
+                self.assertEqual((status, err), (2, "simblas-hpl: checked\n"))
+                self.assertEqual(check.call_args.args[:3], ("local", 2, None))
 
 
 if __name__ == "__main__":

@@ -198,6 +198,9 @@ class Refused(EngineCase):
         self.refused("--search nb and --hpl-opt nb|give one", "--nodes", 16, "--n", 4000, "--search", "depth=0,1",
                      "--hpl-opt", "depth=1")
         self.refused("--budget 0: must be >= 1", "--nodes", 16, "--n", 4000, "--budget", 0)
+        # the engine's options, checked by the function run's --engine uses (spread.check_engine_args)
+        self.refused("^simblas-hpl: -j 0: must be >= 1$", "--nodes", 16, "--n", 4000, "-j", 0)
+        self.refused("--slurm-opt goes with --engine slurm$", "--nodes", 16, "--n", 4000, "--slurm-opt=-p big")
         self.refused("below the largest NB", "--nodes", 1, "--memory-fraction", 0.001, "--node-memory", "1MiB")
 
     def test_optuna_missing(self):

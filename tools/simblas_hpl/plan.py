@@ -413,6 +413,14 @@ def make_plan(o):
         noise=o.noise, node_speeds=node_speeds, occupancy=occupancy, occupancy_memory=occupancy_memory, node=node, network=net)
 
 
+def check_keep(keep, what):
+    """--keep DIR: a directory smpirun can run in, made if need be; WHAT
+    says what it holds ("to run in", "for the passes")."""
+    launch.check_workdir(os.path.abspath(keep))
+    if os.path.exists(keep) and not os.path.isdir(keep):
+        raise CliError(f"--keep {keep} is not a directory: give a directory {what} (made if need be)")
+
+
 def check_roll_merge(g, mode, opts, nb):
     """--roll-merge G: refused out of range or outside model mode; a note when
     this run has no roll it merges."""

@@ -37,6 +37,21 @@ def check(plan, engine_name, keep):
     check_args(plan.iterations, plan.samples, engine_name, keep)
 
 
+def check_engine_args(engine_name, jobs, slurm_opt, jobs_with=("local",)):
+    """--engine, -j and --slurm-opt, as run and tune take them: one line
+    before anything else.  JOBS_WITH: the engines -j goes with (run: the
+    passes at once on this machine; tune: the points at once, or per Slurm
+    batch)."""
+    if not engine_name:
+        raise CliError("-j and --slurm-opt go with --engine local|slurm")
+    if jobs is not None and jobs < 1:
+        raise CliError(f"-j {jobs}: must be >= 1")
+    if jobs is not None and engine_name not in jobs_with:
+        raise CliError(f"-j {jobs}: goes with --engine {' or '.join(jobs_with)}")
+    if slurm_opt and engine_name != "slurm":
+        raise CliError("--slurm-opt goes with --engine slurm")
+
+
 def check_args(iterations, samples, engine_name, keep):
     """--engine with --iterations K --samples S (and --keep for Slurm)."""
     if not iterations or not samples:

@@ -9,8 +9,8 @@ import tempfile
 
 from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
-from ..launch import IPROBE_COST_S, check_workdir, prepare_rundir, simulate
-from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, make_plan
+from ..launch import IPROBE_COST_S, prepare_rundir, simulate
+from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, check_keep, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT
 from ..results import check_output_path, write_outputs
 from .. import settings, spread
@@ -161,14 +161,13 @@ def main(args):
     for opt, path in (("--json", args.json), ("--csv", args.csv)):
         if path and not args.dry_run:
             check_output_path(path, opt)
-    if spreads:
-        return main_spread(plan, args)
     keep = args.keep
     if keep:
+        check_keep(keep, "for the passes" if spreads else "to run in")
+    if spreads:
+        return main_spread(plan, args)
+    if keep:
         workdir = os.path.abspath(keep)
-        check_workdir(workdir)
-        if os.path.exists(workdir) and not os.path.isdir(workdir):
-            raise CliError(f"--keep {keep} is not a directory: give a directory to run in (made if need be)")
         os.makedirs(workdir, exist_ok=True)
     else:
         workdir = tempfile.mkdtemp(prefix="simblas-hpl-")
@@ -195,12 +194,7 @@ def main(args):
 
 def check_spread_args(args):
     """--engine, -j, --slurm-opt: one line before anything else."""
-    if not args.engine:
-        raise CliError("-j and --slurm-opt go with --engine local|slurm")
-    if args.jobs is not None and (args.jobs < 1 or args.engine != "local"):
-        raise CliError(f"-j {args.jobs}: " + ("must be >= 1" if args.jobs < 1 else "goes with --engine local"))
-    if args.slurm_opt and args.engine != "slurm":
-        raise CliError("--slurm-opt goes with --engine slurm")
+    spread.check_engine_args(args.engine, args.jobs, args.slurm_opt)
     if args.dry_run:
         raise CliError("--dry-run shows one simulation's command: drop --engine (a pass's command is its "
                        "directory's run/run.sh once it has run)")
@@ -209,10 +203,6 @@ def check_spread_args(args):
 
 def main_spread(plan, args):
     """--engine: the passes as jobs of their own (spread.py)."""
-    if args.keep:
-        check_workdir(os.path.abspath(args.keep))
-        if os.path.exists(args.keep) and not os.path.isdir(args.keep):
-            raise CliError(f"--keep {args.keep} is not a directory: give a directory for the passes (made if need be)")
     summary, d = spread.run(plan, args.engine, args.jobs, args.slurm_opt, args.keep)
     show(summary)
     write_outputs(summary, args.json, args.csv, keep_in=d)

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from .. import engine
+from .. import engine, spread
 from .. import tune as tn
 from ..errors import CliError, note
 from ..locations import tool
@@ -96,12 +96,9 @@ def make_tune(args):
         raise CliError("give the matrix order: --n N, or --memory-fraction F with --node-memory SIZE (not both)")
     if args.budget is not None and args.budget < 1:
         raise CliError(f"--budget {args.budget}: must be >= 1")
-    if args.jobs is not None and args.jobs < 1:
-        raise CliError(f"-j {args.jobs}: must be >= 1")
+    spread.check_engine_args(args.engine, args.jobs, args.slurm_opt, jobs_with=("local", "slurm"))
     if args.patience < 1:
         raise CliError(f"--patience {args.patience}: must be >= 1")
-    if args.slurm_opt and args.engine != "slurm":
-        raise CliError("--slurm-opt goes with --engine slurm")
     mem = None
     if args.memory_fraction is not None:
         if not args.node_memory:
