@@ -91,8 +91,11 @@ static void json(void)
     printf(", \"needs\": {");
     const char *p = n->needs, *item;
     size_t len, eq;
-    for (int k = 0; (len = sb_need_next(&p, &item, &eq)); k++) /* settings.def's rows all have the '=' */
-      printf("%s\"%.*s\": \"%.*s\"", k ? ", " : "", (int)eq, item, (int)(len - eq - 1), item + eq + 1);
+    /* VAR=VALUE is "VAR": "VALUE", VAR>X "VAR": ">X" (settings.def's rows all have the '=' or '>') */
+    for (int k = 0; (len = sb_need_next(&p, &item, &eq)); k++) {
+      int gt = item[eq] == '>';
+      printf("%s\"%.*s\": \"%.*s\"", k ? ", " : "", (int)eq, item, (int)(len - eq - !gt), item + eq + !gt);
+    }
     char said[512];
     printf("}, \"said\": ");
     json_string(sb_needs_said(n->needs, said, sizeof said));
@@ -174,7 +177,8 @@ static void markdown(void)
     puts("");
   }
   puts("## What settings need of each other\n");
-  puts("A setting above the value given needs the others as listed; libsimblas stops");
+  puts("A setting set above the value given needs the others as listed (`VAR=VALUE`: that");
+  puts("text; `VAR>X`: a number above X, or above the variable X's); libsimblas stops");
   puts("otherwise, and `simblas-hpl` refuses the options that would set them so.\n");
   puts("| variable | above | needs | why |");
   puts("|---|---|---|---|");

@@ -161,7 +161,7 @@ size_t sb_need_next(const char **p, const char **item, size_t *eq)
   *p += strspn(*p, " ");
   *item = *p;
   size_t len = strcspn(*p, " ");
-  *eq = strcspn(*item, "=");
+  *eq = strcspn(*item, "=>");
   if (*eq > len)
     *eq = len;
   *p += len;
@@ -181,32 +181,51 @@ const char *sb_needs_said(const char *needs, char *out, size_t outlen)
   return out;
 }
 
-/* the value a variable takes, as text (NULL: no such row) */
-static const char *value_named(const char *name)
+/* the value a variable takes, as text (NULL: no such row); *GIVEN, if
+ * GIVEN, as value_of sets it */
+static const char *value_named(const char *name, const char **given)
 {
-  const char *given;
+  const char *unused;
   for (int i = 0; i < sb_setting_count; i++)
     if (!strcmp(sb_setting_rows[i].name, name))
-      return value_of(&sb_setting_rows[i], &given);
+      return value_of(&sb_setting_rows[i], given ? given : &unused);
   return NULL;
+}
+
+/* whether HAVE, a variable's value, is what WANT ("=VALUE" or ">X", LEN
+ * characters of an item) asks; in OUT, what to set the variable to */
+static int need_met(const char *have, const char *want, size_t len, char *out, size_t outlen)
+{
+  char x[128];
+  snprintf(x, sizeof x, "%.*s", (int)len - 1, want + 1);
+  if (*want == '=') {
+    snprintf(out, outlen, "=%s", x);
+    return have && !strcmp(have, x);
+  }
+  const char *named = value_named(x, NULL); /* X a variable's name: its value */
+  double than = strtod(named ? named : x, NULL);
+  snprintf(out, outlen, " above %g", than);
+  return have && strtod(have, NULL) > than;
 }
 
 static void check_needs(void)
 {
   for (int i = 0; i < sb_setting_need_count; i++) {
     const sb_setting_need *r = &sb_setting_needs[i];
-    const char *v = value_named(r->name), *p = r->needs, *item;
-    if (!v || strtod(v, NULL) <= r->above)
+    const char *given = NULL, *v = value_named(r->name, &given), *p = r->needs, *item;
+    if (!given || strtod(v, NULL) <= r->above)
       continue;
     size_t len, eq;
     while ((len = sb_need_next(&p, &item, &eq))) {
-      char var[128], said[512];
+      char var[128], said[512], to[160] = "", is[160] = "unset";
       snprintf(var, sizeof var, "%.*s", (int)eq, item);
-      const char *have = value_named(var);
-      if (eq < len && have && strlen(have) == len - eq - 1 && !strncmp(have, item + eq + 1, len - eq - 1))
+      const char *have = value_named(var, NULL);
+      if (eq < len && need_met(have, item + eq, len - eq, to, sizeof to))
         continue;
-      sb_fatal("%s=%s %s, which needs %s (%s is '%s'); unset it otherwise", r->name, v, r->why,
-               sb_needs_said(r->needs, said, sizeof said), var, have ? have : "?");
+      if (have && *have)
+        snprintf(is, sizeof is, "'%s'", have);
+      sb_fatal("%s=%s %s, which needs %s (%s is %s); set %s%s, or unset %s", r->name, v, r->why,
+               sb_needs_said(r->needs, said, sizeof said), var, is, var, to, r->name);
     }
   }
 }
@@ -228,18 +247,9 @@ static void derive(void)
   s->pivot_defer = s->pivot_defer && s->idle_merge;
   if (s->given.iterations && s->iterations == 0)
     s->iterations = -1; /* allocate only: every pass stops at once */
-  if (s->given.samples && s->iterations <= 0)
-    sb_fatal("SIMBLAS_SAMPLES=%ld samples the run in passes of SIMBLAS_ITERATIONS iterations, which is not set; "
-             "set it, or unset SIMBLAS_SAMPLES",
-             s->samples);
-  if (s->given.sample_only && s->iterations <= 0)
-    sb_fatal("SIMBLAS_SAMPLE_ONLY=%ld runs one pass of a sampled run, and SIMBLAS_ITERATIONS (the passes' length) "
-             "is not set; set it, or unset SIMBLAS_SAMPLE_ONLY",
-             s->sample_only);
-  if (s->given.sample_only && s->sample_only >= s->samples)
-    sb_fatal("SIMBLAS_SAMPLE_ONLY=%ld runs one of the SIMBLAS_SAMPLES=%ld passes, numbered 0 to %ld; set it in "
-             "that range, or unset it for every pass",
-             s->sample_only, s->samples, s->samples - 1);
+  /* SIMBLAS_SAMPLES and SIMBLAS_SAMPLE_ONLY need SIMBLAS_ITERATIONS > 0,
+   * and SIMBLAS_SAMPLE_ONLY is below SIMBLAS_SAMPLES: settings.def's
+   * SB_NEEDS rows, checked before (check_needs) */
   if (s->roll_merge == 0 || s->roll_merge > 1 << 20)
     s->roll_merge = 1 << 20; /* a whole roll */
 }

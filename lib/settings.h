@@ -81,7 +81,7 @@ typedef struct sb_setting_row {
 extern const sb_setting_row sb_setting_rows[] SB_HIDDEN;
 extern const int sb_setting_count SB_HIDDEN;
 
-/* one SB_NEEDS row: NAME above ABOVE needs NEEDS ("VAR=VALUE ...") */
+/* one SB_NEEDS row: NAME set above ABOVE needs NEEDS ("VAR=VALUE VAR>X ...") */
 typedef struct sb_setting_need {
   const char *name;
   double above;
@@ -89,8 +89,9 @@ typedef struct sb_setting_need {
 } sb_setting_need;
 extern const sb_setting_need sb_setting_needs[] SB_HIDDEN;
 extern const int sb_setting_need_count SB_HIDDEN;
-/* the next "VAR=VALUE" of a NEEDS text at *P: its length (0 at the end),
- * *ITEM its start, *EQ the length of VAR; *P moves past it */
+/* the next "VAR=VALUE" or "VAR>X" of a NEEDS text at *P: its length (0 at
+ * the end), *ITEM its start, *EQ the length of VAR (the '=' or '>' is
+ * (*ITEM)[*EQ]); *P moves past it */
 SB_HIDDEN size_t sb_need_next(const char **p, const char **item, size_t *eq);
 /* NEEDS as the messages say it: "A=a, B=b and C=c", in OUT */
 SB_HIDDEN const char *sb_needs_said(const char *needs, char *out, size_t outlen);

@@ -59,6 +59,31 @@ accepted SIMBLAS_LAT_FACTOR="65472:11.6436;0:2.01467" SIMBLAS_BLOCKING_WAITS=1 S
 # empty is unset
 accepted SIMBLAS_SEED= SIMBLAS_NOISE= SIMBLAS_MODE=null
 
+# what settings need of each other (settings.def's SB_NEEDS rows): exit 2,
+# one line naming the rule, the variable that breaks it and what to do
+# needs PATTERN VAR=VALUE...
+needs() {
+  pat=$1; shift
+  out=$(env SIMBLAS_MODE=null "$@" "$prog" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -qF -- "$pat"; then ok "$* refused: $out"
+  else ko "$*: rc=$rc, expected 2 and one line with '$pat': $out"; fi
+}
+needs "SIMBLAS_SAMPLES=4 samples the run in passes of SIMBLAS_ITERATIONS iterations, which needs SIMBLAS_ITERATIONS>0 \
+(SIMBLAS_ITERATIONS is unset); set SIMBLAS_ITERATIONS above 0, or unset SIMBLAS_SAMPLES" SIMBLAS_SAMPLES=4
+needs "(SIMBLAS_ITERATIONS is '0'); set SIMBLAS_ITERATIONS above 0, or unset SIMBLAS_SAMPLES" \
+  SIMBLAS_ITERATIONS=0 SIMBLAS_SAMPLES=1
+needs "SIMBLAS_SAMPLE_ONLY=0 runs one pass (numbered from 0) of a run sampled in SIMBLAS_SAMPLES passes of \
+SIMBLAS_ITERATIONS iterations, which needs SIMBLAS_ITERATIONS>0 and SIMBLAS_SAMPLES>SIMBLAS_SAMPLE_ONLY \
+(SIMBLAS_ITERATIONS is unset)" SIMBLAS_SAMPLE_ONLY=0
+needs "(SIMBLAS_SAMPLES is '4'); set SIMBLAS_SAMPLES above 4, or unset SIMBLAS_SAMPLE_ONLY" \
+  SIMBLAS_ITERATIONS=3 SIMBLAS_SAMPLES=4 SIMBLAS_SAMPLE_ONLY=4
+needs "(SIMBLAS_SAMPLES is '1'); set SIMBLAS_SAMPLES above 1" SIMBLAS_ITERATIONS=3 SIMBLAS_SAMPLE_ONLY=1
+needs "(SIMBLAS_MERGE is '0'); set SIMBLAS_MERGE=1, or unset SIMBLAS_PIVOT_EVERY" \
+  SIMBLAS_MODE=smpi SIMBLAS_MERGE=0 SIMBLAS_PIVOT_EVERY=4
+accepted SIMBLAS_ITERATIONS=3 SIMBLAS_SAMPLES=4 SIMBLAS_SAMPLE_ONLY=3
+accepted SIMBLAS_ITERATIONS=3 SIMBLAS_SAMPLE_ONLY=0
+accepted SIMBLAS_SAMPLES= SIMBLAS_SAMPLE_ONLY= SIMBLAS_PIVOT_EVERY=1
+
 # a name that is no setting: a warning, and the run goes on
 env SIMBLAS_MODE=null SIMBLAS_PIVOT_EVRY=4 "$prog" 2> "$tmp/err" > /dev/null; rc=$?
 out=$(grep -v '^stats ' "$tmp/err")

@@ -84,6 +84,27 @@ class Table(unittest.TestCase):
         for seed in ("0", "010", "18446744073709551615", "0xffffffffffffffff"):
             settings.check_env({"SIMBLAS_SEED": seed}, self.table)
 
+    def test_needs_checked(self):
+        # lib/settings.def's SB_NEEDS rows, as libsimblas checks them (test/settings.sh)
+        ok = {"SIMBLAS_MODE": "smpi", "SIMBLAS_MERGE": "1", "SIMBLAS_ITERATIONS": "3"}
+        for env in ({}, {"SIMBLAS_SAMPLES": "4"}, {"SIMBLAS_SAMPLES": "4", "SIMBLAS_SAMPLE_ONLY": "3"},
+                    {"SIMBLAS_SAMPLE_ONLY": "0"}, {"SIMBLAS_PIVOT_EVERY": "8"}):
+            settings.check_env(dict(ok, **env), self.table)
+        for env, msg in (({"SIMBLAS_SAMPLES": "4", "SIMBLAS_ITERATIONS": None}, "simblas-hpl sets SIMBLAS_SAMPLES=4 "
+                          "and not SIMBLAS_ITERATIONS, but SIMBLAS_SAMPLES samples the run in passes of "
+                          "SIMBLAS_ITERATIONS iterations, which needs SIMBLAS_ITERATIONS>0: "),
+                         ({"SIMBLAS_SAMPLES": "1", "SIMBLAS_ITERATIONS": "0"}, "and SIMBLAS_ITERATIONS=0, but "),
+                         ({"SIMBLAS_SAMPLES": "4", "SIMBLAS_SAMPLE_ONLY": "4"}, "SIMBLAS_SAMPLE_ONLY=4 and "
+                          "SIMBLAS_SAMPLES=4, but SIMBLAS_SAMPLE_ONLY runs one pass .*which needs "
+                          "SIMBLAS_ITERATIONS>0 and SIMBLAS_SAMPLES>SIMBLAS_SAMPLE_ONLY"),
+                         ({"SIMBLAS_SAMPLE_ONLY": "1"}, "SIMBLAS_SAMPLE_ONLY=1 and not SIMBLAS_SAMPLES"),
+                         ({"SIMBLAS_PIVOT_EVERY": "8", "SIMBLAS_MERGE": "0"}, "and SIMBLAS_MERGE=0, but "
+                          "SIMBLAS_PIVOT_EVERY thins")):
+            e = {k: v for k, v in dict(ok, **env).items() if v is not None}
+            with self.subTest(env=env), self.assertRaisesRegex(CliError, msg) as cm:
+                settings.check_env(e, self.table)
+            self.assertEqual(cm.exception.status, 1)
+
     def test_c_unsigned(self):
         self.assertEqual([settings.c_unsigned(v) for v in ("0", "42", "0x2A", "010", "09", "", "-1", " 1", "1e3")],
                          [0, 42, 42, 8, None, None, None, None, None])

@@ -103,8 +103,10 @@ def read_def(path):
         if m.group(1) == "SB_NEEDS":
             pairs = _def_text(a[2]).split()
             said = " and ".join([", ".join(pairs[:-1]), pairs[-1]] if len(pairs) > 1 else pairs)
+            items = (re.fullmatch(r"([^=>]*)([=>])(.*)", p).groups() for p in pairs)
             needs.append({"name": _def_text(a[0]), "above": _def_number(a[1]),
-                          "needs": dict(p.split("=", 1) for p in pairs), "said": said, "why": _def_text(a[3])})
+                          "needs": {var: (want if op == "=" else op + want) for var, op, want in items},
+                          "said": said, "why": _def_text(a[3])})
             continue
         row = {"name": _def_text(a[0]), "type": a[2][0], "default": _def_text(a[5])}
         if row["type"] in ("COUNT", "REAL"):
@@ -146,21 +148,38 @@ def load(path=None):
     return t[0] if t else None
 
 
+def _number(text):
+    """A variable's text as libsimblas's rules compare it (strtod: 0 for none)."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return 0.0
+
+
 def unmet_need(name, value, others, path=None):
-    """The rule of lib/settings.def (SB_NEEDS) that NAME=VALUE breaks when
-    the other variables are OTHERS ({name: text}; one not given takes its
-    default), as (why, the needs as libsimblas says them: "A=a and B=b", the variable that differs), or
-    None: none broken, or no table (libsimblas checks it then)."""
+    """The rule of lib/settings.def (SB_NEEDS) that NAME=VALUE (set) breaks
+    when the other variables are OTHERS ({name: text}; one not given takes
+    its default), as (why, the needs as libsimblas says them: "A=a and
+    B>b", the variable that differs), or None: none broken, or no table
+    (libsimblas checks it then).  A need "V": "TEXT" is met by V's text
+    TEXT, "V": ">X" by V's number above X (a number, or a variable's)."""
     t = _table(path)
     if t is None:
         return None
     rows, rules = t
+
+    def text(var):
+        return str(value) if var == name else others.get(var, rows.get(var, {}).get("default"))
     for rule in rules:
-        if rule["name"] != name or float(value) <= rule["above"]:
+        if rule["name"] != name or (rule["above"] is not None and float(value) <= rule["above"]):
             continue
         for var, want in rule["needs"].items():
-            have = others.get(var, rows.get(var, {}).get("default"))
-            if have != want:
+            if want.startswith(">"):
+                than = want[1:]
+                met = _number(text(var)) > _number(text(than) if than in rows else than)
+            else:
+                met = text(var) == want
+            if not met:
                 return (rule["why"], rule["said"], var)
     return None
 
@@ -275,8 +294,10 @@ def value(name):
 
 
 def check_env(env, table=None):
-    """Every SIMBLAS_* variable of ENV is a row libsimblas reads and its value
-    one the row accepts; CliError (status 1: simblas-hpl's own fault) if not."""
+    """Every SIMBLAS_* variable of ENV is a row libsimblas reads, its value
+    one the row accepts, and together they break no rule of what settings
+    need of each other (SB_NEEDS); CliError (status 1: simblas-hpl's own
+    fault) if not."""
     table = table if table is not None else load()
     if table is None:
         return
@@ -291,3 +312,11 @@ def check_env(env, table=None):
         if not value_ok(row, value):
             raise CliError(f"simblas-hpl sets {name}={value!r}, which libsimblas refuses ({row.get('accepts')}): "
                            "simblas-hpl and libsimblas come from different versions; install both from one build", 1)
+    for name, value in env.items():
+        broken = unmet_need(name, value, env) if name.startswith("SIMBLAS_") else None
+        if broken:
+            var = broken[2]
+            raise CliError(f"simblas-hpl sets {name}={value} and " + (f"{var}={env[var]}" if var in env else
+                                                                       f"not {var}") +
+                           f", but {name} {broken[0]}, which needs {broken[1]}: simblas-hpl and libsimblas come "
+                           "from different versions; install both from one build", 1)
