@@ -177,14 +177,17 @@ static void markdown(void)
     puts("");
   }
   puts("## What settings need of each other\n");
-  puts("A setting set above the value given needs the others as listed (`VAR=VALUE`: that");
+  puts("A setting set above the value given (any: set at all) needs the others as listed (`VAR=VALUE`: that");
   puts("text; `VAR>X`: a number above X, or above the variable X's); libsimblas stops");
   puts("otherwise, and `simblas-hpl` refuses the options that would set them so.\n");
   puts("| variable | above | needs | why |");
   puts("|---|---|---|---|");
   for (int i = 0; i < sb_setting_need_count; i++) {
     const sb_setting_need *n = &sb_setting_needs[i];
-    printf("| `%s` | %g | `%s` | ", n->name, n->above, n->needs);
+    if (n->above < 0) /* every value the row accepts (0 included) */
+      printf("| `%s` | any | `%s` | ", n->name, n->needs);
+    else
+      printf("| `%s` | %g | `%s` | ", n->name, n->above, n->needs);
     cell(n->why);
     puts(" |");
   }
