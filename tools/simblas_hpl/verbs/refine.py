@@ -18,12 +18,11 @@ import subprocess
 import sys
 import tempfile
 
-from .. import hpldat, model, realrun, validation
+from .. import hpldat, model, realrun, signals, validation
 from ..errors import CliError, note
 from ..files import copy_atomic, read_text, tail_lines, write_atomic
 from ..locations import default_model, simblas_datadir, simblas_libdir
 from ..results import check_output_path
-from .validate import interrupt_on_term
 
 NAME = "refine"
 ORDER = 7
@@ -411,7 +410,7 @@ def set_aside(refined):
 
 
 def main(args):
-    interrupt_on_term()
+    signals.raise_on_term(interrupt=True)  # SIGTERM and SIGHUP stop refine as Ctrl-C does (its mpirun with it)
     cores = realrun.machine_cores()
     configs = plan_configs(args, cores)
     base = args.model or default_model()
