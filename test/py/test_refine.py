@@ -13,7 +13,7 @@ import re
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import model, realrun
+from simblas_hpl import locations, model, realrun
 from simblas_hpl.errors import CliError
 from simblas_hpl.verbs import refine
 
@@ -245,7 +245,7 @@ class Install(RefineBase):
         self.assertEqual(sorted(os.listdir(dd)), ["default.model", "default.model.calibrated", "mine.model",
                                                   "refined.model"])
         with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": self.path("nowhere")}):
-            self.assertIsNone(refine.installed_copy(out))
+            self.assertIsNone(locations.installed_copy(out))
 
     def test_failure_leaves_out(self):
         out = self.write("m.model", "calibrated\n")

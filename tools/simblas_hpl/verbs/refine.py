@@ -21,7 +21,7 @@ import tempfile
 from .. import hpldat, model, realrun, signals, validation
 from ..errors import CliError, note
 from ..files import copy_atomic, read_text, tail_lines, write_atomic
-from ..locations import default_model, simblas_datadir, simblas_libdir
+from ..locations import default_model, installed_copy, keep_path, simblas_libdir
 from ..results import check_output_path
 
 NAME = "refine"
@@ -360,10 +360,6 @@ def from_trace(calibrator, base, out, traces, scale=None, kept=None):
 
 
 # ---- the model in place ------------------------------------------------------------
-def keep_path(out):
-    return out + ".calibrated"
-
-
 def install(refined, out):
     """Put refined in place of out, atomically (through out.new and a
     rename); the file out was, if any, is first kept as out.calibrated
@@ -382,22 +378,6 @@ def install(refined, out):
         copy_atomic(refined, installed)
         said += f"; also as {installed}, which make install puts back as the default (until make calibrate)"
     return said
-
-
-def installed_copy(out):
-    """refined.model beside the installed default.model when out is that
-    model: make install's hook installs it as default.model before
-    calibrated.model, so reinstalling SimBLAS keeps the refinement, and
-    make calibrate removes it (a new calibration supersedes it).  None for
-    any other file."""
-    dd = simblas_datadir()
-    if not dd or os.path.basename(out) != "default.model":
-        return None
-    try:
-        same = os.path.samefile(os.path.dirname(out), dd)
-    except OSError:
-        return None
-    return os.path.join(os.path.dirname(out), "refined.model") if same else None
 
 
 def set_aside(refined):
