@@ -13,7 +13,7 @@ import re
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import locations, model, realrun
+from simblas_hpl import locations, model, realrun, settings
 from simblas_hpl import refine as rf
 from simblas_hpl.errors import CliError
 from simblas_hpl.verbs import refine
@@ -305,6 +305,38 @@ class Traces(Sandbox):
         self.assertEqual(self.read(out[0]), self.HEAD + "hpl_dlaswp00N,128,128,0,1e-4,2e-4,0,0,4000\n"
                          "hpl_dlatcpy,64,64,0,1e-5,3e-5,0,0,4000\nhpl_dlaswp00N,128,128,0,1e-4\n")
         self.assertEqual(self.read(out[1]), self.HEAD + "hpl_dlaswp00N,128,128,0,1e-4,3e-4,1,0,4000\n")
+
+
+class RankScript(Sandbox):
+    """The script each rank of a traced run goes through: its variables
+    checked against the settings table, the file written atomically."""
+
+    def test_written(self):
+        d = self.path("run dir")
+        os.mkdir(d)
+        path = os.path.join(d, "rank.sh")
+        rf.write_rank_script(path, "/lib/libsimblas.so", "/m/my model", d)
+        self.assertEqual(self.read(path), (
+            "#!/bin/sh\n"
+            "# one rank of simblas-hpl refine's real run: HPL with libsimblas preloaded in trace mode\n"
+            "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-$$}}}\n"
+            f"SIMBLAS_MODE=trace SIMBLAS_MODEL='/m/my model' SIMBLAS_TRACE='{d}'/trace.$r.csv\n"
+            "LD_PRELOAD=/lib/libsimblas.so${LD_PRELOAD:+ $LD_PRELOAD}\n"
+            "export SIMBLAS_MODE SIMBLAS_MODEL SIMBLAS_TRACE LD_PRELOAD\n"
+            'exec "$@"\n'))
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o755)
+        self.assertEqual(os.listdir(d), ["rank.sh"])
+
+    def test_checked_against_the_table(self):
+        # a libsimblas without trace mode (another version): refused before anything is written
+        table = json.loads(json.dumps(settings.load()))
+        table["SIMBLAS_MODE"]["values"].remove("trace")
+        os.mkdir(self.path("w"))
+        with mock.patch("simblas_hpl.settings.load", return_value=table), self.assertRaises(CliError) as e:
+            rf.write_rank_script(self.path("w", "rank.sh"), "/lib/libsimblas.so", "/m.model", self.path("w"))
+        self.assertEqual(e.exception.status, 1)
+        self.assertIn("simblas-hpl sets SIMBLAS_MODE='trace', which libsimblas refuses", str(e.exception))
+        self.assertEqual(os.listdir(self.path("w")), [])
 
 
 class MemorySolo(Sandbox):

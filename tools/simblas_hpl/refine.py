@@ -19,7 +19,7 @@ import statistics
 import subprocess
 import tempfile
 
-from . import hpldat, model, realrun, validation
+from . import hpldat, model, realrun, settings, validation
 from .errors import CliError
 from .files import copy_atomic, read_text, tail_lines, write_atomic
 from .locations import installed_copy, keep_path, simblas_libdir
@@ -184,7 +184,11 @@ def run_dir_name(c):
 
 def write_rank_script(path, lib, model_path, trace_dir):
     """The program each rank runs: xhpl-mpi (its argument) with libsimblas
-    preloaded in trace mode, its trace trace_dir/trace.RANK.csv."""
+    preloaded in trace mode, its trace trace_dir/trace.RANK.csv; the
+    variables it sets checked against the settings table first (CliError,
+    status 1, as a simulation's), the file written atomically."""
+    settings.check_env({"SIMBLAS_MODE": "trace", "SIMBLAS_MODEL": model_path,
+                        "SIMBLAS_TRACE": f"{trace_dir}/trace.$r.csv"})  # $r: each rank's number
     text = ("#!/bin/sh\n"
             "# one rank of simblas-hpl refine's real run: HPL with libsimblas preloaded in trace mode\n"
             "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-$$}}}\n"
@@ -193,8 +197,7 @@ def write_rank_script(path, lib, model_path, trace_dir):
             f"LD_PRELOAD={shlex.quote(lib)}${{LD_PRELOAD:+ $LD_PRELOAD}}\n"
             "export SIMBLAS_MODE SIMBLAS_MODEL SIMBLAS_TRACE LD_PRELOAD\n"
             'exec "$@"\n')
-    with open(path, "w") as f:
-        f.write(text)
+    write_atomic(path, text)
     os.chmod(path, 0o755)
 
 
