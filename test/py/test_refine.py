@@ -13,7 +13,8 @@ import re
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import model, realrun
+from simblas_hpl import locations, model, realrun, settings
+from simblas_hpl import refine as rf
 from simblas_hpl.errors import CliError
 from simblas_hpl.verbs import refine
 
@@ -192,8 +193,8 @@ class Plan(RefineBase):
 
     def test_run_dir_name(self):
         from simblas_hpl import validation
-        self.assertEqual(refine.run_dir_name(validation.parse_config("10000:1x2")), "N10000-1x2")
-        self.assertEqual(refine.run_dir_name(validation.parse_config("8000:2x1:swap=0,NB=256")),
+        self.assertEqual(rf.run_dir_name(validation.parse_config("10000:1x2")), "N10000-1x2")
+        self.assertEqual(rf.run_dir_name(validation.parse_config("8000:2x1:swap=0,NB=256")),
                          "N8000-NB256-2x1-swap0")
 
 
@@ -208,19 +209,19 @@ class Install(RefineBase):
     def test_replace_keeps_original(self):
         out = self.write("m.model", "calibrated\n")
         os.chmod(out, 0o640)
-        said = refine.install(self.write("r1", "refined 1\n"), out)
+        said = rf.install(self.write("r1", "refined 1\n"), out)
         self.assertEqual((self.read(out), self.read(out + ".calibrated")), ("refined 1\n", "calibrated\n"))
         self.assertIn(f"kept as {out}.calibrated", said)
         self.assertEqual(os.stat(out).st_mode & 0o777, 0o640)
         # a second refine: the calibration stays in .calibrated, the first refinement is replaced
-        said = refine.install(self.write("r2", "refined 2\n"), out)
+        said = rf.install(self.write("r2", "refined 2\n"), out)
         self.assertEqual((self.read(out), self.read(out + ".calibrated")), ("refined 2\n", "calibrated\n"))
         self.assertIn("kept by an earlier refine, left as it is", said)
         self.assertEqual(sorted(os.listdir(self.root)).count("m.model.new"), 0)
 
     def test_new_file(self):
         out = self.path("new.model")
-        said = refine.install(self.write("r1", "refined\n"), out)
+        said = rf.install(self.write("r1", "refined\n"), out)
         self.assertEqual(self.read(out), "refined\n")
         self.assertFalse(os.path.exists(out + ".calibrated"))
         self.assertEqual(said, f"{out} written")
@@ -234,25 +235,108 @@ class Install(RefineBase):
         with open(out, "w") as f:
             f.write("calibrated\n")
         with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": dd}):
-            said = refine.install(self.write("r1", "refined 1\n"), out)
+            said = rf.install(self.write("r1", "refined 1\n"), out)
             self.assertEqual(self.read(os.path.join(dd, "refined.model")), "refined 1\n")
             self.assertIn(f"also as {dd}/refined.model, which make install puts back", said)
             other = os.path.join(dd, "mine.model")
-            refine.install(self.write("r2", "refined 2\n"), other)
+            rf.install(self.write("r2", "refined 2\n"), other)
             elsewhere = self.path("default.model")
-            refine.install(self.write("r3", "refined 3\n"), elsewhere)
+            rf.install(self.write("r3", "refined 3\n"), elsewhere)
         self.assertEqual(self.read(os.path.join(dd, "refined.model")), "refined 1\n")
         self.assertEqual(sorted(os.listdir(dd)), ["default.model", "default.model.calibrated", "mine.model",
                                                   "refined.model"])
         with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": self.path("nowhere")}):
-            self.assertIsNone(refine.installed_copy(out))
+            self.assertIsNone(locations.installed_copy(out))
 
     def test_failure_leaves_out(self):
         out = self.write("m.model", "calibrated\n")
         with self.assertRaises(OSError):
-            refine.install(self.path("missing-refined"), out)
+            rf.install(self.path("missing-refined"), out)
         self.assertEqual(self.read(out), "calibrated\n")
         self.assertFalse(os.path.exists(out + ".new"))
+
+
+class Traces(Sandbox):
+    """HPL's traces read (refine.py), on small made-up ones: the large
+    dgemm calls' measured over predicted time, the memory kernels' times
+    summed per kernel, their rows alone; rows cut short passed over."""
+
+    HEAD = "routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n"
+
+    def trace(self, name, body):
+        p = self.path(*name.split("/"))
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(self.HEAD + body)
+        return p
+
+    def traces(self):
+        t0 = self.trace("N4000-1x2/trace.0.csv",
+                        "dgemm,2000,2000,128,0.02,0.022,0,0,4000\n"    # m n k >= SOLO_MIN_MNK: counted
+                        "dgemm,1000,1000,4,0.01,0.01,0,0,4000\n"       # exactly SOLO_MIN_MNK: counted
+                        "dgemm,128,128,128,1,9,0,0,4000\n"             # a small one: not
+                        "dtrsm,2000,2000,128,1,9,0,0,4000\n"           # not a dgemm
+                        "hpl_dlaswp00N,128,128,0,1e-4,2e-4,0,0,4000\n"
+                        "hpl_dlatcpy,64,64,0,1e-5,3e-5,0,0,4000\n"
+                        "dgemm,2000,2000\n"                             # cut short: passed over
+                        "hpl_dlaswp00N,128,128,0,1e-4\n")
+        t1 = self.trace("N4000-1x2/trace.1.csv",
+                        "dgemm,4000,4000,256,0.08,0.088,1,0,4000\nhpl_dlaswp00N,128,128,0,1e-4,3e-4,1,0,4000\n")
+        return [t0, t1]
+
+    def test_dgemm_ratio(self):
+        self.assertEqual(rf.SOLO_MIN_MNK, 1000 * 1000 * 4)
+        self.assertAlmostEqual(rf.dgemm_ratio(self.traces()), (0.022 + 0.01 + 0.088) / (0.02 + 0.01 + 0.08))
+        small = self.trace("small.csv", "dgemm,128,128,128,1,2,0,0,0\nhpl_dlatcpy,64,64,0,1,2,0,0,0\n")
+        self.assertIsNone(rf.dgemm_ratio([small]))
+        self.assertIsNone(rf.dgemm_ratio([]))
+
+    def test_kernel_ratios(self):
+        got = rf.kernel_ratios(self.traces())
+        self.assertEqual(sorted(got), ["hpl_dlaswp00N", "hpl_dlatcpy"])
+        for k, (m, p) in {"hpl_dlaswp00N": (5e-4, 2e-4), "hpl_dlatcpy": (3e-5, 1e-5)}.items():
+            self.assertAlmostEqual(got[k][0], m)
+            self.assertAlmostEqual(got[k][1], p)
+        self.assertEqual(rf.kernel_ratios([self.trace("none.csv", "dgemm,1,1,1,1,1,0,0,0\n")]), {})
+
+    def test_kernel_rows(self):
+        out = rf.kernel_rows(self.traces(), self.path("kernels"))
+        self.assertEqual(out, [self.path("kernels", f"N4000-1x2.trace.{r}.csv") for r in (0, 1)])
+        self.assertEqual(self.read(out[0]), self.HEAD + "hpl_dlaswp00N,128,128,0,1e-4,2e-4,0,0,4000\n"
+                         "hpl_dlatcpy,64,64,0,1e-5,3e-5,0,0,4000\nhpl_dlaswp00N,128,128,0,1e-4\n")
+        self.assertEqual(self.read(out[1]), self.HEAD + "hpl_dlaswp00N,128,128,0,1e-4,3e-4,1,0,4000\n")
+
+
+class RankScript(Sandbox):
+    """The script each rank of a traced run goes through: its variables
+    checked against the settings table, the file written atomically."""
+
+    def test_written(self):
+        d = self.path("run dir")
+        os.mkdir(d)
+        path = os.path.join(d, "rank.sh")
+        rf.write_rank_script(path, "/lib/libsimblas.so", "/m/my model", d)
+        self.assertEqual(self.read(path), (
+            "#!/bin/sh\n"
+            "# one rank of simblas-hpl refine's real run: HPL with libsimblas preloaded in trace mode\n"
+            "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-$$}}}\n"
+            f"SIMBLAS_MODE=trace SIMBLAS_MODEL='/m/my model' SIMBLAS_TRACE='{d}'/trace.$r.csv\n"
+            "LD_PRELOAD=/lib/libsimblas.so${LD_PRELOAD:+ $LD_PRELOAD}\n"
+            "export SIMBLAS_MODE SIMBLAS_MODEL SIMBLAS_TRACE LD_PRELOAD\n"
+            'exec "$@"\n'))
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o755)
+        self.assertEqual(os.listdir(d), ["rank.sh"])
+
+    def test_checked_against_the_table(self):
+        # a libsimblas without trace mode (another version): refused before anything is written
+        table = json.loads(json.dumps(settings.load()))
+        table["SIMBLAS_MODE"]["values"].remove("trace")
+        os.mkdir(self.path("w"))
+        with mock.patch("simblas_hpl.settings.load", return_value=table), self.assertRaises(CliError) as e:
+            rf.write_rank_script(self.path("w", "rank.sh"), "/lib/libsimblas.so", "/m.model", self.path("w"))
+        self.assertEqual(e.exception.status, 1)
+        self.assertIn("simblas-hpl sets SIMBLAS_MODE='trace', which libsimblas refuses", str(e.exception))
+        self.assertEqual(os.listdir(self.path("w")), [])
 
 
 class MemorySolo(Sandbox):
@@ -272,8 +356,8 @@ class MemorySolo(Sandbox):
         solo = [self.trace("s0", [("hpl_dlaswp00N", 1.0, 1.0), ("hpl_dlatcpy", 1.0, 0.25), ("dgemm", 1, 1)])]
         # dlaswp00N: busy 3, alone 1 (weight 1); dlatcpy: busy 1, alone 0.25 (weight 0.25)
         want = math.exp((1.0 * math.log(3.0) + 0.25 * math.log(4.0)) / 1.25)
-        self.assertAlmostEqual(refine.memory_solo(busy, solo), want, places=9)
-        self.assertIsNone(refine.memory_solo([busy[0]], [self.trace("s1", [("hpl_dlaswp06T", 1.0, 1.0)])]))
+        self.assertAlmostEqual(rf.memory_solo(busy, solo), want, places=9)
+        self.assertIsNone(rf.memory_solo([busy[0]], [self.trace("s1", [("hpl_dlaswp06T", 1.0, 1.0)])]))
 
 
 class ReferenceSpeed(Sandbox):
@@ -292,16 +376,16 @@ class ReferenceSpeed(Sandbox):
         path = self.path("r.model")
         with open(path, "w") as f:
             f.write(BASE)
-        said = refine.record_reference_speed(path, self.probe(49.0, None, 50.2))
+        said = rf.record_reference_speed(path, self.probe(49.0, None, 50.2))
         self.assertIn("49.6 Gflop/s", said)
         text = self.read(path)
         self.assertEqual(text.splitlines()[1], f"meta refined_reference_speed 49.6000 {self.SHAPE}, median of 2 "
                                                "around the traced runs, 2026-11-29T00:20:00+00:00")
         # a second refine replaces it; one that measured nothing removes it (it would be stale)
-        refine.record_reference_speed(path, self.probe(45.0))
+        rf.record_reference_speed(path, self.probe(45.0))
         self.assertEqual(self.read(path).count("refined_reference_speed"), 1)
         self.assertIn("refined_reference_speed 45.0000", self.read(path))
-        self.assertIsNone(refine.record_reference_speed(path, None))
+        self.assertIsNone(rf.record_reference_speed(path, None))
         self.assertEqual(self.read(path), BASE)
 
     def test_probe_only_for_a_measured_model(self):

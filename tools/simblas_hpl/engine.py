@@ -51,7 +51,7 @@ import sys
 import time
 from typing import Optional
 
-from . import procs
+from . import procs, signals
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines, write_atomic
 
@@ -195,15 +195,6 @@ def _unblock_held():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
 
 
-def catch_signals():
-    """In a worker: SIGTERM and SIGHUP raise Terminated (SIGINT raises
-    KeyboardInterrupt), so that a simulation stops cleanly."""
-    def terminated(signum, frame):
-        raise Terminated(signum)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, terminated)
-
-
 def run_point(d, say=print):
     """Run point d in this process: 'done', 'failed', 'interrupted' (a
     signal stopped it: it is to do again) or 'busy' (another worker runs
@@ -286,7 +277,7 @@ def _failed(d, message, status, attempt, rundir):
 
 def worker_main(argv):
     """python -m simblas_hpl.engine run DIR... | task LIST K"""
-    catch_signals()
+    signals.raise_on_term()  # SIGTERM, SIGHUP: Terminated (SIGINT: KeyboardInterrupt), a simulation stopped cleanly
     if len(argv) >= 2 and argv[0] == "run":
         dirs = argv[1:]
     elif len(argv) == 3 and argv[0] == "task":
@@ -401,12 +392,7 @@ def _run_local(dirs, jobs, retry_failed, say, poll_s):
     running = {}  # Popen -> dir
     queue = list(todo)
     finished = 0
-    previous = {}
-
-    def terminated(signum, frame):
-        raise Terminated(signum)
-    if hasattr(signal, "pthread_sigmask"):
-        previous = {s: signal.signal(s, terminated) for s in (signal.SIGTERM, signal.SIGHUP)}
+    previous = signals.raise_on_term()
     try:
         while queue or running:
             while queue and len(running) < jobs:
@@ -447,8 +433,7 @@ def _run_local(dirs, jobs, retry_failed, say, poll_s):
         raise CliError(f"interrupted: the {len(running)} running point(s) were stopped and are to do again; "
                        f"{done} of {len(dirs)} done. Run it again to resume", code)
     finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
+        signals.restore(previous)
     return Outcome(states(dirs))
 
 

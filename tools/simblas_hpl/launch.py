@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 
-from . import hpldat, network, platforms, procs, results, settings, variability
+from . import hpldat, network, platforms, procs, results, settings, signals, variability
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines
 from .memory import fold_block, max_map_count
@@ -354,17 +354,6 @@ def build_said(plan):
     return f"HPL build {b['id']}" + (f" ({how}; built {b['built']})" if how else f" (built {b['built']})")
 
 
-def catch_signals():
-    """On SIGTERM or SIGHUP, raise Terminated (as ^C raises KeyboardInterrupt);
-    the previous handlers, to restore.  Only the main thread can."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-
-    def terminated(signum, frame):
-        raise Terminated(signum)
-    return {sig: signal.signal(sig, terminated) for sig in (signal.SIGTERM, signal.SIGHUP)}
-
-
 def inheritable_copy(fd):
     """() or (a copy of fd that smpirun passes on to smpimain): smpirun
     uses descriptor 3 for itself (exec 3<&0 ... 3>&-), and a shell script
@@ -402,7 +391,8 @@ def simulate(plan, workdir, quiet=False, hold_fd=None, started=None):
     previous, proc = {}, None
     t0, cpu0 = time.monotonic(), cpu_children()
     try:
-        previous.update(catch_signals())
+        if threading.current_thread() is threading.main_thread():  # only it can set handlers
+            previous.update(signals.raise_on_term())
         with open(out_path, "w") as fo, open(err_path, "w") as fe:
             inherited = inheritable_copy(hold_fd)
             try:
@@ -435,8 +425,7 @@ def simulate(plan, workdir, quiet=False, hold_fd=None, started=None):
         raise CliError(f"simblas-hpl failed after the simulator started ({type(e).__name__}: {e}): "
                        "the simulation was stopped", 1) from e
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        signals.restore(previous)
         sampler.stop()
         if progress:
             progress.stop()

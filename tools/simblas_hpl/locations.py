@@ -58,6 +58,11 @@ def patch_dir():
     return os.path.abspath(d)
 
 
+# the models of SimBLAS's data directory: default.model, libsimblas's default (make install's, then make
+# calibrate's); refined.model, simblas-hpl refine's of it, which make install puts back as default.model
+DEFAULT_MODEL, REFINED_MODEL = "default.model", "refined.model"
+
+
 def default_model():
     """SIMBLAS_MODEL, else the default.model of SimBLAS's data directory
     (SIMBLAS_DATADIR's or the installed one), as libsimblas's default."""
@@ -65,7 +70,29 @@ def default_model():
     if m:
         return m
     dd = simblas_datadir()
-    return os.path.join(dd, "default.model") if dd else None
+    return os.path.join(dd, DEFAULT_MODEL) if dd else None
+
+
+def keep_path(out):
+    """Where simblas-hpl refine keeps the model it replaces: OUT.calibrated
+    (make calibrate removes the installed default.model's)."""
+    return out + ".calibrated"
+
+
+def installed_copy(out):
+    """refined.model beside the installed default.model when out is that
+    model: make install's hook installs it as default.model before
+    calibrated.model, so reinstalling SimBLAS keeps the refinement, and
+    make calibrate removes it (a new calibration supersedes it).  None for
+    any other file."""
+    dd = simblas_datadir()
+    if not dd or os.path.basename(out) != DEFAULT_MODEL:
+        return None
+    try:
+        same = os.path.samefile(os.path.dirname(out), dd)
+    except OSError:
+        return None
+    return os.path.join(os.path.dirname(out), REFINED_MODEL) if same else None
 
 
 def tool(name, key=None, env=None):

@@ -8,8 +8,8 @@ an unset one its row's default -- and takes the defaults it shares with
 libsimblas from default() and values(): no SIMBLAS_* variable is read, and
 no default of the table is written again, anywhere else.
 
-simblas-hpl sets libsimblas's variables for a run (launch.run_env); each
-one it sets is checked here against its row -- the name must be a row that
+simblas-hpl sets libsimblas's variables for a run (launch.run_env, and
+refine's rank script); each one it sets is checked here against its row -- the name must be a row that
 libsimblas reads, the value one the row accepts -- so that the Python side
 and the C side cannot drift apart: a variable renamed or retyped in the
 table fails a run's preparation (and test/py) instead of being ignored by

@@ -5,25 +5,23 @@ preloaded in trace mode records every BLAS call and every memory kernel
 (hpl-patches/17) with its measured time; `simblas-calibrate --from-trace
 --base MODEL` refits the model on those calls, and the result replaces the
 model (or -o's file) atomically, the model as it was kept beside it as
-FILE.calibrated (issue 23)."""
+FILE.calibrated (issue 23).  This module: the options, the runs planned
+and the order of things; refine.py: the work (the traced runs, the traces
+read, the refit, the model put in place)."""
 
-import csv
-import math
 import os
 import re
-import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 
-from .. import hpldat, model, realrun, validation
+from .. import model, realrun, signals, validation
+from .. import refine as rf
 from ..errors import CliError, note
-from ..files import copy_atomic, read_text, tail_lines, write_atomic
-from ..locations import default_model, simblas_datadir, simblas_libdir
+from ..files import read_text, write_atomic
+from ..locations import default_model, keep_path
 from ..results import check_output_path
-from .validate import interrupt_on_term
 
 NAME = "refine"
 ORDER = 7
@@ -41,9 +39,7 @@ DESCRIPTION = ("The second step of a calibration, after `make calibrate`: run HP
                "unless --force (it is kept aside, and the message names it).")
 
 DEFAULT_N = 10000
-SOLO_MIN_MNK = 4e6   # the dgemm calls whose speed alone and with every core busy is compared (trailing updates)
 KERNEL_PATCH = "17-traced-memory-kernels.patch"   # HPL's memory kernels time themselves into the trace
-TRACE_HEADER = "routine,"
 
 
 def add_arguments(r):
@@ -141,71 +137,7 @@ def solo_said(solo, what="HPL's dgemm", key="solo_speed"):
             f"meta {key} {solo:.4f} (run uses it for hosts given fewer ranks than cores)")
 
 
-def dgemm_ratio(traces):
-    """Measured over predicted time of the traces' large dgemm calls
-    (m n k >= SOLO_MIN_MNK): how fast they ran against the model; None
-    without such calls."""
-    meas = pred = 0.0
-    for t in traces:
-        with open(t, errors="replace") as f:
-            rows = csv.DictReader(f)
-            for r in rows:
-                try:
-                    if r["routine"] != "dgemm" or int(r["m"]) * int(r["n"]) * int(r["k"]) < SOLO_MIN_MNK:
-                        continue
-                    meas += float(r["measured_s"])
-                    pred += float(r["predicted_s"])
-                except (KeyError, TypeError, ValueError):
-                    continue  # a row cut short
-    return meas / pred if meas > 0 and pred > 0 else None
-
-
-def kernel_ratios(traces):
-    """{model key: (measured, predicted) seconds} of the traces' memory
-    kernels (the hpl_ rows: HPL's row swaps and copies, level M)."""
-    out = {}
-    for t in traces:
-        with open(t, errors="replace") as f:
-            for r in csv.DictReader(f):
-                try:
-                    if not r["routine"].startswith("hpl_"):
-                        continue
-                    m, p = out.get(r["routine"], (0.0, 0.0))
-                    out[r["routine"]] = (m + float(r["measured_s"]), p + float(r["predicted_s"]))
-                except (KeyError, TypeError, ValueError, AttributeError):
-                    continue  # a row cut short
-    return out
-
-
-def memory_solo(traces, solo_traces):
-    """How much faster the memory kernels ran with one core alone than with
-    every core busy: for each kernel both sets of runs called, its measured
-    over predicted time busy against alone (the same base model predicted
-    both, so its own error cancels), their geometric mean weighted by the
-    kernel's time alone; None when no kernel is in both."""
-    busy, solo = kernel_ratios(traces), kernel_ratios(solo_traces)
-    num = den = 0.0
-    for k, (sm, sp) in solo.items():
-        bm, bp = busy.get(k, (0.0, 0.0))
-        if sm > 0 and sp > 0 and bm > 0 and bp > 0:
-            num += sm * math.log((bm / bp) / (sm / sp))
-            den += sm
-    return math.exp(num / den) if den > 0 else None
-
-
-def libsimblas(build):
-    """libsimblas.so to preload: SIMBLAS_LIBDIR's or the installed one, else
-    the one the HPL build was made against (its manifest's simblas_libdir)."""
-    try:
-        return os.path.join(simblas_libdir(), "libsimblas.so")
-    except CliError:
-        lib = os.path.join(build.manifest.get("simblas_libdir") or "", "libsimblas.so")
-        if os.path.isfile(lib):
-            return lib
-        raise
-
-
-# ---- the runs ----------------------------------------------------------------------
+# ---- the speed around the runs ----------------------------------------------------
 def reference_probe(base, calibrator, args):
     """A SpeedProbe at the base model's reference shape (the speed the
     traced runs ran at, which the refit takes on), or None when the base
@@ -216,202 +148,16 @@ def reference_probe(base, calibrator, args):
     return validation.SpeedProbe(calibrator, {shape: base}) if shape else None
 
 
-def trace_speed(speed):
-    """(the median Gflop/s, its shape, the measurements) of the reference
-    speeds measured around the traced runs, or None."""
-    got = [m for m in (speed.measured if speed else []) if m.get("gflops") and m.get("shape")]
-    if not got:
-        return None
-    return statistics.median(m["gflops"] for m in got), got[0]["shape"], got
-
-
-def speed_words(g, shape, got):
-    """`G SHAPE, median of K around the traced runs, TIME` (a meta line's
-    words) and the measurements listed, for the line printed."""
-    return (f"{g:.4f} {shape}, median of {len(got)} around the traced runs, {got[0]['time']}",
-            ", ".join(f"{m['gflops']:g}" for m in got))
-
-
 def time_scale(base, speed, args):
-    """The factor the traced times are multiplied by before the refit: the
-    machine's reference speed during the traced runs over the base model's
-    (validation.model_reference), so that the refitted lines stay at the
-    speed of the lines the refit does not touch, whatever speed this VM ran
-    at that hour (2.7% apart within the hour on the quiet Zen 5 host,
-    2026-11-29); None with --at-trace-speed or when it was not measured at
-    the base model's shape.  Whether the factor is plausible (traces of the
-    machine the base model was calibrated on) is the calibrator's to say:
-    simblas-calibrate --time-scale refuses it, and from_trace passes that on."""
-    got = trace_speed(speed)
-    if args.at_trace_speed or not got:
-        return None
-    base_speed, shape = validation.model_reference(base)
-    if shape != got[1] or not base_speed:
-        return None
-    return got[0] * 1e9 / base_speed
-
-
-def record_trace_speed(refined, speed, f):
-    """Write into the refined model `meta trace_speed G SHAPE, median of K
-    around the traced runs, TIME: the traced times multiplied by F` (what the
-    refit's lines were scaled from); the line to print."""
-    g, shape, got = trace_speed(speed)
-    words, each = speed_words(g, shape, got)
-    write_atomic(refined, model.set_meta(read_text(refined), "trace_speed",
-                                         f"{words}: the traced times multiplied by {f:.4f}"))
-    return (f"the machine's reference speed around the traced runs: {g:.4g} Gflop/s ({shape}; {each}), "
-            f"{100 * (f - 1):+.1f}% against the base model's: the traced times were multiplied by {f:.4f}, so that "
-            "the refitted lines are at the base model's reference speed (meta trace_speed)")
-
-
-def record_reference_speed(refined, speed):
-    """Write into the refined model `meta refined_reference_speed G SHAPE,
-    median of K around the traced runs, TIME` (G in Gflop/s): the refit's
-    lines take on the machine's speed during the traced runs, not the
-    calibration's, so validate's drift ratio compares with this one. An
-    older such line (the base model's own refine) is removed when nothing
-    was measured. Returns what to print, or None."""
-    key = validation.REFINED_SPEED_KEY
-    measured = trace_speed(speed)
-    if not measured:
-        write_atomic(refined, model.set_meta(read_text(refined), key, None))
-        return None
-    g, shape, got = measured
-    words, each = speed_words(g, shape, got)
-    write_atomic(refined, model.set_meta(read_text(refined), key, words))
-    return (f"the machine's reference speed around the traced runs: {g:.4g} Gflop/s ({shape}; {each}): "
-            f"meta {key}, which validate's drift ratio uses")
-
-
-def run_dir_name(c):
-    """A directory name for a configuration's run: N10000-1x2[-swap0...]."""
-    return re.sub(r"[^A-Za-z0-9.-]+", "", c.label.replace(" ", "-").replace("=", ""))
-
-
-def write_rank_script(path, lib, model_path, trace_dir):
-    """The program each rank runs: xhpl-mpi (its argument) with libsimblas
-    preloaded in trace mode, its trace trace_dir/trace.RANK.csv."""
-    text = ("#!/bin/sh\n"
-            "# one rank of simblas-hpl refine's real run: HPL with libsimblas preloaded in trace mode\n"
-            "r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-$$}}}\n"
-            f"SIMBLAS_MODE=trace SIMBLAS_MODEL={shlex.quote(model_path)} "
-            f"SIMBLAS_TRACE={shlex.quote(trace_dir)}/trace.$r.csv\n"
-            f"LD_PRELOAD={shlex.quote(lib)}${{LD_PRELOAD:+ $LD_PRELOAD}}\n"
-            "export SIMBLAS_MODE SIMBLAS_MODEL SIMBLAS_TRACE LD_PRELOAD\n"
-            'exec "$@"\n')
-    with open(path, "w") as f:
-        f.write(text)
-    os.chmod(path, 0o755)
-
-
-def traced_run(c, xhpl, lib, model_path, root, timeout=None, mpirun=None):
-    """One real run of c in trace mode under root/<its name>: (the traces,
-    one per rank, the other processes' share of the cores, the run's
-    result); CliError (status 1) when the run or its residual check fails
-    or a rank wrote no trace."""
-    d = os.path.join(root, run_dir_name(c))
-    os.makedirs(d, exist_ok=True)
-    for old in os.listdir(d):
-        if old.startswith("trace.") and old.endswith(".csv"):
-            os.unlink(os.path.join(d, old))
-    wrapper = os.path.join(d, "rank.sh")
-    write_rank_script(wrapper, lib, model_path, d)
-    watch = validation.LoadWatch()
-    watch.start()
-    res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.parse_hpl_opts(c.hpl_opt), d, timeout=timeout,
-                           mpirun=mpirun, wrapper=wrapper)
-    share = watch.stop()
-    traces = [os.path.join(d, f"trace.{r}.csv") for r in range(c.ranks)]
-    missing = [t for t in traces if not read_text(t).startswith(TRACE_HEADER)]
-    if missing:
-        raise CliError(f"the real run {c.label} PASSED but wrote no trace {missing[0]}: libsimblas "
-                       f"({lib}) was not preloaded in trace mode (see {d}/stderr.txt:\n"
-                       f"{tail_lines(read_text(os.path.join(d, 'stderr.txt')), 5)})", 1, kept=d)
-    return traces, share, res
-
-
-def kernel_rows(traces, outdir):
-    """Copies of the traces with only HPL's memory kernels (the hpl_* rows),
-    for --kernels-only: the BLAS calls are then not refitted."""
-    os.makedirs(outdir, exist_ok=True)
-    out = []
-    for t in traces:
-        dest = os.path.join(outdir, os.path.basename(os.path.dirname(t)) + "." + os.path.basename(t))
-        with open(t, errors="replace") as src, open(dest, "w") as f:
-            for i, line in enumerate(src):
-                if i == 0 or line.startswith("hpl_"):
-                    f.write(line)
-        out.append(dest)
-    return out
-
-
-def from_trace(calibrator, base, out, traces, scale=None, kept=None):
-    """simblas-calibrate --from-trace --base base -o out traces (with
-    --time-scale scale when given): the lines it says (one per routine,
-    then what it wrote); CliError (status 1) when it fails, naming the
-    directory kept (the traces) if any."""
-    opts = ["--time-scale", f"{scale:.6f}"] if scale else []
-    p = subprocess.run([calibrator, "--from-trace", "--base", base, "-o", out] + opts + traces, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-    said = (p.stdout + p.stderr).rstrip("\n").splitlines()
-    if p.returncode != 0 or not os.path.isfile(out):
-        raise CliError(f"simblas-calibrate --from-trace failed (exit {p.returncode}):\n" + "\n".join(said[-10:])
-                       + (f"\nthe traces are kept in {kept}" if kept else ""), 1, kept=kept)
-    return said
-
-
-# ---- the model in place ------------------------------------------------------------
-def keep_path(out):
-    return out + ".calibrated"
-
-
-def install(refined, out):
-    """Put refined in place of out, atomically (through out.new and a
-    rename); the file out was, if any, is first kept as out.calibrated
-    unless that exists.  Returns what was done, one sentence."""
-    kept = keep_path(out)
-    said = f"{out} written"
-    if os.path.exists(out):
-        if os.path.exists(kept):
-            said = f"{out} replaced ({kept}, kept by an earlier refine, left as it is)"
-        else:
-            copy_atomic(out, kept)
-            said = f"{out} replaced; the model as it was is kept as {kept}"
-    copy_atomic(refined, out)
-    installed = installed_copy(out)
-    if installed:
-        copy_atomic(refined, installed)
-        said += f"; also as {installed}, which make install puts back as the default (until make calibrate)"
-    return said
-
-
-def installed_copy(out):
-    """refined.model beside the installed default.model when out is that
-    model: make install's hook installs it as default.model before
-    calibrated.model, so reinstalling SimBLAS keeps the refinement, and
-    make calibrate removes it (a new calibration supersedes it).  None for
-    any other file."""
-    dd = simblas_datadir()
-    if not dd or os.path.basename(out) != "default.model":
-        return None
-    try:
-        same = os.path.samefile(os.path.dirname(out), dd)
-    except OSError:
-        return None
-    return os.path.join(os.path.dirname(out), "refined.model") if same else None
-
-
-def set_aside(refined):
-    """The refined model copied where it outlives the work directory: its path."""
-    fd, path = tempfile.mkstemp(prefix="simblas-refined-", suffix=".model")
-    os.close(fd)
-    shutil.copyfile(refined, path)
-    os.chmod(path, 0o644)
-    return path
+    """The factor the traced times are multiplied by before the refit
+    (refine.trace_scale: the machine's reference speed during the traced
+    runs over the base model's); None with --at-trace-speed or when it was
+    not measured at the base model's shape."""
+    return None if args.at_trace_speed else rf.trace_scale(base, speed)
 
 
 def main(args):
-    interrupt_on_term()
+    signals.raise_on_term(interrupt=True)  # SIGTERM and SIGHUP stop refine as Ctrl-C does (its mpirun with it)
     cores = realrun.machine_cores()
     configs = plan_configs(args, cores)
     base = args.model or default_model()
@@ -424,7 +170,7 @@ def main(args):
         raise CliError(f"--keep {args.keep}: not a directory; give a directory (made if need be)")
     build, xhpl = realrun.mpi_binary(args.build_id, patch=KERNEL_PATCH, why=" (its memory kernels are not traced)")
     mpirun = realrun.mpirun_path()
-    lib = libsimblas(build)
+    lib = rf.libsimblas(build)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
         root = os.path.abspath(args.keep)
@@ -454,7 +200,7 @@ def main(args):
         if speed:
             speed.measure("before the traced runs")
         for c in order:
-            t, share, res = traced_run(c, xhpl, lib, base, root, timeout=args.timeout, mpirun=mpirun)
+            t, share, res = rf.traced_run(c, xhpl, lib, base, root, timeout=args.timeout, mpirun=mpirun)
             shares.append(share)
             if c is solo_cfg:
                 solo_traces = t
@@ -467,16 +213,17 @@ def main(args):
             speed.measure("after the traced runs")
         solo = solo_mem = None
         if solo_cfg:
-            busy_r, solo_r = dgemm_ratio(traces), dgemm_ratio(solo_traces)
+            busy_r, solo_r = rf.dgemm_ratio(traces), rf.dgemm_ratio(solo_traces)
             solo = busy_r / solo_r if busy_r and solo_r else None
-            solo_mem = memory_solo(traces, solo_traces)
+            solo_mem = rf.memory_solo(traces, solo_traces)
         if args.kernels_only:
-            traces = kernel_rows(traces, os.path.join(root, "kernels"))
+            traces = rf.kernel_rows(traces, os.path.join(root, "kernels"))
         refined = os.path.join(root, "refined.model")
         scale = time_scale(base, speed, args)
-        said = from_trace(calibrator, base, refined, traces, scale, kept=root)   # the traces kept when it fails
+        said = rf.from_trace(calibrator, base, refined, traces, scale, kept=root)   # the traces kept when it fails
         print("\n".join(said))
-        said_speed = record_trace_speed(refined, speed, scale) if scale else record_reference_speed(refined, speed)
+        said_speed = (rf.record_trace_speed(refined, speed, scale) if scale
+                      else rf.record_reference_speed(refined, speed))
         if said_speed:
             print(said_speed)
         if solo is not None:
@@ -504,11 +251,11 @@ def main(args):
               f"real runs (at most {100 * validation.QUIET_SHARE:g}% without --force)")
         sys.stdout.flush()
         if worst is not None and worst > validation.QUIET_SHARE and not args.force:
-            aside = refined if args.keep else set_aside(refined)
+            aside = refined if args.keep else rf.set_aside(refined)
             raise CliError(f"other processes took {100 * worst:.1f}% of the cores during the real runs (more than "
                            f"{100 * validation.QUIET_SHARE:g}%): {out} left unchanged; the refined model is kept in "
                            f"{aside}; refine again on a quiet machine (or with --force, to install what a busy one gives)", 1)
-        print(install(refined, out))
+        print(rf.install(refined, out))
     except CliError as e:
         keep_root = keep_root or bool(e.kept)  # a failed run's files, which its message names
         raise

@@ -3,12 +3,11 @@
 import json
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import time
 
-from .. import builds, realrun, settings, validation
+from .. import builds, realrun, settings, signals, validation
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -84,18 +83,10 @@ def model_name(path, taken):
     return out
 
 
-def interrupt_on_term():
-    """SIGTERM and SIGHUP stop validate as Ctrl-C does: the running mpirun
-    or simulation, started in a session of its own, is stopped with it
-    (before, a SIGTERM left mpirun and its ranks running)."""
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, stop)
-
-
 def main(args):
-    interrupt_on_term()
+    # SIGTERM and SIGHUP stop validate as Ctrl-C does: the running mpirun or simulation, started in a session
+    # of its own, is stopped with it (before, a SIGTERM left mpirun and its ranks running)
+    signals.raise_on_term(interrupt=True)
     cores = args.cores_per_node or machine_cores()
     if args.runs < 1:
         raise CliError(f"--runs {args.runs}: must be >= 1 (3 or more for a median and a spread)")
