@@ -48,6 +48,7 @@ import typing
 from typing import Any, Dict, List, Optional
 
 from . import engine, hpldat, platforms, settings
+from .study_stats import have_scipy, mean_ci
 from .errors import CliError
 from .files import write_atomic
 from .plan import RunOptions, make_plan
@@ -66,7 +67,6 @@ LABELS = {"gflops": "Gflops", "hpl_time_s": "HPL time (s)", "energy_j": "energy 
 JSON_CELLS = ("energy_per_host_j", "partial_energy_per_host_j", "factors", "strata", "core_factors", "slow_hosts")
 STUDY_JSON, STUDY_TOML, POINTS, RESULTS, MEANS, PLOTS = ("study.json", "study.toml", "points", "results.csv",
                                                           "means.csv", "plots")
-CONFIDENCE = 0.95
 
 
 # ---- reading the file --------------------------------------------------------------
@@ -516,26 +516,6 @@ def status(d, design, out=print):
 
 
 # ---- collect ------------------------------------------------------------------------
-def t_quantile(n):
-    """The two-sided 95% Student quantile for n values (scipy), None
-    without scipy or with fewer than 2 values."""
-    if n < 2:
-        return None
-    try:
-        from scipy import stats
-    except ImportError:
-        return None
-    return float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1))
-
-
-def have_scipy():
-    try:
-        import scipy.stats  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
 def flatten(obj, prefix=""):
     """A JSON summary -> {column: cell}: nested objects as a.b, lists and
     per-host maps as JSON text."""
@@ -549,20 +529,6 @@ def flatten(obj, prefix=""):
         else:
             out[key] = v
     return out
-
-
-def mean_ci(values):
-    """(mean, half-width of its 95% interval or None, standard deviation or None, n)."""
-    vals = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
-    if not vals:
-        return None, None, None, 0
-    n = len(vals)
-    m = statistics.fmean(vals)
-    if n < 2:
-        return m, None, None, n
-    sd = statistics.stdev(vals)
-    t = t_quantile(n)
-    return m, (t * sd / math.sqrt(n) if t is not None else None), sd, n
 
 
 def cell(v):
