@@ -14,7 +14,7 @@ from unittest import mock
 
 from support import SRC, fake_build
 from test_engine import FAKE, EngineCase
-from simblas_hpl import study, study_stats
+from simblas_hpl import study, study_plot, study_stats
 
 GOOD = """# a study
 [study]
@@ -247,11 +247,11 @@ class Study(EngineCase):
         self.assertIn("with image", self.read(self.path("grid", "plots", "gflops-n-p.gp")))
 
     def test_axes(self):
-        self.assertEqual(study.axis("platform", ["fattree:2;16,32;1,16;1,1", "fattree:2;16,32;1,1;1,1"]),
+        self.assertEqual(study_plot.axis("platform", ["fattree:2;16,32;1,16;1,1", "fattree:2;16,32;1,1;1,1"]),
                          ("platform (fattree:2;16,32;1,*;1,1)", ["16", "1"], [16.0, 1.0]))
-        self.assertEqual(study.axis("bw", ["1Gbps", "100Gbps"]), ("bw (*Gbps)", ["1", "100"], [1.0, 100.0]))
-        self.assertEqual(study.axis("bw", ["10Gbps", "10Mbps"]), ("bw", ["10Gbps", "10Mbps"], None))
-        self.assertEqual(study.axis("node_spread", [0, 3.5]), ("node-spread", ["0", "3.5"], [0.0, 3.5]))
+        self.assertEqual(study_plot.axis("bw", ["1Gbps", "100Gbps"]), ("bw (*Gbps)", ["1", "100"], [1.0, 100.0]))
+        self.assertEqual(study_plot.axis("bw", ["10Gbps", "10Mbps"]), ("bw", ["10Gbps", "10Mbps"], None))
+        self.assertEqual(study_plot.axis("node_spread", [0, 3.5]), ("node-spread", ["0", "3.5"], [0.0, 3.5]))
 
     def test_no_study_there(self):
         status, out, err = self.cli("study", "status", self.root)

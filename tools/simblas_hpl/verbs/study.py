@@ -6,6 +6,7 @@ import sys
 
 from .. import engine
 from .. import study as st
+from .. import study_plot
 from ..errors import CliError, note
 from ..locations import tool
 
@@ -121,8 +122,9 @@ def plot(d, design):
         gnuplot = tool("gnuplot")
     except CliError:
         raise CliError("study plot draws with gnuplot, which is not installed (Debian: apt-get install gnuplot-nox)")
-    made = st.plot(d, design, gnuplot)
-    note(f"{len(made)} figure(s) in {os.path.join(d, st.PLOTS)}" if made else "nothing to plot: no output has a value")
+    made = study_plot.plot(d, design, gnuplot)
+    note(f"{len(made)} figure(s) in {os.path.join(d, study_plot.PLOTS)}" if made else
+         "nothing to plot: no output has a value")
     for m in made:
         if m.endswith(".svg"):
             print(m)
