@@ -12,7 +12,7 @@ import statistics
 import subprocess
 
 from .errors import CliError
-from .study import cell, read_means
+from .study_collect import cell, read_means
 
 PLOTS = "plots"
 LABELS = {"gflops": "Gflops", "hpl_time_s": "HPL time (s)", "energy_j": "energy (J)", "wall_s": "wall time (s)",

@@ -6,7 +6,7 @@ import sys
 
 from .. import engine
 from .. import study as st
-from .. import study_plot
+from .. import study_collect, study_plot
 from ..errors import CliError, note
 from ..locations import tool
 
@@ -105,11 +105,11 @@ def run(args, path):
 
 
 def collect(d, design):
-    n, total, intervals = st.collect(d, design)
+    n, total, intervals = study_collect.collect(d, design)
     if not n:
         raise CliError(f"{d}: no point is done yet (simblas-hpl study status {d})", 1)
-    note(f"{d}/{st.RESULTS}: {n} of {total} point(s)" + ("" if n == total else " (the others are not done)")
-         + f"; {d}/{st.MEANS}: their means")
+    note(f"{d}/{study_collect.RESULTS}: {n} of {total} point(s)" + ("" if n == total else " (the others are not done)")
+         + f"; {d}/{study_collect.MEANS}: their means")
     if not intervals and len(design["seeds"]) > 1:
         note("the 95% intervals need scipy's t quantiles, and scipy is not installed: the means are written, their "
              "intervals left empty (Debian: apt-get install python3-scipy)")
