@@ -12,7 +12,7 @@ import os
 
 from . import engine
 from .files import write_atomic
-from .study import point_dirs
+from .study_dir import point_dirs
 from .study_stats import have_scipy, mean_ci
 
 JSON_CELLS = ("energy_per_host_j", "partial_energy_per_host_j", "factors", "strata", "core_factors", "slow_hosts")

@@ -6,7 +6,7 @@ import sys
 
 from .. import engine
 from .. import study as st
-from .. import study_collect, study_plot
+from .. import study_collect, study_dir, study_plot
 from ..errors import CliError, note
 from ..locations import tool
 
@@ -53,9 +53,9 @@ def main(args):
     action, target = parse_target(args.target)
     if action == "run":
         return run(args, target)
-    d, design = st.open_dir(target, args.dir)
+    d, design = study_dir.open_dir(target, args.dir)
     if action == "status":
-        counts = st.status(d, design)
+        counts = study_dir.status(d, design)
         return 1 if counts["failed"] else 0
     if action == "collect":
         return collect(d, design)
@@ -83,7 +83,7 @@ def run(args, path):
             engine.check_slurm()
     study = st.load(path, args.dir)
     plans = st.plan_points(study)  # every point as `run` checks it, before anything is written
-    dirs = st.prepare(study, plans)
+    dirs = study_dir.prepare(study, plans)
     note(f"study {study.name}: {len(dirs)} point(s) ({len(study.points) // len(study.seeds)} combination(s) x "
          f"{len(study.seeds)} replicate(s)) in {study.dir}")
     if args.dry_run:
@@ -94,8 +94,8 @@ def run(args, path):
     if not out.finished:
         note(f"follow it with `simblas-hpl study status {study.dir}`, then `simblas-hpl study collect {study.dir}`")
         return 0
-    d, design = st.open_dir(study.dir)
-    counts = st.status(d, design, out=note)
+    d, design = study_dir.open_dir(study.dir)
+    counts = study_dir.status(d, design, out=note)
     if counts["done"]:
         collect(d, design)
     if counts["failed"]:
