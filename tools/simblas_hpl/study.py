@@ -301,15 +301,9 @@ def load(path, dir_opt=None, text=None):
         if o not in OUTPUTS:
             raise src.error(f"unknown output '{o}'; the outputs are {', '.join(OUTPUTS)}", "study", "outputs")
     # the directory
-    here = os.path.dirname(os.path.abspath(path))
-    if dir_opt:
-        d = os.path.abspath(dir_opt)
-    elif "dir" in head:
-        if not isinstance(head["dir"], str):
-            raise src.error("dir: expected a path in quotes", "study", "dir")
-        d = os.path.normpath(os.path.join(here, head["dir"]))
-    else:
-        d = os.path.abspath(os.path.splitext(os.path.basename(path))[0])
+    if not dir_opt and "dir" in head and not isinstance(head["dir"], str):
+        raise src.error("dir: expected a path in quotes", "study", "dir")
+    d = dir_of(path, head, dir_opt)
     if any(c.isspace() for c in d):
         raise CliError(f"the study directory {d!r} contains white space, which smpirun cannot handle; "
                        "give --dir DIR without spaces")
@@ -327,6 +321,16 @@ def load(path, dir_opt=None, text=None):
                                 values=values))
     return Study(path=os.path.abspath(path), text=text, name=name, dir=d,
                  base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
+
+
+def dir_of(path, head, dir_opt=None):
+    """The directory of study file path: --dir, else [study] dir (head's)
+    relative to the file, else the file's name in the current directory."""
+    if dir_opt:
+        return os.path.abspath(dir_opt)
+    if isinstance(head.get("dir"), str):
+        return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), head["dir"]))
+    return os.path.abspath(os.path.splitext(os.path.basename(path))[0])
 
 
 def too_many(src, count, section):

@@ -16,7 +16,7 @@ import os
 from . import engine
 from .errors import CliError
 from .files import write_atomic
-from .study import parse
+from .study import dir_of, parse
 
 STUDY_JSON, STUDY_TOML, POINTS = "study.json", "study.toml", "points"
 
@@ -74,11 +74,7 @@ def open_dir(target, dir_opt=None):
         d = os.path.abspath(target)
     elif os.path.isfile(target):
         src, doc, _ = parse(target)
-        head = doc.get("study", {}) if isinstance(doc.get("study"), dict) else {}
-        here = os.path.dirname(os.path.abspath(target))
-        d = (os.path.abspath(dir_opt) if dir_opt else
-             os.path.normpath(os.path.join(here, head["dir"])) if isinstance(head.get("dir"), str) else
-             os.path.abspath(os.path.splitext(os.path.basename(target))[0]))
+        d = dir_of(target, doc.get("study", {}) if isinstance(doc.get("study"), dict) else {}, dir_opt)
     else:
         raise CliError(f"{target}: no such study file or directory")
     design = engine._read_json(os.path.join(d, STUDY_JSON))
