@@ -17,7 +17,7 @@ import unittest
 from unittest import mock
 
 from support import SRC, Sandbox
-from simblas_hpl import engine, study
+from simblas_hpl import engine, study_dir
 from simblas_hpl.errors import CliError
 from simblas_hpl.plan import RunOptions, make_plan
 
@@ -269,7 +269,7 @@ class Local(EngineCase):
         r = engine.runner(d)
         self.assertEqual((r["worker"], r["simulator"]), ("gone", sim))
         lines = []
-        counts = study.status(self.root, {"name": "s", "points": [{"id": "n=2000"}]}, out=lines.append)
+        counts = study_dir.status(self.root, {"name": "s", "points": [{"id": "n=2000"}]}, out=lines.append)
         self.assertEqual((counts["running"], counts["todo"]), (1, 0))
         self.assertIn("1 running (1 with no worker)", lines[0])
         self.assertIn("running  n=2000, no worker: its worker (pid ", lines[1])

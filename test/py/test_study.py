@@ -14,7 +14,7 @@ from unittest import mock
 
 from support import SRC, fake_build
 from test_engine import FAKE, EngineCase
-from simblas_hpl import study
+from simblas_hpl import study, study_plot, study_stats
 
 GOOD = """# a study
 [study]
@@ -247,11 +247,11 @@ class Study(EngineCase):
         self.assertIn("with image", self.read(self.path("grid", "plots", "gflops-n-p.gp")))
 
     def test_axes(self):
-        self.assertEqual(study.axis("platform", ["fattree:2;16,32;1,16;1,1", "fattree:2;16,32;1,1;1,1"]),
+        self.assertEqual(study_plot.axis("platform", ["fattree:2;16,32;1,16;1,1", "fattree:2;16,32;1,1;1,1"]),
                          ("platform (fattree:2;16,32;1,*;1,1)", ["16", "1"], [16.0, 1.0]))
-        self.assertEqual(study.axis("bw", ["1Gbps", "100Gbps"]), ("bw (*Gbps)", ["1", "100"], [1.0, 100.0]))
-        self.assertEqual(study.axis("bw", ["10Gbps", "10Mbps"]), ("bw", ["10Gbps", "10Mbps"], None))
-        self.assertEqual(study.axis("node_spread", [0, 3.5]), ("node-spread", ["0", "3.5"], [0.0, 3.5]))
+        self.assertEqual(study_plot.axis("bw", ["1Gbps", "100Gbps"]), ("bw (*Gbps)", ["1", "100"], [1.0, 100.0]))
+        self.assertEqual(study_plot.axis("bw", ["10Gbps", "10Mbps"]), ("bw", ["10Gbps", "10Mbps"], None))
+        self.assertEqual(study_plot.axis("node_spread", [0, 3.5]), ("node-spread", ["0", "3.5"], [0.0, 3.5]))
 
     def test_no_study_there(self):
         status, out, err = self.cli("study", "status", self.root)
@@ -260,6 +260,51 @@ class Study(EngineCase):
         status, out, err = self.cli("study", "status")
         self.assertEqual(status, 2)
         self.assertIn("study status: give the study file or directory", err)
+
+
+@unittest.skipUnless(have_scipy(), "no scipy (python3-scipy): no intervals")
+class Stats(unittest.TestCase):
+    """The replicates' mean, standard deviation and 95% interval (study_stats)
+    against values worked by hand from the t table: t(0.975) is 12.7062 for
+    1 degree of freedom, 4.3027 for 2 and 2.2622 for 9."""
+
+    def test_t_quantile(self):
+        self.assertEqual((study_stats.t_quantile(0), study_stats.t_quantile(1)), (None, None))
+        for n, t in ((2, 12.706204736), (3, 4.302652730), (10, 2.262157163), (31, 2.042272456)):
+            self.assertAlmostEqual(study_stats.t_quantile(n), t, places=8, msg=f"n={n}")
+
+    def test_mean_ci(self):
+        # n=2: sd = 1/sqrt(2), half-width = 12.7062 * sd / sqrt(2) = 12.7062 / 2
+        cases = (([1, 2], 1.5, 6.353102368, 0.707106781),
+                 # n=3: sd = sqrt(7/3), half-width = 4.3027 * sd / sqrt(3)
+                 ([1, 2, 4], 7 / 3, 3.794583034, 1.527525232),
+                 # n=10: 0..9, sd = sqrt(82.5 / 9), half-width = 2.2622 * sd / sqrt(10)
+                 (list(range(10)), 4.5, 2.165850590, 3.027650354))
+        for vals, mean, half, sd in cases:
+            m, ci, s, n = study_stats.mean_ci(vals)
+            self.assertEqual(n, len(vals))
+            self.assertAlmostEqual(m, mean, places=9)
+            self.assertAlmostEqual(ci, half, places=8, msg=f"{vals}")
+            self.assertAlmostEqual(s, sd, places=8)
+        self.assertEqual(study_stats.mean_ci([3.0] * 4), (3.0, 0.0, 0.0, 4))
+
+    def test_what_is_left_out(self):
+        self.assertEqual(study_stats.mean_ci([]), (None, None, None, 0))
+        self.assertEqual(study_stats.mean_ci([2.5]), (2.5, None, None, 1))  # one value: no spread
+        # no value, not finite, true/false or text: not a replicate's value
+        self.assertEqual(study_stats.mean_ci([None, float("nan"), float("inf"), True, "4", 2.0]), (2.0, None, None, 1))
+        m, ci, s, n = study_stats.mean_ci([1, None, 2, False])
+        self.assertEqual((m, n), (1.5, 2))
+        self.assertAlmostEqual(ci, 6.353102368, places=8)
+
+    def test_without_scipy(self):
+        with mock.patch.dict("sys.modules", {"scipy": None, "scipy.stats": None}):
+            self.assertFalse(study_stats.have_scipy())
+            self.assertIsNone(study_stats.t_quantile(5))
+            m, ci, s, n = study_stats.mean_ci([1, 2, 4])
+        self.assertEqual((ci, n), (None, 3))
+        self.assertAlmostEqual(s, 1.527525232, places=8)
+        self.assertTrue(study_stats.have_scipy())
 
 
 if __name__ == "__main__":

@@ -12,8 +12,12 @@ package; doc/user-guide.md is the manual.  One job per module:
                   files, smpirun's command and environment, the process
   engine          many runs: points (directories holding their RunPlan) run
                   by a pool of worker processes or a Slurm job array
-  study           studies: a TOML file of runs, their directory, status,
-                  results.csv and figures (the verb: verbs/study.py)
+  study           studies: a TOML file of runs -> its points, each planned
+                  (the verb: verbs/study.py)
+  study_dir       a study's directory: written, found, its points' status
+  study_collect   a study's results.csv and means.csv
+  study_stats     replicates' means and 95% t intervals (scipy's quantile)
+  study_plot      a study's gnuplot figures (and tune's, through render)
   monitor         watching a running simulation: PssSampler, Progress
   results         HPL's output parsed, the extrapolation, the summary, the
                   JSON and CSV writers

@@ -24,14 +24,16 @@ directory.
     [[points]]
     bw = "100Gbps"
 
-load() reads and checks a study file (file:line for what is wrong; every
-point is planned by plan.make_plan, as `run` would, before anything is
-written); prepare() writes its directory; status(), collect() and plot()
-read the directory only: study.json and the points' files.
+load() reads and checks a study file (file:line for what is wrong) into a
+Study, its design of points; plan_points() plans every point by
+plan.make_plan, as `run` would, before anything is written.  The rest is
+other modules': the study's directory study_dir.py (prepare, open_dir,
+status), results.csv and means.csv study_collect.py (with study_stats.py's
+means and 95% intervals), the figures study_plot.py; they read the
+directory only: study.json and the points' files.
 """
 
 import contextlib
-import csv
 import dataclasses
 import hashlib
 import io
@@ -40,16 +42,13 @@ import json
 import math
 import os
 import re
-import statistics
-import subprocess
 import sys
 import tomllib
 import typing
 from typing import Any, Dict, List, Optional
 
-from . import engine, hpldat, platforms, settings
+from . import hpldat, platforms, settings
 from .errors import CliError
-from .files import write_atomic
 from .plan import RunOptions, make_plan
 
 SECTIONS = ("study", "base", "factors", "points")
@@ -60,13 +59,6 @@ DEFAULT_OUTPUTS = ("gflops", "hpl_time_s", "energy_j", "wall_s")
 OUTPUTS = ("gflops", "hpl_time_s", "simulated_time_s", "wall_s", "energy_j", "avg_power_w", "peak_rss_mb",
            "peak_vm_gib", "peak_mappings", "max_rss_mb", "energy_used_hosts_j", "energy_idle_hosts_j",
            "extrapolated_wall_s", "partial_gflops", "partial_hpl_time_s", "per_iteration_s", "per_iteration_wall_s")
-LABELS = {"gflops": "Gflops", "hpl_time_s": "HPL time (s)", "energy_j": "energy (J)", "wall_s": "wall time (s)",
-          "simulated_time_s": "simulated time (s)", "avg_power_w": "average power (W)",
-          "peak_rss_mb": "peak memory (MB)"}
-JSON_CELLS = ("energy_per_host_j", "partial_energy_per_host_j", "factors", "strata", "core_factors", "slow_hosts")
-STUDY_JSON, STUDY_TOML, POINTS, RESULTS, MEANS, PLOTS = ("study.json", "study.toml", "points", "results.csv",
-                                                          "means.csv", "plots")
-CONFIDENCE = 0.95
 
 
 # ---- reading the file --------------------------------------------------------------
@@ -309,15 +301,9 @@ def load(path, dir_opt=None, text=None):
         if o not in OUTPUTS:
             raise src.error(f"unknown output '{o}'; the outputs are {', '.join(OUTPUTS)}", "study", "outputs")
     # the directory
-    here = os.path.dirname(os.path.abspath(path))
-    if dir_opt:
-        d = os.path.abspath(dir_opt)
-    elif "dir" in head:
-        if not isinstance(head["dir"], str):
-            raise src.error("dir: expected a path in quotes", "study", "dir")
-        d = os.path.normpath(os.path.join(here, head["dir"]))
-    else:
-        d = os.path.abspath(os.path.splitext(os.path.basename(path))[0])
+    if not dir_opt and "dir" in head and not isinstance(head["dir"], str):
+        raise src.error("dir: expected a path in quotes", "study", "dir")
+    d = dir_of(path, head, dir_opt)
     if any(c.isspace() for c in d):
         raise CliError(f"the study directory {d!r} contains white space, which smpirun cannot handle; "
                        "give --dir DIR without spaces")
@@ -335,6 +321,16 @@ def load(path, dir_opt=None, text=None):
                                 values=values))
     return Study(path=os.path.abspath(path), text=text, name=name, dir=d,
                  base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
+
+
+def dir_of(path, head, dir_opt=None):
+    """The directory of study file path: --dir, else [study] dir (head's)
+    relative to the file, else the file's name in the current directory."""
+    if dir_opt:
+        return os.path.abspath(dir_opt)
+    if isinstance(head.get("dir"), str):
+        return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), head["dir"]))
+    return os.path.abspath(os.path.splitext(os.path.basename(path))[0])
 
 
 def too_many(src, count, section):
@@ -412,400 +408,3 @@ def describe(pt):
     if pt.seed is not None:
         what.append(f"seed={pt.seed}")
     return " ".join(what) or "(the base run)"
-
-
-# ---- the directory -----------------------------------------------------------------
-def design_json(study):
-    return {"format": 1, "name": study.name, "file": study.path, "design": study.design,
-            "factors": {k: v for k, v in study.factors.items()}, "base": study.base, "seeds": study.seeds,
-            "outputs": study.outputs,
-            "points": [{"id": p.id, "factors": p.values, "seed": p.seed} for p in study.points]}
-
-
-def point_record(pt, plan):
-    """What point.json says: the factors, the seed, and what the run was
-    asked (the options, the model and HPL actually used)."""
-    opts = {k: v for k, v in dataclasses.asdict(pt.options).items()
-            if v not in (None, False, ()) and k not in ("progress",)}
-    return {"id": pt.id, "factors": pt.factors, "seed": pt.seed, "options": opts, "model": plan.model,
-            "xhpl": plan.xhpl}
-
-
-def prepare(study, plans):
-    """Write the study's directory: study.toml, study.json and the points.
-    A done point run with other options refuses the whole study."""
-    pdir = os.path.join(study.dir, POINTS)
-    for pt, plan in zip(study.points, plans):
-        d = os.path.join(pdir, pt.id)
-        old = engine.info(d) if os.path.isdir(d) else None
-        new = point_record(pt, plan)
-        if old and engine.state(d) == "done" and {k: old.get(k) for k in ("options", "model", "xhpl")} != \
-                {k: new[k] for k in ("options", "model", "xhpl")}:
-            diff = [k for k in sorted(set(old.get("options", {})) | set(new["options"]))
-                    if old.get("options", {}).get(k) != new["options"].get(k)]
-            what = (", ".join(f"{k.replace('_', '-')} {old.get('options', {}).get(k)!r} -> {new['options'].get(k)!r}"
-                              for k in diff[:3]) if diff else
-                    f"model {old.get('model')} -> {new['model']}" if old.get("model") != new["model"] else
-                    f"HPL {old.get('xhpl')} -> {new['xhpl']}")
-            raise CliError(f"{d} was run with other settings than {study.path} now gives ({what}): its result "
-                           "would be mixed with the new ones; give another --dir, or remove that point's directory "
-                           "to run it again")
-    os.makedirs(pdir, exist_ok=True)
-    write_atomic(os.path.join(study.dir, STUDY_TOML), study.text)
-    write_atomic(os.path.join(study.dir, STUDY_JSON), json.dumps(design_json(study), indent=2) + "\n")
-    dirs = []
-    for pt, plan in zip(study.points, plans):
-        d = os.path.join(pdir, pt.id)
-        if engine.state(d) not in ("done", "running", "queued"):
-            engine.write_point(d, plan, point_record(pt, plan))
-        dirs.append(d)
-    return dirs
-
-
-def open_dir(target, dir_opt=None):
-    """status, collect, plot: the study directory of a study file or the
-    directory itself -> (dir, its study.json)."""
-    if os.path.isdir(target) and not dir_opt:
-        d = os.path.abspath(target)
-    elif os.path.isfile(target):
-        src, doc, _ = parse(target)
-        head = doc.get("study", {}) if isinstance(doc.get("study"), dict) else {}
-        here = os.path.dirname(os.path.abspath(target))
-        d = (os.path.abspath(dir_opt) if dir_opt else
-             os.path.normpath(os.path.join(here, head["dir"])) if isinstance(head.get("dir"), str) else
-             os.path.abspath(os.path.splitext(os.path.basename(target))[0]))
-    else:
-        raise CliError(f"{target}: no such study file or directory")
-    design = engine._read_json(os.path.join(d, STUDY_JSON))
-    if not design:
-        raise CliError(f"{d}: no study there yet ({STUDY_JSON} is missing): run `simblas-hpl study FILE.toml` first")
-    return d, design
-
-
-def point_dirs(d, design):
-    return [os.path.join(d, POINTS, p["id"]) for p in design["points"]]
-
-
-# ---- status -------------------------------------------------------------------------
-def status(d, design, out=print):
-    """Print where the points are; returns {state: count}."""
-    dirs = point_dirs(d, design)
-    st = engine.states(dirs)
-    counts = {s: sum(1 for x in st.values() if x == s) for s in engine.STATES}
-    runners = {dd: engine.runner(dd) for dd in dirs if st[dd] == "running"}
-    orphans = sum(1 for r in runners.values() if r["worker"] == "gone")
-    out(f"study {design['name']} ({d}): {len(dirs)} point(s): {counts['done']} done, {counts['running']} running"
-        + (f" ({orphans} with no worker)" if orphans else "")
-        + f", {counts['queued']} queued, {counts['failed']} failed, {counts['todo']} to do")
-    for p, dd in zip(design["points"], dirs):
-        s = st[dd]
-        if s == "failed":
-            f = engine.failure(dd) or {}
-            first = (f.get("message") or "?").splitlines()[0]
-            out(f"  failed   {p['id']}: {first} (attempt {f.get('attempt', '?')}; stderr tail: "
-                f"{os.path.join(dd, engine.FAILED_TAIL)})")
-        elif s == "running":
-            r = runners[dd]
-            where = f"pid {r.get('pid')} on {r.get('host')}" + (f", Slurm job {r['job']}" if r.get("job") else "")
-            out(f"  running  {p['id']}, no worker: {engine.orphaned(dd, r)}" if r["worker"] == "gone" else
-                f"  running  {p['id']}: since {r.get('started', '?')} ({where})")
-        elif s == "queued":
-            q = engine._read_json(os.path.join(dd, engine.QUEUED)) or {}
-            out(f"  queued   {p['id']}: Slurm job {q.get('job')}, array task {q.get('task')}")
-    return counts
-
-
-# ---- collect ------------------------------------------------------------------------
-def t_quantile(n):
-    """The two-sided 95% Student quantile for n values (scipy), None
-    without scipy or with fewer than 2 values."""
-    if n < 2:
-        return None
-    try:
-        from scipy import stats
-    except ImportError:
-        return None
-    return float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1))
-
-
-def have_scipy():
-    try:
-        import scipy.stats  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
-def flatten(obj, prefix=""):
-    """A JSON summary -> {column: cell}: nested objects as a.b, lists and
-    per-host maps as JSON text."""
-    out = {}
-    for k, v in obj.items():
-        key = prefix + k
-        if isinstance(v, dict) and k not in JSON_CELLS:
-            out.update(flatten(v, key + "."))
-        elif isinstance(v, (dict, list)):
-            out[key] = json.dumps(v, separators=(",", ":"))
-        else:
-            out[key] = v
-    return out
-
-
-def mean_ci(values):
-    """(mean, half-width of its 95% interval or None, standard deviation or None, n)."""
-    vals = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
-    if not vals:
-        return None, None, None, 0
-    n = len(vals)
-    m = statistics.fmean(vals)
-    if n < 2:
-        return m, None, None, n
-    sd = statistics.stdev(vals)
-    t = t_quantile(n)
-    return m, (t * sd / math.sqrt(n) if t is not None else None), sd, n
-
-
-def cell(v):
-    """A CSV cell: '' for none, true/false, floats to their last digit."""
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return repr(v)
-    return str(v) if isinstance(v, (int, str)) else json.dumps(v)
-
-
-def collect(d, design, out=None):
-    """Write results.csv (one row per done point: factors, seed, every JSON
-    field, the means and 95% intervals of the outputs over the point's
-    replicates) and means.csv (one row per factor combination), both
-    atomically.  Returns (rows written, points, whether intervals could be
-    computed)."""
-    dirs = point_dirs(d, design)
-    factors = list(design["factors"])
-    outputs = design["outputs"]
-    rows, combos = [], {}
-    for p, dd in zip(design["points"], dirs):
-        r = engine.result(dd)
-        if r is None:
-            continue
-        key = tuple(json.dumps(p["factors"].get(f), sort_keys=True) for f in factors)
-        combos.setdefault(key, {"factors": p["factors"], "results": []})["results"].append(r)
-        rows.append((p, r, key))
-    stats = {}
-    for key, c in combos.items():
-        stats[key] = {o: mean_ci([r.get(o) for r in c["results"]]) for o in outputs}
-    fields = []
-    flat_rows = []
-    for p, r, key in rows:
-        f = flatten(r)
-        for k in f:
-            if k not in fields:
-                fields.append(k)
-        flat_rows.append((p, f, key))
-    stat_cols = [c for o in outputs for c in (f"{o}_mean", f"{o}_ci95", f"{o}_n")]
-    header = factors + ["seed", "point"] + [k for k in fields if k not in factors and k not in ("seed",)] + stat_cols
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    for p, f, key in flat_rows:
-        row = {**f, **{k: p["factors"].get(k) for k in factors}, "seed": p["seed"] if p["seed"] is not None else
-               f.get("seed"), "point": p["id"]}
-        for o in outputs:
-            m, ci, sd, n = stats[key][o]
-            row.update({f"{o}_mean": m, f"{o}_ci95": ci, f"{o}_n": n})
-        w.writerow([cell(row.get(h)) for h in header])
-    write_atomic(os.path.join(d, RESULTS), buf.getvalue())
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    mean_cols = [c for o in outputs for c in (f"{o}_mean", f"{o}_ci95", f"{o}_sd")]
-    w.writerow(factors + ["replicates"] + mean_cols)
-    order = {json.dumps([json.dumps(p["factors"].get(f), sort_keys=True) for f in factors]): i
-             for i, p in reversed(list(enumerate(design["points"])))}
-    for key in sorted(combos, key=lambda k: order.get(json.dumps(list(k)), 0)):
-        c = combos[key]
-        cells = [cell(c["factors"].get(f)) for f in factors] + [len(c["results"])]
-        for o in outputs:
-            m, ci, sd, n = stats[key][o]
-            cells += [cell(m), cell(ci), cell(sd)]
-        w.writerow(cells)
-    write_atomic(os.path.join(d, MEANS), buf.getvalue())
-    return len(rows), len(dirs), have_scipy()
-
-
-def read_means(d, design):
-    """means.csv as [{factor: value, output_mean: float...}] (values typed as in study.json)."""
-    path = os.path.join(d, MEANS)
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    factors = design["factors"]
-    out = []
-    for r in rows:
-        row = {}
-        for k, v in r.items():
-            if k in factors:
-                levels = factors[k]
-                row[k] = next((lv for lv in levels if cell(lv) == v), None if v == "" else v)
-            else:
-                try:
-                    row[k] = float(v) if v != "" else None
-                except ValueError:
-                    row[k] = v
-        out.append(row)
-    return out
-
-
-# ---- plot ---------------------------------------------------------------------------
-def numeric(levels):
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in levels if v is not None)
-
-
-def axis(f, levels):
-    """How factor f's levels are shown: (the axis label, each level's text,
-    each level's x when they are numbers, else None).  Texts that differ in
-    one number only (fat trees 2;16,32;1,T;1,1, 1Gbps and 10Gbps) are shown
-    as that number, on a numeric axis."""
-    name = f.replace("_", "-")
-    if numeric(levels):
-        return name, [str(v) for v in levels], [float(v) for v in levels]
-    texts = [str(v) for v in levels]
-    if len(texts) >= 2:
-        pre = os.path.commonprefix(texts)
-        suf = os.path.commonprefix([t[::-1] for t in texts])[::-1]
-        pre = pre.rstrip("0123456789.")  # the varying part is whole numbers
-        suf = suf.lstrip("0123456789.")
-        mids = [t[len(pre):len(t) - len(suf)] for t in texts]
-        if all(re.fullmatch(r"\d+(\.\d+)?", m) for m in mids):
-            return f"{name} ({pre}*{suf})", mids, [float(m) for m in mids]
-    return name, texts, None
-
-
-def gp_quote(s):
-    return "'" + str(s).replace("'", "''") + "'"
-
-
-def label(name):
-    return LABELS.get(name, name.replace("_", " "))
-
-
-def plot(d, design, gnuplot):
-    """gnuplot figures in d/plots/: each output against each factor (one
-    line per combination of the other factors, up to 8, else their mean;
-    95% intervals as error bars; logarithmic axes for levels or values
-    spanning 50 or 20 times), and a heat map of each output over each
-    pair of factors (the other factors averaged).  SVG and PNG, as the
-    calibration report makes them.  Returns the figures made."""
-    rows = read_means(d, design)
-    pdir = os.path.join(d, PLOTS)
-    os.makedirs(pdir, exist_ok=True)
-    factors = {k: v for k, v in design["factors"].items() if len([x for x in v if x is not None]) >= 1}
-    made = []
-    for o in design["outputs"]:
-        if not any(r.get(f"{o}_mean") is not None for r in rows):
-            continue
-        for f, levels in factors.items():
-            made += _plot_vs(pdir, design, rows, o, f, [lv for lv in levels if lv is not None], gnuplot)
-        names = [f for f, lv in factors.items() if len(lv) >= 2]
-        for f1, f2 in itertools.combinations(names, 2):
-            made += _heatmap(pdir, design, rows, o, f1, f2, gnuplot)
-    return made
-
-
-def _render(pdir, base, script, gnuplot):
-    """script -> base.svg and base.png (base.gp and its data kept beside)."""
-    gp = os.path.join(pdir, base + ".gp")
-    with open(gp, "w") as f:
-        f.write(script)
-    for term, ext in (("svg size 900,600 dynamic", "svg"), ("pngcairo size 900,600", "png")):
-        r = subprocess.run([gnuplot, "-e", f"set terminal {term}; set output '{base}.{ext}'", base + ".gp"],
-                           cwd=pdir, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise CliError(f"gnuplot failed on {gp}: {(r.stderr.strip().splitlines() or ['?'])[-1]}", 1)
-    return [os.path.join(pdir, base + ".svg"), os.path.join(pdir, base + ".png")]
-
-
-def _safe(s):
-    return re.sub(r"[^A-Za-z0-9._-]", "_", s)
-
-
-def _plot_vs(pdir, design, rows, o, f, levels, gnuplot):
-    others = [g for g in design["factors"] if g != f]
-    series = {}
-    for r in rows:
-        key = tuple((g, cell(r.get(g))) for g in others)
-        if r.get(f) is not None and r.get(f"{o}_mean") is not None:
-            series.setdefault(key, {})[json.dumps(r.get(f))] = r
-    if any(len(pts) >= 2 for pts in series.values()):  # lines against f; a single point is no line
-        series = {k: pts for k, pts in series.items() if len(pts) >= 2}
-    if len(series) > 8:  # too many lines: the mean over the other factors
-        merged = {}
-        for s in series.values():
-            for lv, r in s.items():
-                merged.setdefault(lv, []).append(r)
-        series = {(("mean over the other factors", ""),): {
-            lv: {f"{o}_mean": statistics.fmean([x[f"{o}_mean"] for x in rs if x.get(f"{o}_mean") is not None] or
-                                               [float("nan")]), f"{o}_ci95": None} for lv, rs in merged.items()}}
-    xlabel, texts, xs = axis(f, levels)
-    num = xs is not None
-    base = _safe(f"{o}-vs-{f}")
-    data, titles = [], []
-    for key, pts in series.items():
-        lines = []
-        for j, lv in enumerate(levels):
-            r = pts.get(json.dumps(lv))
-            if not r or r.get(f"{o}_mean") is None:
-                continue
-            ci = r.get(f"{o}_ci95")
-            lines.append((xs[j] if num else j, f"{xs[j] if num else j} {r[f'{o}_mean']!r} "
-                          f"{ci if ci is not None else 0!r} {json.dumps(texts[j])}"))
-        lines = [ln for _, ln in sorted(lines)]  # a line joins the levels in the axis' order
-        if lines:
-            data += [f"# {', '.join(f'{g}={v}' for g, v in key)}"] + lines + ["\n"]
-            titles.append(", ".join(f"{g.replace('_', '-')}={v}" for g, v in key) or design["name"])
-    if not titles:
-        return []
-    with open(os.path.join(pdir, base + ".dat"), "w") as fh:
-        fh.write("\n".join(data) + "\n")
-    logx = num and min(xs) > 0 and max(xs) / min(xs) >= 50
-    ys = [r[f"{o}_mean"] for pts in series.values() for r in pts.values() if r.get(f"{o}_mean") is not None]
-    logy = ys and min(ys) > 0 and max(ys) / min(ys) >= 20  # lines far apart: each visible
-    plots = ", ".join(
-        f"'{base}.dat' index {i} using 1:2:3{'' if num else ':xtic(4)'} with yerrorlines title {gp_quote(t)}"
-        for i, t in enumerate(titles))
-    script = (f"set title {gp_quote(design['name'] + ': ' + label(o) + ' against ' + f.replace('_', '-'))}\n"
-              f"set xlabel {gp_quote(xlabel)}\nset ylabel {gp_quote(label(o))}\nset grid\n"
-              "set key outside right top\nset bars small\n"
-              + ("set logscale x\n" if logx else "") + ("set logscale y\n" if logy else "")
-              + ("" if num else f"set xrange [-0.5:{len(levels) - 0.5}]\n")
-              + f"plot {plots}\n")
-    return _render(pdir, base, script, gnuplot)
-
-
-def _heatmap(pdir, design, rows, o, f1, f2, gnuplot):
-    l1 = [v for v in design["factors"][f1] if v is not None]
-    l2 = [v for v in design["factors"][f2] if v is not None]
-    cells = {}
-    for r in rows:
-        if r.get(f"{o}_mean") is not None:
-            cells.setdefault((json.dumps(r.get(f1)), json.dumps(r.get(f2))), []).append(r[f"{o}_mean"])
-    base = _safe(f"{o}-{f1}-{f2}")
-    lines = []
-    for i, a in enumerate(l1):
-        for j, b in enumerate(l2):
-            v = cells.get((json.dumps(a), json.dumps(b)))
-            lines.append(f"{i} {j} {statistics.fmean(v)!r}" if v else f"{i} {j} NaN")
-        lines.append("")
-    with open(os.path.join(pdir, base + ".dat"), "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    (x1, t1, _), (x2, t2, _) = axis(f1, l1), axis(f2, l2)
-    xt = ", ".join(f"{gp_quote(v)} {i}" for i, v in enumerate(t1))
-    yt = ", ".join(f"{gp_quote(v)} {j}" for j, v in enumerate(t2))
-    script = (f"set title {gp_quote(design['name'] + ': ' + label(o))}\n"
-              f"set xlabel {gp_quote(x1)}\nset ylabel {gp_quote(x2)}\n"
-              f"set xtics ({xt})\nset ytics ({yt})\nset xrange [-0.5:{len(l1) - 0.5}]\n"
-              f"set yrange [-0.5:{len(l2) - 0.5}]\nset cblabel {gp_quote(label(o))}\nset palette rgb 33,13,10\n"
-              "unset key\n"
-              f"plot '{base}.dat' using 1:2:3 with image, '{base}.dat' using 1:2:(sprintf('%.4g', $3)) "
-              "with labels\n")
-    return _render(pdir, base, script, gnuplot)

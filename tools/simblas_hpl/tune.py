@@ -41,7 +41,7 @@ import types
 import warnings
 from typing import Dict, Optional
 
-from . import engine, hpldat
+from . import engine, hpldat, study_plot
 from . import study as st
 from .errors import CliError, note
 from .files import write_atomic
@@ -678,8 +678,8 @@ def plot(tune, name, evals, gnuplot):
         lines.append(f"{i} {e.gflops if e.gflops is not None else 'NaN'} {top if top is not None else 'NaN'}")
     with open(os.path.join(pdir, base + ".dat"), "w") as f:
         f.write("# evaluation gflops best-so-far\n" + "\n".join(lines) + "\n")
-    script = (f"set title {st.gp_quote(f'simblas-hpl tune ({name}): {tune.ranks} ranks')}\n"
+    script = (f"set title {study_plot.gp_quote(f'simblas-hpl tune ({name}): {tune.ranks} ranks')}\n"
               "set xlabel 'evaluations (distinct points)'\nset ylabel 'Gflops'\nset grid\nset key bottom right\n"
               f"plot '{base}.dat' using 1:2 with points pt 7 ps 0.5 title 'evaluated point', "
               f"'{base}.dat' using 1:3 with steps lw 2 title 'best so far'\n")
-    return st._render(pdir, base, script, gnuplot)
+    return study_plot.render(pdir, base, script, gnuplot)

@@ -6,6 +6,7 @@ import sys
 
 from .. import engine
 from .. import study as st
+from .. import study_collect, study_dir, study_plot
 from ..errors import CliError, note
 from ..locations import tool
 
@@ -52,9 +53,9 @@ def main(args):
     action, target = parse_target(args.target)
     if action == "run":
         return run(args, target)
-    d, design = st.open_dir(target, args.dir)
+    d, design = study_dir.open_dir(target, args.dir)
     if action == "status":
-        counts = st.status(d, design)
+        counts = study_dir.status(d, design)
         return 1 if counts["failed"] else 0
     if action == "collect":
         return collect(d, design)
@@ -82,7 +83,7 @@ def run(args, path):
             engine.check_slurm()
     study = st.load(path, args.dir)
     plans = st.plan_points(study)  # every point as `run` checks it, before anything is written
-    dirs = st.prepare(study, plans)
+    dirs = study_dir.prepare(study, plans)
     note(f"study {study.name}: {len(dirs)} point(s) ({len(study.points) // len(study.seeds)} combination(s) x "
          f"{len(study.seeds)} replicate(s)) in {study.dir}")
     if args.dry_run:
@@ -93,8 +94,8 @@ def run(args, path):
     if not out.finished:
         note(f"follow it with `simblas-hpl study status {study.dir}`, then `simblas-hpl study collect {study.dir}`")
         return 0
-    d, design = st.open_dir(study.dir)
-    counts = st.status(d, design, out=note)
+    d, design = study_dir.open_dir(study.dir)
+    counts = study_dir.status(d, design, out=note)
     if counts["done"]:
         collect(d, design)
     if counts["failed"]:
@@ -104,11 +105,11 @@ def run(args, path):
 
 
 def collect(d, design):
-    n, total, intervals = st.collect(d, design)
+    n, total, intervals = study_collect.collect(d, design)
     if not n:
         raise CliError(f"{d}: no point is done yet (simblas-hpl study status {d})", 1)
-    note(f"{d}/{st.RESULTS}: {n} of {total} point(s)" + ("" if n == total else " (the others are not done)")
-         + f"; {d}/{st.MEANS}: their means")
+    note(f"{d}/{study_collect.RESULTS}: {n} of {total} point(s)" + ("" if n == total else " (the others are not done)")
+         + f"; {d}/{study_collect.MEANS}: their means")
     if not intervals and len(design["seeds"]) > 1:
         note("the 95% intervals need scipy's t quantiles, and scipy is not installed: the means are written, their "
              "intervals left empty (Debian: apt-get install python3-scipy)")
@@ -121,8 +122,9 @@ def plot(d, design):
         gnuplot = tool("gnuplot")
     except CliError:
         raise CliError("study plot draws with gnuplot, which is not installed (Debian: apt-get install gnuplot-nox)")
-    made = st.plot(d, design, gnuplot)
-    note(f"{len(made)} figure(s) in {os.path.join(d, st.PLOTS)}" if made else "nothing to plot: no output has a value")
+    made = study_plot.plot(d, design, gnuplot)
+    note(f"{len(made)} figure(s) in {os.path.join(d, study_plot.PLOTS)}" if made else
+         "nothing to plot: no output has a value")
     for m in made:
         if m.endswith(".svg"):
             print(m)

@@ -1,0 +1,125 @@
+"""A study's results: collect() reads the done points' JSON summaries
+(engine.result) and writes, atomically, results.csv (a row per point:
+its factors, seed, every JSON field, and the means and 95% intervals of
+the outputs over its replicates, study_stats.py) and means.csv (a row
+per factor combination); read_means() reads means.csv back for the
+figures (study_plot.py)."""
+
+import csv
+import io
+import json
+import os
+
+from . import engine
+from .files import write_atomic
+from .study_dir import point_dirs
+from .study_stats import have_scipy, mean_ci
+
+JSON_CELLS = ("energy_per_host_j", "partial_energy_per_host_j", "factors", "strata", "core_factors", "slow_hosts")
+RESULTS, MEANS = "results.csv", "means.csv"
+
+
+def flatten(obj, prefix=""):
+    """A JSON summary -> {column: cell}: nested objects as a.b, lists and
+    per-host maps as JSON text."""
+    out = {}
+    for k, v in obj.items():
+        key = prefix + k
+        if isinstance(v, dict) and k not in JSON_CELLS:
+            out.update(flatten(v, key + "."))
+        elif isinstance(v, (dict, list)):
+            out[key] = json.dumps(v, separators=(",", ":"))
+        else:
+            out[key] = v
+    return out
+
+
+def cell(v):
+    """A CSV cell: '' for none, true/false, floats to their last digit."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v) if isinstance(v, (int, str)) else json.dumps(v)
+
+
+def collect(d, design, out=None):
+    """Write results.csv (one row per done point: factors, seed, every JSON
+    field, the means and 95% intervals of the outputs over the point's
+    replicates) and means.csv (one row per factor combination), both
+    atomically.  Returns (rows written, points, whether intervals could be
+    computed)."""
+    dirs = point_dirs(d, design)
+    factors = list(design["factors"])
+    outputs = design["outputs"]
+    rows, combos = [], {}
+    for p, dd in zip(design["points"], dirs):
+        r = engine.result(dd)
+        if r is None:
+            continue
+        key = tuple(json.dumps(p["factors"].get(f), sort_keys=True) for f in factors)
+        combos.setdefault(key, {"factors": p["factors"], "results": []})["results"].append(r)
+        rows.append((p, r, key))
+    stats = {}
+    for key, c in combos.items():
+        stats[key] = {o: mean_ci([r.get(o) for r in c["results"]]) for o in outputs}
+    fields = []
+    flat_rows = []
+    for p, r, key in rows:
+        f = flatten(r)
+        for k in f:
+            if k not in fields:
+                fields.append(k)
+        flat_rows.append((p, f, key))
+    stat_cols = [c for o in outputs for c in (f"{o}_mean", f"{o}_ci95", f"{o}_n")]
+    header = factors + ["seed", "point"] + [k for k in fields if k not in factors and k not in ("seed",)] + stat_cols
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for p, f, key in flat_rows:
+        row = {**f, **{k: p["factors"].get(k) for k in factors}, "seed": p["seed"] if p["seed"] is not None else
+               f.get("seed"), "point": p["id"]}
+        for o in outputs:
+            m, ci, sd, n = stats[key][o]
+            row.update({f"{o}_mean": m, f"{o}_ci95": ci, f"{o}_n": n})
+        w.writerow([cell(row.get(h)) for h in header])
+    write_atomic(os.path.join(d, RESULTS), buf.getvalue())
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    mean_cols = [c for o in outputs for c in (f"{o}_mean", f"{o}_ci95", f"{o}_sd")]
+    w.writerow(factors + ["replicates"] + mean_cols)
+    order = {json.dumps([json.dumps(p["factors"].get(f), sort_keys=True) for f in factors]): i
+             for i, p in reversed(list(enumerate(design["points"])))}
+    for key in sorted(combos, key=lambda k: order.get(json.dumps(list(k)), 0)):
+        c = combos[key]
+        cells = [cell(c["factors"].get(f)) for f in factors] + [len(c["results"])]
+        for o in outputs:
+            m, ci, sd, n = stats[key][o]
+            cells += [cell(m), cell(ci), cell(sd)]
+        w.writerow(cells)
+    write_atomic(os.path.join(d, MEANS), buf.getvalue())
+    return len(rows), len(dirs), have_scipy()
+
+
+def read_means(d, design):
+    """means.csv as [{factor: value, output_mean: float...}] (values typed as in study.json)."""
+    path = os.path.join(d, MEANS)
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    factors = design["factors"]
+    out = []
+    for r in rows:
+        row = {}
+        for k, v in r.items():
+            if k in factors:
+                levels = factors[k]
+                row[k] = next((lv for lv in levels if cell(lv) == v), None if v == "" else v)
+            else:
+                try:
+                    row[k] = float(v) if v != "" else None
+                except ValueError:
+                    row[k] = v
+        out.append(row)
+    return out

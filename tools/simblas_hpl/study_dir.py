@@ -1,0 +1,115 @@
+"""A study's directory: prepare() writes it from a loaded study (study.py):
+study.toml, study.json (the design: factors, seeds, outputs, every point)
+and a point directory of the engine (engine.py) per point; open_dir()
+finds it again from the study file or the directory; status() says where
+its points are, from their own files.
+
+    DIR/study.toml     the study file, as it was run
+    DIR/study.json     the design, which collect and plot read
+    DIR/points/ID/     a point (engine.py), ID from study.point_id
+"""
+
+import dataclasses
+import json
+import os
+
+from . import engine
+from .errors import CliError
+from .files import write_atomic
+from .study import dir_of, parse
+
+STUDY_JSON, STUDY_TOML, POINTS = "study.json", "study.toml", "points"
+
+def design_json(study):
+    return {"format": 1, "name": study.name, "file": study.path, "design": study.design,
+            "factors": {k: v for k, v in study.factors.items()}, "base": study.base, "seeds": study.seeds,
+            "outputs": study.outputs,
+            "points": [{"id": p.id, "factors": p.values, "seed": p.seed} for p in study.points]}
+
+
+def point_record(pt, plan):
+    """What point.json says: the factors, the seed, and what the run was
+    asked (the options, the model and HPL actually used)."""
+    opts = {k: v for k, v in dataclasses.asdict(pt.options).items()
+            if v not in (None, False, ()) and k not in ("progress",)}
+    return {"id": pt.id, "factors": pt.factors, "seed": pt.seed, "options": opts, "model": plan.model,
+            "xhpl": plan.xhpl}
+
+
+def prepare(study, plans):
+    """Write the study's directory: study.toml, study.json and the points.
+    A done point run with other options refuses the whole study."""
+    pdir = os.path.join(study.dir, POINTS)
+    for pt, plan in zip(study.points, plans):
+        d = os.path.join(pdir, pt.id)
+        old = engine.info(d) if os.path.isdir(d) else None
+        new = point_record(pt, plan)
+        if old and engine.state(d) == "done" and {k: old.get(k) for k in ("options", "model", "xhpl")} != \
+                {k: new[k] for k in ("options", "model", "xhpl")}:
+            diff = [k for k in sorted(set(old.get("options", {})) | set(new["options"]))
+                    if old.get("options", {}).get(k) != new["options"].get(k)]
+            what = (", ".join(f"{k.replace('_', '-')} {old.get('options', {}).get(k)!r} -> {new['options'].get(k)!r}"
+                              for k in diff[:3]) if diff else
+                    f"model {old.get('model')} -> {new['model']}" if old.get("model") != new["model"] else
+                    f"HPL {old.get('xhpl')} -> {new['xhpl']}")
+            raise CliError(f"{d} was run with other settings than {study.path} now gives ({what}): its result "
+                           "would be mixed with the new ones; give another --dir, or remove that point's directory "
+                           "to run it again")
+    os.makedirs(pdir, exist_ok=True)
+    write_atomic(os.path.join(study.dir, STUDY_TOML), study.text)
+    write_atomic(os.path.join(study.dir, STUDY_JSON), json.dumps(design_json(study), indent=2) + "\n")
+    dirs = []
+    for pt, plan in zip(study.points, plans):
+        d = os.path.join(pdir, pt.id)
+        if engine.state(d) not in ("done", "running", "queued"):
+            engine.write_point(d, plan, point_record(pt, plan))
+        dirs.append(d)
+    return dirs
+
+
+def open_dir(target, dir_opt=None):
+    """status, collect, plot: the study directory of a study file or the
+    directory itself -> (dir, its study.json)."""
+    if os.path.isdir(target) and not dir_opt:
+        d = os.path.abspath(target)
+    elif os.path.isfile(target):
+        src, doc, _ = parse(target)
+        d = dir_of(target, doc.get("study", {}) if isinstance(doc.get("study"), dict) else {}, dir_opt)
+    else:
+        raise CliError(f"{target}: no such study file or directory")
+    design = engine._read_json(os.path.join(d, STUDY_JSON))
+    if not design:
+        raise CliError(f"{d}: no study there yet ({STUDY_JSON} is missing): run `simblas-hpl study FILE.toml` first")
+    return d, design
+
+
+def point_dirs(d, design):
+    return [os.path.join(d, POINTS, p["id"]) for p in design["points"]]
+
+
+def status(d, design, out=print):
+    """Print where the points are; returns {state: count}."""
+    dirs = point_dirs(d, design)
+    st = engine.states(dirs)
+    counts = {s: sum(1 for x in st.values() if x == s) for s in engine.STATES}
+    runners = {dd: engine.runner(dd) for dd in dirs if st[dd] == "running"}
+    orphans = sum(1 for r in runners.values() if r["worker"] == "gone")
+    out(f"study {design['name']} ({d}): {len(dirs)} point(s): {counts['done']} done, {counts['running']} running"
+        + (f" ({orphans} with no worker)" if orphans else "")
+        + f", {counts['queued']} queued, {counts['failed']} failed, {counts['todo']} to do")
+    for p, dd in zip(design["points"], dirs):
+        s = st[dd]
+        if s == "failed":
+            f = engine.failure(dd) or {}
+            first = (f.get("message") or "?").splitlines()[0]
+            out(f"  failed   {p['id']}: {first} (attempt {f.get('attempt', '?')}; stderr tail: "
+                f"{os.path.join(dd, engine.FAILED_TAIL)})")
+        elif s == "running":
+            r = runners[dd]
+            where = f"pid {r.get('pid')} on {r.get('host')}" + (f", Slurm job {r['job']}" if r.get("job") else "")
+            out(f"  running  {p['id']}, no worker: {engine.orphaned(dd, r)}" if r["worker"] == "gone" else
+                f"  running  {p['id']}: since {r.get('started', '?')} ({where})")
+        elif s == "queued":
+            q = engine._read_json(os.path.join(dd, engine.QUEUED)) or {}
+            out(f"  queued   {p['id']}: Slurm job {q.get('job')}, array task {q.get('task')}")
+    return counts
