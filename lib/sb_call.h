@@ -101,6 +101,11 @@ enum sb_focus { SB_FOCUS_NONE, SB_FOCUS_LAPACK, SB_FOCUS_HPL };
 #define SB_FOCUS(f) SB_FOCUS_##f
 #define SB_FOCUS_ SB_FOCUS_NONE /* a row without the column */
 
+/* blas.def's optional hermitian column: HERM, or nothing */
+#define SB_HERM(h) SB_HERM_##h
+#define SB_HERM_HERM 1
+#define SB_HERM_ 0
+
 typedef struct sb_opinfo {
   const char *name;        /* "dgemm": the model-file key                */
   const char *stem;        /* "gemm"                                     */
@@ -111,6 +116,7 @@ typedef struct sb_opinfo {
   unsigned char shape;     /* enum sb_shape: the family's, or kernels.def's */
   unsigned char variants;  /* 2 for SIDED shapes (Left, Right), else 1   */
   unsigned char focus;     /* enum sb_focus: blas.def's column           */
+  unsigned char herm;      /* 1: a Hermitian routine (blas.def's column) */
   unsigned char ld_dep;    /* kernels.def's ld column: 1 when the time
                               depends on A's leading dimension (LDA)     */
   unsigned char flop_term; /* enum sb_term: flops = flop_coef x the term */
