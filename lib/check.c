@@ -240,7 +240,7 @@ int sb_chk_syrk(sb_call *c, const char *uplo, const char *trans, const int *n,
   /* which transposes a routine accepts: real sy*: N T C; complex sy*: N T;
    * he*: N C */
   const sb_opinfo *op = &sb_ops[c->op];
-  int herm = op->stem[0] == 'h', tr_ok;
+  int herm = op->herm, tr_ok;
   if (herm) tr_ok = is(trans, 'N') || is(trans, 'C');
   else if (op->cplx) tr_ok = is(trans, 'N') || is(trans, 'T');
   else tr_ok = trans_ok(trans);
@@ -435,7 +435,7 @@ int sb_cchk_syr(sb_call *c, int layout, int uplo, int n, int incx, int incy,
   char u = uplo_char(uplo, rm);
   if (!u) return cerr(c, 2, "Uplo", uplo);
   /* row-major her2/hpr2 pass y before x (netlib); syr2 keeps the order */
-  int swap = rm && incy != SB_NA && sb_ops[c->op].stem[0] == 'h';
+  int swap = rm && incy != SB_NA && sb_ops[c->op].herm;
   int ix = swap ? incy : incx, iy = swap ? incx : incy;
   return cblas_end(sb_chk_syr(c, &u, &n, &ix, incy != SB_NA ? &iy : NULL,
                               lda != SB_NA ? &lda : NULL, q));
@@ -484,7 +484,7 @@ int sb_cchk_syrk(sb_call *c, int layout, int uplo, int trans, int n, int k,
   LAYOUT_CHECK(c, layout);
   char u = uplo_char(uplo, rm), t;
   /* netlib: a row-major he* call turns NoTrans into 'C' */
-  int herm = sb_ops[c->op].stem[0] == 'h';
+  int herm = sb_ops[c->op].herm;
   /* netlib: row-major syrk, herk, syr2k report a bad Uplo as 3 */
   if (!u) return cerr(c, rm && !(herm && ldb != SB_NA) ? 3 : 2, "Uplo", uplo);
   t = tr_char(trans, rm);

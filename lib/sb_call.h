@@ -29,10 +29,11 @@ enum sb_op {
 #undef SB_KERNEL
 
 /* ---- families: one per signature shape, with the facts about its
- * routines that the model, the calibrator, the fitter and models/mkdefault
- * read (one row each; nothing else lists families):
+ * routines that the model, the calibrator, the fitter, models/mkdefault
+ * and the CBLAS error handler read (one row each; nothing else lists
+ * families):
  *
- *   X(family, level, shape, flop term, flops per term)
+ *   X(family, level, shape, flop term, flops per term, row-major swap)
  *
  * level   1, 2 or 3 (BLAS levels; OpenBLAS's matrix copies are 2), or M:
  *         HPL's memory kernels (kernels.def)
@@ -40,32 +41,62 @@ enum sb_op {
  *         doc/model-format.md); SIDED families have a Right-side form
  * flops   real flops of a call = flops per term x the term (complex x4):
  *         the fallback for a routine the model lacks, and the nominal
- *         default model; approximate                                       */
+ *         default model; approximate
+ * swap    the CBLAS parameter positions that netlib's cblas_xerbla
+ *         exchanges when a row-major call is reported (lib/xerbla.c): a
+ *         row-major call hands the Fortran-level check some arguments in
+ *         each other's places (M and N, A and B, x and y), and the number
+ *         reported is the place the C caller used.  NO: none; SW(a, b[, c,
+ *         d]): a with b (and c with d) in every routine of the family;
+ *         HE(a, b): only in its Hermitian routines (blas.def's hermitian
+ *         column: her2, hpr2 pass y for x; syr2, spr2 keep the order).
+ *         gemmt has gemm's: netlib matches "gemm" in the routine's name
+ *         (so its ?gemmtr too), though gemmt's 4 and 5 are TransB and N */
 #define SB_FAMILIES(X)                                                         \
-  X(rotg,     1, SCALAR,  N,   10) X(rotmg,  1, SCALAR,  N,   10)               \
-  X(rot,      1, VECTOR,  N,    6) X(rotm,   1, VECTOR,  N,    6)               \
-  X(swap,     1, VECTOR,  N,    1) X(scal,   1, VECTOR,  N,    1)               \
-  X(rscal,    1, VECTOR,  N,    1) X(copy,   1, VECTOR,  N,    1)               \
-  X(axpy,     1, VECTOR,  N,    2) X(axpby,  1, VECTOR,  N,    3)               \
-  X(dot,      1, VECTOR,  N,    2) X(sdsdot, 1, VECTOR,  N,    2)               \
-  X(dotu,     1, VECTOR,  N,    2) X(dotc,   1, VECTOR,  N,    2)               \
-  X(nrm2,     1, VECTOR,  N,    2) X(asum,   1, VECTOR,  N,    1)               \
-  X(cabs1,    1, SCALAR,  N,    2) X(iamax,  1, VECTOR,  N,    1)               \
-  X(rvalue,   1, VECTOR,  N,    1)                                              \
-  X(gemv,     2, GENERAL, MN,   2) X(gbmv,   2, BAND,    NK,   2)               \
-  X(symv,     2, SQUARE,  MN,   2) X(sbmv,   2, SQBAND,  NK,   2)               \
-  X(spmv,     2, SQUARE,  MN,   2) X(trmv,   2, SQUARE,  MN,   1)               \
-  X(tbmv,     2, SQBAND,  NK,   1) X(tpmv,   2, SQUARE,  MN,   1)               \
-  X(ger,      2, GENERAL, MN,   2) X(syr,    2, SQUARE,  MN,   1)               \
-  X(spr,      2, SQUARE,  MN,   1) X(syr2,   2, SQUARE,  MN,   2)               \
-  X(spr2,     2, SQUARE,  MN,   2)                                              \
-  X(gemm,     3, GEMM,    MNK,  2) X(gemmt,  3, RANKK,   MNK,  1)               \
-  X(symm,     3, SIDED,   MNK,  2) X(syrk,   3, RANKK,   MNK,  1)               \
-  X(herk,     3, RANKK,   MNK,  1) X(syr2k,  3, RANKK,   MNK,  2)               \
-  X(her2k,    3, RANKK,   MNK,  2) X(trmm,   3, SIDED,   MNK,  1)               \
-  X(geadd,    2, GENERAL, MN,   2) X(omatcopy, 2, GENERAL, MN, 1)               \
-  X(imatcopy, 2, INPLACE, MN,   1)                                              \
-  X(memk,     M, MOVE,    MN,   1) /* kernels.def: memory movement, not BLAS */
+  X(rotg,     1, SCALAR,  N,   10, NO)                                        \
+  X(rotmg,    1, SCALAR,  N,   10, NO)                                        \
+  X(rot,      1, VECTOR,  N,    6, NO)                                        \
+  X(rotm,     1, VECTOR,  N,    6, NO)                                        \
+  X(swap,     1, VECTOR,  N,    1, NO)                                        \
+  X(scal,     1, VECTOR,  N,    1, NO)                                        \
+  X(rscal,    1, VECTOR,  N,    1, NO)                                        \
+  X(copy,     1, VECTOR,  N,    1, NO)                                        \
+  X(axpy,     1, VECTOR,  N,    2, NO)                                        \
+  X(axpby,    1, VECTOR,  N,    3, NO)                                        \
+  X(dot,      1, VECTOR,  N,    2, NO)                                        \
+  X(sdsdot,   1, VECTOR,  N,    2, NO)                                        \
+  X(dotu,     1, VECTOR,  N,    2, NO)                                        \
+  X(dotc,     1, VECTOR,  N,    2, NO)                                        \
+  X(nrm2,     1, VECTOR,  N,    2, NO)                                        \
+  X(asum,     1, VECTOR,  N,    1, NO)                                        \
+  X(cabs1,    1, SCALAR,  N,    2, NO)                                        \
+  X(iamax,    1, VECTOR,  N,    1, NO)                                        \
+  X(rvalue,   1, VECTOR,  N,    1, NO)                                        \
+  X(gemv,     2, GENERAL, MN,   2, SW(3, 4))                                  \
+  X(gbmv,     2, BAND,    NK,   2, SW(3, 4, 5, 6))                            \
+  X(symv,     2, SQUARE,  MN,   2, NO)                                        \
+  X(sbmv,     2, SQBAND,  NK,   2, NO)                                        \
+  X(spmv,     2, SQUARE,  MN,   2, NO)                                        \
+  X(trmv,     2, SQUARE,  MN,   1, NO)                                        \
+  X(tbmv,     2, SQBAND,  NK,   1, NO)                                        \
+  X(tpmv,     2, SQUARE,  MN,   1, NO)                                        \
+  X(ger,      2, GENERAL, MN,   2, SW(2, 3, 6, 8))                            \
+  X(syr,      2, SQUARE,  MN,   1, NO)                                        \
+  X(spr,      2, SQUARE,  MN,   1, NO)                                        \
+  X(syr2,     2, SQUARE,  MN,   2, HE(6, 8))                                  \
+  X(spr2,     2, SQUARE,  MN,   2, HE(6, 8))                                  \
+  X(gemm,     3, GEMM,    MNK,  2, SW(4, 5, 9, 11))                           \
+  X(gemmt,    3, RANKK,   MNK,  1, SW(4, 5, 9, 11))                           \
+  X(symm,     3, SIDED,   MNK,  2, SW(4, 5))                                  \
+  X(syrk,     3, RANKK,   MNK,  1, NO)                                        \
+  X(herk,     3, RANKK,   MNK,  1, NO)                                        \
+  X(syr2k,    3, RANKK,   MNK,  2, NO)                                        \
+  X(her2k,    3, RANKK,   MNK,  2, NO)                                        \
+  X(trmm,     3, SIDED,   MNK,  1, SW(6, 7))                                  \
+  X(geadd,    2, GENERAL, MN,   2, NO)                                        \
+  X(omatcopy, 2, GENERAL, MN,   1, NO)                                        \
+  X(imatcopy, 2, INPLACE, MN,   1, NO)                                        \
+  X(memk,     M, MOVE,    MN,   1, NO) /* kernels.def: memory movement, not BLAS */
 #define SB_X_FAM(f, ...) SB_FAM_##f,
 enum sb_family { SB_FAMILIES(SB_X_FAM) SB_FAM_COUNT };
 #undef SB_X_FAM
@@ -101,6 +132,11 @@ enum sb_focus { SB_FOCUS_NONE, SB_FOCUS_LAPACK, SB_FOCUS_HPL };
 #define SB_FOCUS(f) SB_FOCUS_##f
 #define SB_FOCUS_ SB_FOCUS_NONE /* a row without the column */
 
+/* blas.def's optional hermitian column: HERM, or nothing */
+#define SB_HERM(h) SB_HERM_##h
+#define SB_HERM_HERM 1
+#define SB_HERM_ 0
+
 typedef struct sb_opinfo {
   const char *name;        /* "dgemm": the model-file key                */
   const char *stem;        /* "gemm"                                     */
@@ -111,6 +147,10 @@ typedef struct sb_opinfo {
   unsigned char shape;     /* enum sb_shape: the family's, or kernels.def's */
   unsigned char variants;  /* 2 for SIDED shapes (Left, Right), else 1   */
   unsigned char focus;     /* enum sb_focus: blas.def's column           */
+  unsigned char herm;      /* 1: a Hermitian routine (blas.def's column) */
+  unsigned char rm_swap[4]; /* the family's swap column as it applies to
+                              this routine: positions rm_swap[0] and [1]
+                              exchange, and [2] and [3]; 0 for none      */
   unsigned char ld_dep;    /* kernels.def's ld column: 1 when the time
                               depends on A's leading dimension (LDA)     */
   unsigned char flop_term; /* enum sb_term: flops = flop_coef x the term */

@@ -52,13 +52,14 @@ typedef double _Complex sb_cd; /* Fortran COMPLEX*16                    */
 #define SB_PS_SDS(F, ...) F(sds, float, float, R, __VA_ARGS__)
 
 /* Expand every row of blas.def into one call of F per precision, F(pfx,
- * T, R, K, family, stem, interfaces); SB_EXPAND_OP_FOCUS passes the row's
- * optional focus column too, as one more argument (empty without it).  The
- * two empty arguments appended keep the variadic part non-empty, as C11
- * wants, whether the row has the column or not. */
+ * T, R, K, family, stem, interfaces); SB_EXPAND_OP_COLUMNS passes the
+ * row's optional focus and hermitian columns too, as two more arguments
+ * (empty without them).  The empty arguments appended keep the variadic
+ * part non-empty, as C11 wants, whether the row has the columns or not. */
 #define SB_EXPAND_OP(F, ...) SB_EXPAND_OP_(F, __VA_ARGS__, , )
 #define SB_EXPAND_OP_(F, fam, stem, precs, ifaces, focus, ...) SB_PS_##precs(F, fam, stem, ifaces)
-#define SB_EXPAND_OP_FOCUS(F, ...) SB_EXPAND_OP_FOCUS_(F, __VA_ARGS__, , )
-#define SB_EXPAND_OP_FOCUS_(F, fam, stem, precs, ifaces, focus, ...) SB_PS_##precs(F, fam, stem, ifaces, focus)
+#define SB_EXPAND_OP_COLUMNS(F, ...) SB_EXPAND_OP_COLUMNS_(F, __VA_ARGS__, , , )
+#define SB_EXPAND_OP_COLUMNS_(F, fam, stem, precs, ifaces, focus, herm, ...)   \
+  SB_PS_##precs(F, fam, stem, ifaces, focus, herm)
 
 #endif

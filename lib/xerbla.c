@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sb_call.h"
 #include "simblas.h"
 SIMBLAS_EXPORT void cblas_xerbla(int p, const char *rout, const char *form, ...);
 
@@ -59,40 +60,22 @@ int lsame_(const char *ca, const char *cb, size_t la, size_t lb)
   return toupper((unsigned char)*ca) == toupper((unsigned char)*cb);
 }
 
-/* netlib cblas_xerbla: in row-major calls the Fortran routine saw some
- * arguments swapped; report the position the C caller used */
+/* netlib cblas_xerbla: in row-major calls the Fortran-level check saw
+ * some arguments in each other's places; report the position the C caller
+ * used.  Which positions is the routine's row-major swap (the family
+ * table's swap column, lib/sb_call.h); a name that is not a routine of
+ * the table ("cblas_" optional) swaps nothing. */
 void cblas_xerbla(int info, const char *rout, const char *form, ...)
 {
   va_list ap;
   if (RowMajorStrg) {
-    if (strstr(rout, "gemm")) {
-      if (info == 5) info = 4;
-      else if (info == 4) info = 5;
-      else if (info == 11) info = 9;
-      else if (info == 9) info = 11;
-    } else if (strstr(rout, "symm") || strstr(rout, "hemm")) {
-      if (info == 5) info = 4;
-      else if (info == 4) info = 5;
-    } else if (strstr(rout, "trmm") || strstr(rout, "trsm")) {
-      if (info == 7) info = 6;
-      else if (info == 6) info = 7;
-    } else if (strstr(rout, "gemv")) {
-      if (info == 4) info = 3;
-      else if (info == 3) info = 4;
-    } else if (strstr(rout, "gbmv")) {
-      if (info == 4) info = 3;
-      else if (info == 3) info = 4;
-      else if (info == 6) info = 5;
-      else if (info == 5) info = 6;
-    } else if (strstr(rout, "ger")) {
-      if (info == 3) info = 2;
-      else if (info == 2) info = 3;
-      else if (info == 8) info = 6;
-      else if (info == 6) info = 8;
-    } else if ((strstr(rout, "her2") || strstr(rout, "hpr2")) && !strstr(rout, "her2k")) {
-      if (info == 8) info = 6;
-      else if (info == 6) info = 8;
-    }
+    int op = sb_op_lookup(strncmp(rout, "cblas_", 6) ? rout : rout + 6);
+    const unsigned char *sw = op >= 0 ? sb_ops[op].rm_swap : (const unsigned char[4]){0};
+    for (int i = 0; i < 4; i += 2)
+      if (info == sw[i] || info == sw[i + 1]) {
+        info = sw[i] + sw[i + 1] - info;
+        break;
+      }
   }
   if (info)
     fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, rout);

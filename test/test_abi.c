@@ -3,7 +3,8 @@
  * (expanded from the same table as the library) in SIMBLAS_MODE=null,
  * through a recording hook, and checks that each call reaches the right
  * op with the right canonical column-major shape, row-major CBLAS calls
- * included.  Also checks the name / NAME aliases of every Fortran entry.
+ * included.  Also checks the name / NAME aliases of every Fortran entry,
+ * and the positions cblas_xerbla reports for row-major calls.
  */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -13,6 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -447,6 +450,59 @@ static void test_error_reaches_program_xerbla(void **state)
   simblas_set_hook(NULL, NULL);
 }
 
+/* the library's cblas_xerbla reports a row-major call's error at the
+ * position the C caller used, as netlib's (CBLAS/src/cblas_xerbla.c 3.11;
+ * the library looks the exchange up in the family table's swap column):
+ * what it prints for INFO p of a routine, in a child, as it exits */
+static int reported(const char *rout, int p, int rowmajor)
+{
+  void (*xer)(int, const char *, const char *, ...) =
+      (void (*)(int, const char *, const char *, ...))dlsym(RTLD_DEFAULT, "cblas_xerbla");
+  int fd[2], got = -1, st;
+  char out[128] = "", want[128];
+  assert_non_null(xer);
+  assert_int_equal(pipe(fd), 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd[1], 2);
+    RowMajorStrg = rowmajor;
+    xer(p, rout, "");
+    _exit(99);
+  }
+  close(fd[1]);
+  ssize_t n = read(fd[0], out, sizeof out - 1);
+  close(fd[0]);
+  waitpid(pid, &st, 0);
+  assert_true(n > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 255);
+  out[n] = '\0';
+  if (sscanf(out, "Parameter %d to routine ", &got) != 1)
+    fail_msg("%s", out);
+  snprintf(want, sizeof want, "Parameter %d to routine %s was incorrect\n", got, rout);
+  assert_string_equal(out, want);
+  return got;
+}
+
+static void test_cblas_xerbla_row_major(void **state)
+{
+  (void)state;
+  static const struct { const char *rout; int p, row; } cases[] = {
+      {"cblas_dgemm", 4, 5}, {"cblas_dgemm", 5, 4}, {"cblas_dgemm", 9, 11},
+      {"cblas_dgemm", 11, 9}, {"cblas_dgemm", 6, 6}, {"cblas_zgemm3m", 9, 11},
+      {"cblas_sgemmt", 4, 5}, /* netlib matches "gemm" in the name */
+      {"cblas_chemm", 4, 5}, {"cblas_dsymm", 5, 4}, {"cblas_dsymm", 9, 9},
+      {"cblas_dtrsm", 6, 7}, {"cblas_ztrmm", 7, 6}, {"cblas_dgemv", 3, 4},
+      {"cblas_sgemv", 6, 6}, {"cblas_cgbmv", 5, 6}, {"cblas_dgbmv", 4, 3},
+      {"cblas_zgerc", 2, 3}, {"cblas_dger", 8, 6}, {"cblas_cher2", 6, 8},
+      {"cblas_zhpr2", 8, 6}, {"cblas_dsyr2", 6, 6}, {"cblas_zsyr2", 8, 8},
+      {"cblas_cher2k", 6, 6}, {"cblas_dsyrk", 4, 4}, {"cblas_zhemv", 6, 6},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    assert_int_equal(reported(cases[i].rout, cases[i].p, 1), cases[i].row);
+    assert_int_equal(reported(cases[i].rout, cases[i].p, 0), cases[i].p);
+  }
+}
+
 /* quick returns model nothing */
 static void test_quick_returns(void **state)
 {
@@ -495,6 +551,7 @@ int main(void)
       cmocka_unit_test(test_every_entry_point),
       cmocka_unit_test(test_aliases),
       cmocka_unit_test(test_error_reaches_program_xerbla),
+      cmocka_unit_test(test_cblas_xerbla_row_major),
       cmocka_unit_test(test_quick_returns),
       cmocka_unit_test(test_returned_values),
   };
