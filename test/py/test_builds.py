@@ -3,13 +3,16 @@ with its source and date, a run saying which build it used (stderr, JSON),
 an unknown ID listing the known ones, and a new build becoming the default
 only when there is none or when asked."""
 
+import dataclasses
 import json
 import os
+import pickle
 import re
+import unittest
 from unittest import mock
 
 from support import Sandbox, fake_build
-from simblas_hpl import hplbuild
+from simblas_hpl import builds, hplbuild
 
 RESULT = "WR11C2R4        8000   128     2     2               1.91              1.786e+02"
 
@@ -164,3 +167,15 @@ class Builds(Sandbox):
                 else:
                     self.assertNotIn("predates", err)
 
+
+class Ref(unittest.TestCase):
+    def test_a_frozen_record_that_pickles(self):
+        """RunPlan.build: a frozen BuildRef; the run's JSON has its fields in
+        this order; it pickles (plan.pickle)."""
+        r = builds.BuildRef(id="upstream", source="hpl-2.3.tar.gz", built="2026-11-25T10:00:00+00:00",
+                            chosen_by="--build-id")
+        self.assertEqual(json.dumps(r.to_json()), '{"id": "upstream", "source": "hpl-2.3.tar.gz", '
+                                                  '"built": "2026-11-25T10:00:00+00:00", "chosen_by": "--build-id"}')
+        self.assertEqual(pickle.loads(pickle.dumps(r)), r)
+        with self.assertRaises(dataclasses.FrozenInstanceError):
+            r.id = "other"

@@ -58,9 +58,23 @@ class Build:
         return [n for n in names if n not in had]
 
     def ref(self, chosen_by):
-        """What a run's JSON says of the build it used."""
-        return {"id": self.id, "source": self.manifest.get("source"), "built": self.manifest.get("built"),
-                "chosen_by": chosen_by}
+        """What a run says of the build it used (BuildRef)."""
+        return BuildRef(id=self.id, source=self.manifest.get("source"), built=self.manifest.get("built"),
+                        chosen_by=chosen_by)
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildRef:
+    """The HPL build a run uses: its id, source, build date, and how it was
+    chosen ("default", "--build-id", "SIMBLAS_HPL_BUILD", "validate")."""
+    id: str
+    source: Optional[str]
+    built: Optional[str]
+    chosen_by: str
+
+    def to_json(self):
+        """What a run's JSON says of it (the fields in this order)."""
+        return dataclasses.asdict(self)
 
 
 def read_series(path):

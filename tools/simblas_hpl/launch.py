@@ -350,8 +350,8 @@ def build_said(plan):
     b = plan.build
     if not b:
         return f"HPL {plan.xhpl}"
-    how = {"default": "the default", "SIMBLAS_HPL_BUILD": "from SIMBLAS_HPL_BUILD"}.get(b["chosen_by"])
-    return f"HPL build {b['id']}" + (f" ({how}; built {b['built']})" if how else f" (built {b['built']})")
+    how = {"default": "the default", "SIMBLAS_HPL_BUILD": "from SIMBLAS_HPL_BUILD"}.get(b.chosen_by)
+    return f"HPL build {b.id}" + (f" ({how}; built {b.built})" if how else f" (built {b.built})")
 
 
 def inheritable_copy(fd):

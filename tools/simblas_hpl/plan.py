@@ -90,7 +90,7 @@ class RunPlan:
     reference_speed: float                  # its reference-speed, flop/s
     model_nominal: bool
     xhpl: str
-    build: Optional[dict]                   # the HPL build (builds.Build.ref), None with --xhpl
+    build: Optional[builds.BuildRef]        # the HPL build (builds.Build.ref), None with --xhpl
     smpirun: str
     blocksize: int                          # smpi/shared-malloc-blocksize
     hpl_code: str                           # timed | free

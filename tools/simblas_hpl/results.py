@@ -462,7 +462,8 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         "tv": res.get("tv"), "result_line": res.get("result_line"),
         "platform": platform.spec, "speedup": plan.speedup,
         "reference_speed": plan.reference_speed, "host_speed": plan.host_speed,
-        "bw": platform.bw, "lat": platform.lat, "model": plan.model, "xhpl": plan.xhpl, "build": plan.build,
+        "bw": platform.bw, "lat": platform.lat, "model": plan.model, "xhpl": plan.xhpl,
+        "build": plan.build.to_json() if plan.build else None,
         "hpl": plan.hpl, "model_nominal": plan.model_nominal,
         "network": network.summary(plan.network, platform),
     }

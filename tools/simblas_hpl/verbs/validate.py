@@ -178,7 +178,7 @@ def main(args):
         shutil.rmtree(work, ignore_errors=True)
     report = validation.build_report(configs, real, sims, sim_results, machine,
                                      args.runs if not args.real else real_from.get("runs"),
-                                     build.ref("validate") if build else None, started, time.monotonic() - t0,
+                                     build.ref("validate").to_json() if build else None, started, time.monotonic() - t0,
                                      speeds=speeds, adjusted=args.speed_adjusted)
     if args.real:
         report["real_from"] = {"file": os.path.abspath(args.real), "date": real_from.get("date"),
