@@ -70,8 +70,9 @@ class Study(EngineCase):
         self.assertEqual((p.factors, p.seed), ({"n": 1000, "p": 1, "q": 2}, 1))
         self.assertRegex(p.id, r"^n-1000_p-1_q-2_seed-1_[0-9a-f]{6}$")
         o = p.options
-        self.assertEqual((o.n, o.nb, o.p, o.q, o.hpl_code, list(o.hpl_opt), o.seed),
-                         (1000, 128, 1, 2, "free", ["bcast=5"], 1))
+        self.assertEqual((o.n, o.nb, o.p, o.q, o.hpl_code, dict(o.hpl), o.seed),
+                         (1000, 128, 1, 2, "free", {"bcast": 5}, 1))
+        self.assertIs(type(o.hpl["bcast"]), int)  # the study's value, not a KEY=VALUE text
         self.assertEqual([(p.factors["n"], p.factors["p"], p.seed) for p in s.points[:4]],
                          [(1000, 1, 1), (1000, 1, 2), (1000, 1, 3), (1000, 2, 1)])
         # listed points, one replicate, a platform spec made a directory name
@@ -89,7 +90,7 @@ class Study(EngineCase):
                           {"bw": None, "platform": "fattree:2;4,1;1,2;1,1", "hpl.depth": 0}])
         self.assertRegex(s.points[1].id, r"^platform-fattree-2-4-1-1-2-1-1_hpl.depth-0_[0-9a-f]{6}$")
         self.assertEqual((s.points[0].options.bw, s.points[1].options.bw), ("1Gbps", None))
-        self.assertEqual(list(s.points[1].options.hpl_opt), ["depth=0"])
+        self.assertEqual(dict(s.points[1].options.hpl), {"depth": 0})
         self.assertEqual(s.outputs, ["gflops", "hpl_time_s", "wall_s"])
         # listed points crossed with factors: each point at each level
         s = study.load(self.write('[base]\np = 2\nq = 2\n[factors]\nn = [1000, 2000]\n[[points]]\n[[points]]\n'

@@ -15,7 +15,8 @@ import unittest
 from unittest import mock
 
 from test_engine import EngineCase
-from simblas_hpl import tune as tn
+from simblas_hpl import hpldat, tune as tn
+from simblas_hpl.plan import RunOptions
 
 try:
     import optuna  # noqa: F401  (Debian's python3-optuna, for configure's interpreter)
@@ -214,7 +215,7 @@ class Space(unittest.TestCase):
     index), named ones categorical; the point run takes when told nothing."""
 
     def space(self, *searches, ranks=64, fixes=()):
-        return tn.make_space(list(searches), list(fixes), ranks, tn.MAX_ASPECT)
+        return tn.make_space(list(searches), hpldat.parse_hpl_opts(fixes), ranks, tn.MAX_ASPECT)
 
     def test_ordered_levels_are_indexes(self):
         sp = self.space("nb=64,96,192", "grid=16x4,4x16,8x8", "bcast=LnM,1rM", "swap_threshold=256,32,64")
@@ -249,6 +250,20 @@ class Space(unittest.TestCase):
                          optuna.distributions.CategoricalDistribution(["1rM", "LnM"]))
         for p in sp.grid_points():  # what a trial holds is the point again
             self.assertEqual(sp.suggest(optuna.trial.FixedTrial(sp.encode(p))), p)
+
+    def test_a_point_gives_its_run_typed_settings(self):
+        """A tuned parameter reaches the run as a checked value (a name as
+        its code), not as a KEY=VALUE text, and joins --hpl-opt's."""
+        sp = self.space("nb=64", "grid=8x8", "bcast=LnM", "depth=0", "swap=bin-exch", "swap_threshold=64")
+        base = RunOptions(cores_per_node=4, hpl={"threshold": 20.0, "align": 4})
+        o = tn.point_options(base, sp, {}, lambda nb: 1000)
+        self.assertEqual((o.n, o.nb, o.p, o.q), (1000, 64, 8, 8))
+        self.assertEqual(o.hpl["bcast"], 5)
+        self.assertEqual(o.hpl["depth"], 0)
+        self.assertEqual(o.hpl["swap"], 0)
+        self.assertEqual((o.hpl["threshold"], o.hpl["align"]), (20.0, 4))
+        self.assertTrue(all(type(v) is int for k, v in o.hpl.items() if k != "threshold"), o.hpl)
+        self.assertEqual(hpldat.settings(o.hpl)["bcast"], 5)
 
     def test_usual_point(self):
         usual = {"nb": 128, "grid": "8x8", "pmap": "row", "bcast": "1rM", "depth": 1, "pfact": "right",

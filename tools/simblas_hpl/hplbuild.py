@@ -15,14 +15,13 @@ import tarfile
 import tempfile
 
 from . import VERSION
-from . import builds, realrun, settings
+from . import builds, hpldat, realrun, settings
 from .builds import BINARIES, read_series
 from .errors import CliError, note
 from .files import read_text, sha256_file, tail_lines
 from .launch import simulate
 from .locations import (cache_root, data_root, default_model, installed, patch_dir, simblas_incdir,
                         simblas_libdir, tool)
-from .hpldat import parse_hpl_opts
 from .plan import RunOptions, make_plan
 
 SERIES = "series"
@@ -304,7 +303,7 @@ def smoke_test(d, mode, binary, model):
     if mode == "mpi":  # a real run, on up to 2 cores
         p = min(2, realrun.machine_cores())
         try:
-            res = realrun.run_real(binary, n, nb, p, 1, parse_hpl_opts([]), tmp, timeout=300)
+            res = realrun.run_real(binary, n, nb, p, 1, hpldat.settings(), tmp, timeout=300)
         except CliError as e:
             raise CliError(f"the new {BINARIES[mode]} does not work (mpirun, N={n} on {p}x1): {e}", 1)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -24,36 +24,70 @@ RANGES = {  # key: (min, max) for integers
 }
 
 
+def setting(key, val):
+    """One HPL.dat setting, checked: (its name as DEFAULTS has it, its value
+    as HPL.dat takes it).  VAL is a text (--hpl-opt's, a name such as
+    "blongm" or a number) or a number; every path that sets HPL.dat checks
+    here, with --hpl-opt's messages."""
+    key = key.strip().lower().replace("-", "_")
+    if isinstance(val, str):
+        val = val.strip()
+    if key not in DEFAULTS:
+        raise CliError(f"--hpl-opt {key}: unknown HPL option; the options are {', '.join(DEFAULTS)}")
+    if key == "threshold":
+        try:
+            if isinstance(val, bool):
+                raise ValueError(val)
+            return key, float(val)
+        except (ValueError, TypeError):
+            raise CliError(f"--hpl-opt threshold={val}: not a number")
+    names = NAMES.get(key, {})
+    if isinstance(val, str) and val.lower() in names:
+        return key, names[val.lower()]
+    try:
+        if isinstance(val, bool) or not isinstance(val, (int, str)):
+            raise ValueError(val)
+        v = int(val)
+    except ValueError:
+        extra = f" or one of {', '.join(names)}" if names else ""
+        raise CliError(f"--hpl-opt {key}={val}: expected an integer{extra}")
+    lo, hi = RANGES[key]
+    if v < lo or (hi is not None and v > hi):
+        raise CliError(f"--hpl-opt {key}={v}: out of range ({lo}..{hi if hi is not None else ''})")
+    return key, v
+
+
 def parse_hpl_opts(items):
-    """--hpl-opt KEY=VALUE items -> every HPL.dat setting (DEFAULTS for the rest)."""
-    opts = dict(DEFAULTS)
+    """--hpl-opt KEY=VALUE items -> the settings they give, checked and
+    converted ({name: value}, the last of a name winning)."""
+    given = {}
     for item in items or []:
         if "=" not in item:
             raise CliError(f"--hpl-opt {item!r}: expected KEY=VALUE")
-        key, val = item.split("=", 1)
-        key = key.strip().lower().replace("-", "_")
-        val = val.strip()
-        if key not in DEFAULTS:
-            raise CliError(f"--hpl-opt {key}: unknown HPL option; the options are {', '.join(DEFAULTS)}")
-        if key == "threshold":
-            try:
-                opts[key] = float(val)
-            except ValueError:
-                raise CliError(f"--hpl-opt threshold={val}: not a number")
-            continue
-        names = NAMES.get(key, {})
-        if val.lower() in names:
-            opts[key] = names[val.lower()]
-            continue
-        try:
-            v = int(val)
-        except ValueError:
-            extra = f" or one of {', '.join(names)}" if names else ""
-            raise CliError(f"--hpl-opt {key}={val}: expected an integer{extra}")
-        lo, hi = RANGES[key]
-        if v < lo or (hi is not None and v > hi):
-            raise CliError(f"--hpl-opt {key}={v}: out of range ({lo}..{hi if hi is not None else ''})")
-        opts[key] = v
+        key, val = setting(*item.split("=", 1))
+        given[key] = val
+    return given
+
+
+def comparable(record):
+    """A record's options (point.json's, tune.json's machine) with its
+    hpl_opt texts as the settings they give: records compare by value, not
+    by spelling ("bcast=blongm" as before this version, "bcast=5" since)."""
+    out = dict(record or {})
+    try:
+        out["hpl_opt"] = parse_hpl_opts(out.get("hpl_opt"))
+    except (CliError, TypeError, AttributeError, ValueError):
+        pass  # not texts of settings: compared as they are
+    return out
+
+
+def settings(given=None):
+    """Every HPL.dat setting: DEFAULTS, with the settings GIVEN ({name:
+    value}, each checked by setting())."""
+    opts = dict(DEFAULTS)
+    for key, val in (given or {}).items():
+        key, val = setting(key, val)
+        opts[key] = val
     return opts
 
 

@@ -8,12 +8,11 @@ import dataclasses
 import math
 import os
 import sys
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Union
 
 from . import memory, model, network, nodefile, platforms, units, variability
-from . import builds, launch, settings
+from . import builds, hpldat, launch, settings
 from .errors import CliError, note
-from .hpldat import parse_hpl_opts
 from .locations import data_root, default_model, simblas_libdir, tool
 
 DEFAULT_NB = 128
@@ -49,7 +48,8 @@ class RunOptions:
     hugepages: Optional[str] = None
     malloc: Optional[str] = None
     mode: str = "model"
-    hpl_opt: Sequence[str] = ()
+    # the HPL.dat settings given ({name: value}, as hpldat.setting checks them; --hpl-opt, a study, a tune)
+    hpl: Mapping[str, Union[int, float]] = dataclasses.field(default_factory=dict)
     iterations: Optional[int] = None
     samples: Optional[int] = None
     alloc_only: bool = False
@@ -67,10 +67,25 @@ class RunOptions:
     network: Optional[str] = None   # a network file, 'none', or None: the installed one (network.resolve)
     dry_run: bool = False       # a missing xhpl is only a warning
 
+    def record(self, skip=()):
+        """The options given (neither None, False nor empty) as the records
+        write them (point.json, tune.json): the HPL.dat settings as the
+        KEY=VALUE items of --hpl-opt (hpl_opt)."""
+        out = {}
+        for f in dataclasses.fields(self):
+            k, v = f.name, getattr(self, f.name)
+            if k == "hpl":
+                k, v = "hpl_opt", [f"{key}={val}" for key, val in v.items()]
+            if k not in skip and v not in (None, False, (), []):
+                out[k] = v
+        return out
+
     @classmethod
     def from_namespace(cls, ns):
         """The fields of an argparse namespace that are RunOptions fields."""
-        given = vars(ns)
+        given = dict(vars(ns))
+        if "hpl_opt" in given:  # --hpl-opt KEY=VALUE: parsed here, once
+            given["hpl"] = hpldat.parse_hpl_opts(given["hpl_opt"])
         return cls(**{f.name: given[f.name] for f in dataclasses.fields(cls) if f.name in given})
 
 
@@ -239,7 +254,7 @@ def make_plan(o):
         raise CliError(f"--p {p} --q {q}: {ranks:,} ranks, more than {MAX_RANKS:,}, the most a run plans for "
                        f"(SimGrid takes about {platforms.HOST_BYTES / 1e3:.0f} kB a rank, 2.7 GB at 41,000 ranks: "
                        f"{MAX_RANKS * platforms.HOST_BYTES / 1e9:.0f} GB at the limit); a smaller grid")
-    opts = parse_hpl_opts(o.hpl_opt)
+    opts = hpldat.settings(o.hpl)
     energy = platforms.parse_energy(o.energy) if o.energy and o.energy != "node" else None
     node = nodefile.resolve(o, o.model or default_model())
     if o.energy == "node":

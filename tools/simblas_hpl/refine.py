@@ -215,7 +215,7 @@ def traced_run(c, xhpl, lib, model_path, root, timeout=None, mpirun=None):
     write_rank_script(wrapper, lib, model_path, d)
     watch = validation.LoadWatch()
     watch.start()
-    res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.parse_hpl_opts(c.hpl_opt), d, timeout=timeout,
+    res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.settings(c.hpl), d, timeout=timeout,
                            mpirun=mpirun, wrapper=wrapper)
     share = watch.stop()
     traces = [os.path.join(d, f"trace.{r}.csv") for r in range(c.ranks)]

@@ -65,7 +65,9 @@ OUTPUTS = ("gflops", "hpl_time_s", "simulated_time_s", "wall_s", "energy_j", "av
 def option_fields():
     """{name: type} of the run options a study may set (RunOptions' fields)."""
     hints = typing.get_type_hints(RunOptions)
-    return {f.name: hints[f.name] for f in dataclasses.fields(RunOptions) if f.name not in NOT_OPTIONS}
+    fields = {f.name: hints[f.name] for f in dataclasses.fields(RunOptions) if f.name not in NOT_OPTIONS}
+    # HPL.dat: hpl.KEY = VALUE, or hpl-opt = ["KEY=VALUE", ...] as on the command line
+    return {("hpl_opt" if k == "hpl" else k): (List[str] if k == "hpl" else t) for k, t in fields.items()}
 
 
 def valid_names():
@@ -317,8 +319,12 @@ def load(path, dir_opt=None, text=None):
             if v is not None and v not in factors[k]:
                 factors[k].insert(0, v)
         for seed in seeds:
-            points.append(Point(id=point_id(row, seed), factors=row, seed=seed, options=run_options(base, row, seed),
-                                values=values))
+            try:
+                options = run_options(base, row, seed)
+            except CliError as e:  # an HPL.dat setting: said as make_plan's checks are (plan_points)
+                raise point_error(os.path.abspath(path), Point(id=None, factors=row, seed=seed, options=None,
+                                                               values=values), e)
+            points.append(Point(id=point_id(row, seed), factors=row, seed=seed, options=options, values=values))
     return Study(path=os.path.abspath(path), text=text, name=name, dir=d,
                  base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
 
@@ -357,10 +363,11 @@ def default_of(name):
 def run_options(base, row, seed):
     """A point's RunOptions: the base, with its factors' values instead, its seed."""
     given = {**base, **{k: v for k, v in row.items() if v is not None}}
-    kw = {k: v for k, v in given.items() if not k.startswith("hpl.")}
-    hpl = {k[4:]: v for k, v in given.items() if k.startswith("hpl.")}
+    kw = {k: v for k, v in given.items() if not k.startswith("hpl.") and k != "hpl_opt"}
+    hpl = hpldat.parse_hpl_opts(given.get("hpl_opt"))
+    hpl.update(hpldat.setting(k[4:], v) for k, v in given.items() if k.startswith("hpl."))
     if hpl:
-        kw["hpl_opt"] = list(kw.get("hpl_opt") or []) + [f"{k}={v}" for k, v in hpl.items()]
+        kw["hpl"] = hpl
     kw["seed"] = seed
     kw["progress"] = 0
     return RunOptions(**kw)
@@ -393,14 +400,19 @@ def plan_points(study):
             with contextlib.redirect_stderr(buf):
                 plans.append(make_plan(pt.options))
         except CliError as e:
-            raise CliError(f"{study.path}: point {describe(pt)}: {str(e).removeprefix('simblas-hpl: ')} "
-                           "(nothing was run)", e.status)
+            raise point_error(study.path, pt, e)
         finally:
             for ln in buf.getvalue().splitlines():
                 if ln not in warned:
                     warned.add(ln)
                     print(ln, file=sys.stderr)
     return plans
+
+
+def point_error(path, pt, e):
+    """CliError e of point pt, in study file path."""
+    return CliError(f"{path}: point {describe(pt)}: {str(e).removeprefix('simblas-hpl: ')} (nothing was run)",
+                    e.status)
 
 
 def describe(pt):

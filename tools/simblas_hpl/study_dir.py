@@ -9,11 +9,10 @@ its points are, from their own files.
     DIR/points/ID/     a point (engine.py), ID from study.point_id
 """
 
-import dataclasses
 import json
 import os
 
-from . import engine
+from . import engine, hpldat
 from .errors import CliError
 from .files import write_atomic
 from .study import dir_of, parse
@@ -30,8 +29,7 @@ def design_json(study):
 def point_record(pt, plan):
     """What point.json says: the factors, the seed, and what the run was
     asked (the options, the model and HPL actually used)."""
-    opts = {k: v for k, v in dataclasses.asdict(pt.options).items()
-            if v not in (None, False, ()) and k not in ("progress",)}
+    opts = pt.options.record(skip=("progress",))
     return {"id": pt.id, "factors": pt.factors, "seed": pt.seed, "options": opts, "model": plan.model,
             "xhpl": plan.xhpl}
 
@@ -44,10 +42,10 @@ def prepare(study, plans):
         d = os.path.join(pdir, pt.id)
         old = engine.info(d) if os.path.isdir(d) else None
         new = point_record(pt, plan)
-        if old and engine.state(d) == "done" and {k: old.get(k) for k in ("options", "model", "xhpl")} != \
-                {k: new[k] for k in ("options", "model", "xhpl")}:
-            diff = [k for k in sorted(set(old.get("options", {})) | set(new["options"]))
-                    if old.get("options", {}).get(k) != new["options"].get(k)]
+        was, now = hpldat.comparable(old.get("options") if old else None), hpldat.comparable(new["options"])
+        if old and engine.state(d) == "done" and (was, old.get("model"), old.get("xhpl")) != \
+                (now, new["model"], new["xhpl"]):
+            diff = [k for k in sorted(set(old.get("options", {})) | set(new["options"])) if was.get(k) != now.get(k)]
             what = (", ".join(f"{k.replace('_', '-')} {old.get('options', {}).get(k)!r} -> {new['options'].get(k)!r}"
                               for k in diff[:3]) if diff else
                     f"model {old.get('model')} -> {new['model']}" if old.get("model") != new["model"] else

@@ -169,7 +169,7 @@ def parse_levels(name, text, ranks):
         for v in text.split(","):
             v = v.strip()
             try:  # a name HPL's options take, or its code
-                code = hpldat.parse_hpl_opts([f"{name}={v}"])[name]
+                code = hpldat.setting(name, v)[1]
             except CliError:
                 raise CliError(f"{opt}: '{v}' is not a {name}; its levels are {', '.join(names)} (or 0..{len(names) - 1})")
             vals.append(names[code])
@@ -246,9 +246,10 @@ class Space:
         return {"search": {n: lv.text() for n, lv in self.levels.items()}, "fixed": self.fixed}
 
 
-def make_space(searches, hpl_opts, ranks, max_aspect):
-    """The space from the defaults, --search NAME=LEVELS and --hpl-opt
-    KEY=VALUE (which fixes a parameter); CliError before anything runs."""
+def make_space(searches, fixes, ranks, max_aspect):
+    """The space from the defaults, --search NAME=LEVELS and the HPL.dat
+    settings --hpl-opt fixes ({name: value}, checked); CliError before
+    anything runs."""
     if max_aspect < 1:
         raise CliError(f"--max-aspect {max_aspect:g}: must be >= 1 (1: square grids only)")
     given = {}
@@ -262,11 +263,10 @@ def make_space(searches, hpl_opts, ranks, max_aspect):
         if k not in DEFAULT_SPACE:
             raise CliError(f"--search {k}: not a tuned parameter; they are {', '.join(PARAMS)}")
         given[k] = v
-    fixed_opts = hpldat.parse_hpl_opts(hpl_opts)
-    fixed_keys = {item.split("=", 1)[0].strip().lower().replace("-", "_") for item in hpl_opts or []}
+    fixed_opts = dict(fixes or {})
     levels, fixed = {}, {}
     for n in PARAMS:
-        if n in fixed_keys and n in HPL_KEYS:
+        if n in fixed_opts and n in HPL_KEYS:
             if n in given:
                 raise CliError(f"--search {n} and --hpl-opt {n}: give one (--hpl-opt fixes it, --search searches it)")
             code = fixed_opts[n]
@@ -323,9 +323,9 @@ def point_options(base, space, params, n_of):
     """A point's RunOptions: the machine's, with the point's N, NB, grid and HPL settings."""
     full = space.full(params)
     p, q = (int(x) for x in full["grid"].split("x"))
-    opts = [f"{k}={full[k]}" for k in HPL_KEYS if full[k] is not None]
-    return dataclasses.replace(base, n=n_of(full["nb"]), nb=full["nb"], p=p, q=q,
-                               hpl_opt=list(base.hpl_opt or []) + opts, progress=0)
+    hpl = dict(base.hpl)
+    hpl.update(hpldat.setting(k, full[k]) for k in HPL_KEYS if full[k] is not None)
+    return dataclasses.replace(base, n=n_of(full["nb"]), nb=full["nb"], p=p, q=q, hpl=hpl, progress=0)
 
 
 def point_id(full):
@@ -358,8 +358,7 @@ class Tune:
         return os.path.join(self.dir, POINTS, point_id(self.space.full(params)))
 
     def identity(self):
-        base = {k: v for k, v in dataclasses.asdict(self.base).items()
-                if v not in (None, False, ()) and k not in ("progress", "n", "nb", "p", "q")}
+        base = self.base.record(skip=("progress", "n", "nb", "p", "q"))
         return json.loads(json.dumps({"format": FORMAT, "ranks": self.ranks, "n": self.n, "memory": self.n_from_memory,
                                       "machine": base, **self.space.to_json()}, default=str))
 
@@ -403,6 +402,13 @@ def check_plans(tune):
 
 
 # ---- the storage and the search -----------------------------------------------------------
+def comparable(ident):
+    """tune.json's identity with the machine's HPL.dat settings as values
+    (hpldat.comparable)."""
+    m = ident.get("machine")
+    return {**ident, "machine": hpldat.comparable(m)} if isinstance(m, dict) else ident
+
+
 def open_dir(tune):
     """Make (or check) the tune directory: a resumed tune is the same tune."""
     os.makedirs(os.path.join(tune.dir, POINTS), exist_ok=True)
@@ -412,8 +418,9 @@ def open_dir(tune):
     if old is not None and old.get("format") != FORMAT:
         raise CliError(f"{tune.dir} holds a tune made by another simblas-hpl (tune.json format {old.get('format')}, "
                        f"not {FORMAT}: its Optuna studies hold the levels otherwise): give another --dir")
-    if old is not None and old != ident:
-        diff = [k for k in sorted(set(old) | set(ident)) if old.get(k) != ident.get(k)]
+    was, now = (comparable(old), comparable(ident)) if old is not None else (None, None)
+    if old is not None and was != now:
+        diff = [k for k in sorted(set(was) | set(now)) if was.get(k) != now.get(k)]
         raise CliError(f"{tune.dir} holds a tune of another machine or space ({', '.join(diff)} differ): its points "
                        "would mix with these; give another --dir")
     if old is None:
@@ -654,7 +661,7 @@ def best(evals):
 
 def hpl_dat_of(tune, e):
     opts = tune.options(e.params)
-    return hpldat.hpl_dat(opts.n, opts.nb, opts.p, opts.q, hpldat.parse_hpl_opts(opts.hpl_opt))
+    return hpldat.hpl_dat(opts.n, opts.nb, opts.p, opts.q, hpldat.settings(opts.hpl))
 
 
 def write_csv(path, evals):

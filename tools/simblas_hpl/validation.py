@@ -59,8 +59,9 @@ class Config:
         return f"N={self.n}{nb} {self.p}x{self.q}{extra}"
 
     @property
-    def hpl_opt(self):
-        return [f"{k}={v}" for k, v in self.opts]
+    def hpl(self):
+        """The HPL.dat settings it gives ({name: value})."""
+        return dict(self.opts)
 
     @property
     def ranks(self):
@@ -71,7 +72,7 @@ class Config:
 
 
 def make_config(n, p, q, nb=DEFAULT_NB, **opts):
-    hpldat.parse_hpl_opts([f"{k}={v}" for k, v in opts.items()])  # checked as --hpl-opt is
+    hpldat.settings(opts)  # checked as --hpl-opt is
     return Config(n=n, p=p, q=q, nb=nb, opts=tuple(sorted(opts.items())))
 
 
@@ -95,9 +96,8 @@ def parse_config(text):
             except ValueError:
                 raise CliError(f"--config {text!r}: NB={v} is not a whole number")
             continue
-        parsed = hpldat.parse_hpl_opts([f"{k}={v}"])
-        key = k.lower().replace("-", "_")
-        opts[key] = parsed[key]
+        key, val = hpldat.setting(k, v)
+        opts[key] = val
     if n < 1 or p < 1 or q < 1 or nb < 1 or n < nb:
         raise CliError(f"--config {text!r}: N >= NB >= 1 and P, Q >= 1")
     return Config(n=n, p=p, q=q, nb=nb, opts=tuple(sorted(opts.items())))
@@ -335,7 +335,7 @@ def real_runs(configs, runs, xhpl, workroot, timeout=None, log=note, speed=None)
         for c in configs:
             d = os.path.join(workroot, f"real-{done}")
             watch.start()
-            res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.parse_hpl_opts(c.hpl_opt), d,
+            res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.settings(c.hpl), d,
                                    timeout=timeout, mpirun=mpirun)
             other = watch.stop()
             shutil.rmtree(d, ignore_errors=True)
@@ -409,7 +409,7 @@ def simulate_configs(configs, sim, cores, workroot, build_id=None, timeout=None,
     out = {}
     for i, c in enumerate(configs):
         plan = make_plan(RunOptions(n=c.n, nb=c.nb, p=c.p, q=c.q, cores_per_node=cores, mode=sim.mode,
-                                    model=sim.model, hpl_opt=c.hpl_opt, build_id=build_id, timeout=timeout,
+                                    model=sim.model, hpl=c.hpl, build_id=build_id, timeout=timeout,
                                     network=sim.network, probe=sim.probe if sim.mode == "model" else None))
         d = tempfile.mkdtemp(prefix=f"sim-{i}-", dir=workroot)
         res = simulate(plan, d, quiet=True).summary

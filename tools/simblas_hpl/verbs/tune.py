@@ -109,9 +109,9 @@ def make_tune(args):
     elif args.n < 1:
         raise CliError(f"--n {args.n}: must be > 0")
     ranks = args.nodes * cpn
-    fixes = [o for o in args.hpl_opt or [] if o.split("=", 1)[0].strip().lower().replace("-", "_") in tn.HPL_KEYS]
-    space = tn.make_space(args.search, fixes, ranks, args.max_aspect)
     base = base_options(args)
+    fixes = {k: v for k, v in base.hpl.items() if k in tn.HPL_KEYS}
+    space = tn.make_space(args.search, fixes, ranks, args.max_aspect)
     tune = tn.Tune(os.path.abspath(args.dir), base, space, args.n, mem, ranks)
     if mem is not None and any(tune.n_of(nb) < nb for nb in tn.levels_of(space, "nb")):
         raise CliError(f"--memory-fraction {args.memory_fraction:g} of {args.node_memory} on {args.nodes} node(s) "

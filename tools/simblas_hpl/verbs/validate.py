@@ -133,7 +133,7 @@ def main(args):
     for s in sims:
         for c in configs:
             make_plan(RunOptions(n=c.n, nb=c.nb, p=c.p, q=c.q, cores_per_node=cores, mode=s.mode, model=s.model,
-                                 hpl_opt=c.hpl_opt, build_id=args.build_id, timeout=args.timeout,
+                                 hpl=c.hpl, build_id=args.build_id, timeout=args.timeout,
                                  network=s.network, probe=s.probe if s.mode == "model" else None))
     build, _ = builds.choose(args.build_id)
     real_from = speed = speeds = None
