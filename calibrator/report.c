@@ -28,12 +28,10 @@ static void split_name(int key, char *routine, char *prec)
   if (sb_ops[op].level == SB_LEVEL_M) { /* hpl_dlaswp00N: double precision */
     snprintf(routine, 32, "%s", name);
     snprintf(prec, 8, "d");
-  } else if (sb_ops[op].fam == SB_FAM_iamax) { /* isamax: routine iamax, precision s */
-    snprintf(routine, 32, "i%s", stem);
-    snprintf(prec, 8, "%.*s", (int)pl - 1, name + 1);
-  } else {
-    snprintf(routine, 32, "%s%s", stem, sfx);
-    snprintf(prec, 8, "%.*s", (int)pl, name);
+  } else { /* the prefix's precision letters: isamax's i belongs to the routine (prec_at) */
+    int at = sb_ops[op].prec_at;
+    snprintf(routine, 32, "%.*s%s%s", at, name, stem, sfx);
+    snprintf(prec, 8, "%.*s", (int)pl - at, name + at);
   }
 }
 

@@ -49,7 +49,7 @@ enum { SB_FAMILIES(SB_X_FACTS) };
   {.name = #pfx_ #stem_, .stem = #stem_, .dbl = sizeof(R_) == sizeof(double),  \
    SB_X_COLUMNS(f_, SB_SHAPE_OF_##f_, sizeof(T_) > sizeof(R_) || #K_[0] == 'C'), \
    .focus = sizeof(T_) == sizeof(double) && #K_[0] == 'R' ? SB_FOCUS(focus_) : SB_FOCUS_NONE, \
-   .herm = SB_HERM(herm_), .rm_swap = SB_X_RM_SWAP(f_, SB_HERM(herm_))},
+   .herm = SB_HERM(herm_), .prec_at = #pfx_[0] == 'i', .rm_swap = SB_X_RM_SWAP(f_, SB_HERM(herm_))},
 #define SB_OP(...) SB_EXPAND_OP_COLUMNS(SB_X_INFO, __VA_ARGS__)
 #define SB_LD_DEP_LDA 1
 #define SB_LD_DEP_NONE 0

@@ -148,6 +148,9 @@ typedef struct sb_opinfo {
   unsigned char variants;  /* 2 for SIDED shapes (Left, Right), else 1   */
   unsigned char focus;     /* enum sb_focus: blas.def's column           */
   unsigned char herm;      /* 1: a Hermitian routine (blas.def's column) */
+  unsigned char prec_at;   /* where the precision letters start in name:
+                              1 after an index function's i (isamax: "s"
+                              of routine iamax), else 0                   */
   unsigned char rm_swap[4]; /* the family's swap column as it applies to
                               this routine: positions rm_swap[0] and [1]
                               exchange, and [2] and [3]; 0 for none      */

@@ -41,7 +41,8 @@ typedef double _Complex sb_cd; /* Fortran COMPLEX*16                    */
 #define SB_PS_SD_CABS(F, ...)                                                  \
   F(s, sb_cf, float, C, __VA_ARGS__) F(d, sb_cd, double, C, __VA_ARGS__)
 
-/* index functions: isamax idamax icamax izamax */
+/* index functions: isamax idamax icamax izamax; a prefix's leading i is the
+ * routine's, not a precision (lib/ops.c: sb_ops[].prec_at) */
 #define SB_PS_I_SDCZ(F, ...)                                                   \
   F(is, float, float, R, __VA_ARGS__) F(id, double, double, R, __VA_ARGS__)    \
   F(ic, sb_cf, float, C, __VA_ARGS__) F(iz, sb_cd, double, C, __VA_ARGS__)
