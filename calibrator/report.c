@@ -16,8 +16,6 @@
 #define SB_GNUPLOT ""
 #endif
 
-const char *const cal_report_figures[] = {"dgemm", "dtrsm", "dsyrk", "dgemv", "dger", "daxpy", "idamax", "hpl_dlaswp00N", "hpl_dlaswp01T", "hpl_dlaswp06T", NULL};
-
 /* the routine and the precision of a key, as --summary and summary.txt
  * print them: "gemm" "d", "iamax" "s", "trsm.right" "z" */
 static void split_name(int key, char *routine, char *prec)
@@ -155,8 +153,9 @@ void cal_report(const char *model_path, const cal_info *c, const cal_run *run)
   }
   publish(dir, 1);
   write_summary(dir, c);
-  for (int s = 0; cal_report_figures[s]; s++)
-    write_figure(dir, cal_report_figures[s], c, run);
+  for (int op = 0; op < SB_OP_COUNT; op++)
+    if (sb_ops[op].figure)
+      write_figure(dir, sb_ops[op].name, c, run);
   if (!*SB_GNUPLOT)
     fprintf(stderr, "simblas-calibrate: gnuplot was not found at configure time: report %s has the data, no figures\n", dir);
   else
