@@ -144,6 +144,11 @@ enum sb_focus { SB_FOCUS_NONE, SB_FOCUS_LAPACK, SB_FOCUS_HPL };
 #define SB_FIGURE_NONE 0
 #define SB_FIGURE_ 0
 
+/* blas.def's optional ld0 column: LD0, or nothing */
+#define SB_LD0(z) SB_LD0_##z
+#define SB_LD0_LD0 1
+#define SB_LD0_ 0
+
 typedef struct sb_opinfo {
   const char *name;        /* "dgemm": the model-file key                */
   const char *stem;        /* "gemm"                                     */
@@ -157,6 +162,8 @@ typedef struct sb_opinfo {
   unsigned char herm;      /* 1: a Hermitian routine (blas.def's column) */
   unsigned char figure;    /* 1: drawn in the calibration report (the
                               figure columns of blas.def, kernels.def)  */
+  unsigned char ld0;       /* 1: leading dimensions may be 0 (blas.def's
+                              ld0 column: ?gemm3m)                       */
   unsigned char prec_at;   /* where the precision letters start in name:
                               1 after an index function's i (isamax: "s"
                               of routine iamax), else 0                   */

@@ -54,13 +54,13 @@ typedef double _Complex sb_cd; /* Fortran COMPLEX*16                    */
 
 /* Expand every row of blas.def into one call of F per precision, F(pfx,
  * T, R, K, family, stem, interfaces); SB_EXPAND_OP_COLUMNS passes the
- * row's optional focus, hermitian, and figure columns too, as three more
+ * row's optional focus, hermitian, figure and ld0 columns too, as four more
  * arguments (empty without them).  The empty arguments appended keep the
  * variadic part non-empty, as C11 wants, whether the row has the columns or not. */
 #define SB_EXPAND_OP(F, ...) SB_EXPAND_OP_(F, __VA_ARGS__, , )
 #define SB_EXPAND_OP_(F, fam, stem, precs, ifaces, focus, ...) SB_PS_##precs(F, fam, stem, ifaces)
-#define SB_EXPAND_OP_COLUMNS(F, ...) SB_EXPAND_OP_COLUMNS_(F, __VA_ARGS__, , , , )
-#define SB_EXPAND_OP_COLUMNS_(F, fam, stem, precs, ifaces, focus, herm, figure, ...) \
-  SB_PS_##precs(F, fam, stem, ifaces, focus, herm, figure)
+#define SB_EXPAND_OP_COLUMNS(F, ...) SB_EXPAND_OP_COLUMNS_(F, __VA_ARGS__, , , , , )
+#define SB_EXPAND_OP_COLUMNS_(F, fam, stem, precs, ifaces, focus, herm, figure, ld0, ...) \
+  SB_PS_##precs(F, fam, stem, ifaces, focus, herm, figure, ld0)
 
 #endif
