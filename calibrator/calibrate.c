@@ -365,8 +365,9 @@ static void open_output(void)
 static double report_bytes(const cal_point *pts, size_t npts, int ncores)
 {
   double bytes = 64e3 + 100.0 * CAL_NKEYS;
-  for (int s = 0; cal_report_figures[s]; s++) {
-    int op = sb_op_lookup(cal_report_figures[s]);
+  for (int op = 0; op < SB_OP_COUNT; op++) {
+    if (!sb_ops[op].figure)
+      continue;
     for (size_t i = 0; i < npts; i++)
       bytes += pts[i].op == op ? 2 * (53.0 + 213.0) * ncores : 0;
     bytes += 2 * 40e3;

@@ -310,7 +310,7 @@ int cal_hpl_call(int op, void *sym, int64_t m64, int64_t n64, int64_t k64, int v
 }
 
 #define CAL_ENTRY(pfx, T_, R_, K_, fam, stem, ifc) [SB_OP_##pfx##stem] = {cal_##pfx##stem, #pfx #stem "_"},
-#define SB_KERNEL(name, kind, shape, ld) [SB_OP_##name] = {cal_mem_##kind, NULL},
+#define SB_KERNEL(name, kind, shape, ld, figure) [SB_OP_##name] = {cal_mem_##kind, NULL},
 const cal_op cal_ops[SB_OP_COUNT] = {
 #define SB_OP(...) SB_EXPAND_OP(CAL_ENTRY, __VA_ARGS__)
 #include "blas.def"

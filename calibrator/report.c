@@ -16,8 +16,6 @@
 #define SB_GNUPLOT ""
 #endif
 
-const char *const cal_report_figures[] = {"dgemm", "dtrsm", "dsyrk", "dgemv", "dger", "daxpy", "idamax", "hpl_dlaswp00N", "hpl_dlaswp01T", "hpl_dlaswp06T", NULL};
-
 /* the routine and the precision of a key, as --summary and summary.txt
  * print them: "gemm" "d", "iamax" "s", "trsm.right" "z" */
 static void split_name(int key, char *routine, char *prec)
@@ -28,12 +26,10 @@ static void split_name(int key, char *routine, char *prec)
   if (sb_ops[op].level == SB_LEVEL_M) { /* hpl_dlaswp00N: double precision */
     snprintf(routine, 32, "%s", name);
     snprintf(prec, 8, "d");
-  } else if (sb_ops[op].fam == SB_FAM_iamax) { /* isamax: routine iamax, precision s */
-    snprintf(routine, 32, "i%s", stem);
-    snprintf(prec, 8, "%.*s", (int)pl - 1, name + 1);
-  } else {
-    snprintf(routine, 32, "%s%s", stem, sfx);
-    snprintf(prec, 8, "%.*s", (int)pl, name);
+  } else { /* the prefix's precision letters: isamax's i belongs to the routine (prec_at) */
+    int at = sb_ops[op].prec_at;
+    snprintf(routine, 32, "%.*s%s%s", at, name, stem, sfx);
+    snprintf(prec, 8, "%.*s", (int)pl - at, name + at);
   }
 }
 
@@ -157,8 +153,9 @@ void cal_report(const char *model_path, const cal_info *c, const cal_run *run)
   }
   publish(dir, 1);
   write_summary(dir, c);
-  for (int s = 0; cal_report_figures[s]; s++)
-    write_figure(dir, cal_report_figures[s], c, run);
+  for (int op = 0; op < SB_OP_COUNT; op++)
+    if (sb_ops[op].figure)
+      write_figure(dir, sb_ops[op].name, c, run);
   if (!*SB_GNUPLOT)
     fprintf(stderr, "simblas-calibrate: gnuplot was not found at configure time: report %s has the data, no figures\n", dir);
   else

@@ -35,9 +35,6 @@ typedef struct cal_info {
   const fit_result *cores; /* ncores * CAL_NKEYS; NULL for one core */
 } cal_info;
 
-/* the routines drawn in the report's figures */
-extern const char *const cal_report_figures[];
-
 /* MODEL.report/: summary.txt, the figures' data, and the figures when
  * gnuplot was found at configure time; files world-readable.  Failures are
  * said, not fatal. */

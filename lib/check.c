@@ -176,8 +176,9 @@ int sb_chk_gemm(sb_call *c, const char *ta, const char *tb, const int *m,
 {
   int nota = is(ta, 'N'), notb = is(tb, 'N');
   int nrowa = nota ? *m : *k, nrowb = notb ? *k : *n, info = 0;
-  /* OpenBLAS's gemm3m accepts a leading dimension of 0 for empty matrices */
-  int lo = c->op == SB_OP_cgemm3m || c->op == SB_OP_zgemm3m ? 0 : 1;
+  /* blas.def's ld0 column: OpenBLAS's gemm3m accepts a leading dimension
+   * of 0 for empty matrices */
+  int lo = sb_ops[c->op].ld0 ? 0 : 1;
   if (!nota && !is(ta, 'C') && !is(ta, 'T')) info = 1;
   else if (!notb && !is(tb, 'C') && !is(tb, 'T')) info = 2;
   else if (*m < 0) info = 3;

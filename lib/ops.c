@@ -1,6 +1,6 @@
 /*
  * ops.c -- the op table (names = model-file keys, families, precision, the
- * row's focus and hermitian columns, and the family's facts: level, shape,
+ * row's focus, hermitian, figure and ld0 columns, and the family's facts: level, shape,
  * sides, flop count), generated from blas.def, kernels.def and the family
  * table in sb_call.h.  The flop count is the documented fallback for a
  * routine the model file lacks.
@@ -45,17 +45,18 @@ enum { SB_FAMILIES(SB_X_FACTS) };
   .fam = SB_FAM_##f_, .cplx = (cplx_), .level = SB_LEVEL_OF_##f_,              \
   .shape = (shape_), .variants = (int)(shape_) == SB_SHAPE_SIDED ? 2 : 1,          \
   .flop_term = SB_TERM_OF_##f_, .flop_coef = SB_COEF_OF_##f_ * ((cplx_) ? 4 : 1)
-#define SB_X_INFO(pfx_, T_, R_, K_, f_, stem_, ifc_, focus_, herm_)            \
+#define SB_X_INFO(pfx_, T_, R_, K_, f_, stem_, ifc_, focus_, herm_, fig_, ld0_) \
   {.name = #pfx_ #stem_, .stem = #stem_, .dbl = sizeof(R_) == sizeof(double),  \
    SB_X_COLUMNS(f_, SB_SHAPE_OF_##f_, sizeof(T_) > sizeof(R_) || #K_[0] == 'C'), \
    .focus = sizeof(T_) == sizeof(double) && #K_[0] == 'R' ? SB_FOCUS(focus_) : SB_FOCUS_NONE, \
-   .herm = SB_HERM(herm_), .rm_swap = SB_X_RM_SWAP(f_, SB_HERM(herm_))},
+   .figure = sizeof(T_) == sizeof(double) && #K_[0] == 'R' ? SB_FIGURE(fig_) : 0, \
+   .ld0 = SB_LD0(ld0_), .herm = SB_HERM(herm_), .prec_at = #pfx_[0] == 'i', .rm_swap = SB_X_RM_SWAP(f_, SB_HERM(herm_))},
 #define SB_OP(...) SB_EXPAND_OP_COLUMNS(SB_X_INFO, __VA_ARGS__)
 #define SB_LD_DEP_LDA 1
 #define SB_LD_DEP_NONE 0
-#define SB_KERNEL(name_, kind_, shape_, ld_)                                   \
+#define SB_KERNEL(name_, kind_, shape_, ld_, fig_)                             \
   [SB_OP_##name_] = {.name = #name_, .stem = #name_, .dbl = 1, SB_X_COLUMNS(memk, SB_SHAPE_##shape_, 0), \
-                     .ld_dep = SB_LD_DEP_##ld_},
+                     .ld_dep = SB_LD_DEP_##ld_, .figure = SB_FIGURE(fig_)},
 const sb_opinfo sb_ops[SB_OP_COUNT] = {
 #include "blas.def"
 #include "kernels.def"

@@ -16,7 +16,7 @@
 /* ---- ops: one per expanded row of blas.def ------------------------------ */
 #define SB_X_ENUM(pfx, T_, R_, K_, fam, stem, ifc) SB_OP_##pfx##stem,
 #define SB_OP(...) SB_EXPAND_OP(SB_X_ENUM, __VA_ARGS__)
-#define SB_KERNEL(name, kind, shape, ld) SB_OP_##name,
+#define SB_KERNEL(name, kind, shape, ld, figure) SB_OP_##name,
 enum sb_op {
 #include "blas.def"
   SB_OP_BLAS_COUNT, /* the ops with BLAS entry points come first */
@@ -135,7 +135,19 @@ enum sb_focus { SB_FOCUS_NONE, SB_FOCUS_LAPACK, SB_FOCUS_HPL };
 /* blas.def's optional hermitian column: HERM, or nothing */
 #define SB_HERM(h) SB_HERM_##h
 #define SB_HERM_HERM 1
+#define SB_HERM_NONE 0 /* before a later column */
 #define SB_HERM_ 0
+
+/* blas.def's optional figure column and kernels.def's: FIGURE, or NONE */
+#define SB_FIGURE(f) SB_FIGURE_##f
+#define SB_FIGURE_FIGURE 1
+#define SB_FIGURE_NONE 0
+#define SB_FIGURE_ 0
+
+/* blas.def's optional ld0 column: LD0, or nothing */
+#define SB_LD0(z) SB_LD0_##z
+#define SB_LD0_LD0 1
+#define SB_LD0_ 0
 
 typedef struct sb_opinfo {
   const char *name;        /* "dgemm": the model-file key                */
@@ -148,6 +160,13 @@ typedef struct sb_opinfo {
   unsigned char variants;  /* 2 for SIDED shapes (Left, Right), else 1   */
   unsigned char focus;     /* enum sb_focus: blas.def's column           */
   unsigned char herm;      /* 1: a Hermitian routine (blas.def's column) */
+  unsigned char figure;    /* 1: drawn in the calibration report (the
+                              figure columns of blas.def, kernels.def)  */
+  unsigned char ld0;       /* 1: leading dimensions may be 0 (blas.def's
+                              ld0 column: ?gemm3m)                       */
+  unsigned char prec_at;   /* where the precision letters start in name:
+                              1 after an index function's i (isamax: "s"
+                              of routine iamax), else 0                   */
   unsigned char rm_swap[4]; /* the family's swap column as it applies to
                               this routine: positions rm_swap[0] and [1]
                               exchange, and [2] and [3]; 0 for none      */

@@ -41,7 +41,8 @@ typedef double _Complex sb_cd; /* Fortran COMPLEX*16                    */
 #define SB_PS_SD_CABS(F, ...)                                                  \
   F(s, sb_cf, float, C, __VA_ARGS__) F(d, sb_cd, double, C, __VA_ARGS__)
 
-/* index functions: isamax idamax icamax izamax */
+/* index functions: isamax idamax icamax izamax; a prefix's leading i is the
+ * routine's, not a precision (lib/ops.c: sb_ops[].prec_at) */
 #define SB_PS_I_SDCZ(F, ...)                                                   \
   F(is, float, float, R, __VA_ARGS__) F(id, double, double, R, __VA_ARGS__)    \
   F(ic, sb_cf, float, C, __VA_ARGS__) F(iz, sb_cd, double, C, __VA_ARGS__)
@@ -53,13 +54,13 @@ typedef double _Complex sb_cd; /* Fortran COMPLEX*16                    */
 
 /* Expand every row of blas.def into one call of F per precision, F(pfx,
  * T, R, K, family, stem, interfaces); SB_EXPAND_OP_COLUMNS passes the
- * row's optional focus and hermitian columns too, as two more arguments
- * (empty without them).  The empty arguments appended keep the variadic
- * part non-empty, as C11 wants, whether the row has the columns or not. */
+ * row's optional focus, hermitian, figure and ld0 columns too, as four more
+ * arguments (empty without them).  The empty arguments appended keep the
+ * variadic part non-empty, as C11 wants, whether the row has the columns or not. */
 #define SB_EXPAND_OP(F, ...) SB_EXPAND_OP_(F, __VA_ARGS__, , )
 #define SB_EXPAND_OP_(F, fam, stem, precs, ifaces, focus, ...) SB_PS_##precs(F, fam, stem, ifaces)
-#define SB_EXPAND_OP_COLUMNS(F, ...) SB_EXPAND_OP_COLUMNS_(F, __VA_ARGS__, , , )
-#define SB_EXPAND_OP_COLUMNS_(F, fam, stem, precs, ifaces, focus, herm, ...)   \
-  SB_PS_##precs(F, fam, stem, ifaces, focus, herm)
+#define SB_EXPAND_OP_COLUMNS(F, ...) SB_EXPAND_OP_COLUMNS_(F, __VA_ARGS__, , , , , )
+#define SB_EXPAND_OP_COLUMNS_(F, fam, stem, precs, ifaces, focus, herm, figure, ld0, ...) \
+  SB_PS_##precs(F, fam, stem, ifaces, focus, herm, figure, ld0)
 
 #endif
