@@ -293,12 +293,13 @@ def value(name):
     return default(name) if v is None else v
 
 
-def check_env(env, table=None):
+def check_env(env, path=None):
     """Every SIMBLAS_* variable of ENV is a row libsimblas reads, its value
     one the row accepts, and together they break no rule of what settings
-    need of each other (SB_NEEDS); CliError (status 1: simblas-hpl's own
-    fault) if not."""
-    table = table if table is not None else load()
+    need of each other (SB_NEEDS), rows and rules from one table (PATH,
+    else the one found); CliError (status 1: simblas-hpl's own fault) if
+    not."""
+    table = load(path)
     if table is None:
         return
     for name, value in env.items():
@@ -313,7 +314,7 @@ def check_env(env, table=None):
             raise CliError(f"simblas-hpl sets {name}={value!r}, which libsimblas refuses ({row.get('accepts')}): "
                            "simblas-hpl and libsimblas come from different versions; install both from one build", 1)
     for name, value in env.items():
-        broken = unmet_need(name, value, env) if name.startswith("SIMBLAS_") else None
+        broken = unmet_need(name, value, env, path) if name.startswith("SIMBLAS_") else None
         if broken:
             var = broken[2]
             raise CliError(f"simblas-hpl sets {name}={value} and " + (f"{var}={env[var]}" if var in env else
