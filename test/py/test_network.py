@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import launch, network, validation
+from simblas_hpl import launch, network, validate_configs, validation
 from simblas_hpl.plan import RunOptions, make_plan
 
 INTRA_LAT = "65536:9.5;4096:2.25;0:1"
@@ -167,7 +167,7 @@ class NetworkFile(Sandbox):
                          (None, "SimGrid 3.32's defaults", "assumed"))
 
     def test_validate_reports_the_network_of_its_simulations(self):
-        c = validation.make_config(8000, 1, 2)
+        c = validate_configs.make_config(8000, 1, 2)
         real = {c.label: {"gflops": [100.0, 99.0, 101.0]}}
         sims = [validation.Simulation("q", "model", "/m/q.model", "here.network"),
                 validation.Simulation("passthrough", "passthrough", "/m/q.model", "none")]

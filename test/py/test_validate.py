@@ -10,42 +10,7 @@ import shutil
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import validation
-from simblas_hpl.errors import CliError
-
-
-class Configs(Sandbox):
-    def test_parse_config(self):
-        c = validation.parse_config("12000:2x1:swap=0,depth=0")
-        self.assertEqual((c.n, c.p, c.q, c.nb, c.opts), (12000, 2, 1, 128, (("depth", 0), ("swap", 0))))
-        self.assertEqual(c.label, "N=12000 2x1 depth=0 swap=0")
-        self.assertEqual(validation.parse_config("8000:1x2:NB=256,bcast=blong").label, "N=8000 NB=256 1x2 bcast=4")
-        for bad, msg in (("12000", "expected N:PxQ"), ("12000:2x1:swap", "not KEY=VALUE"),
-                         ("12000:2x1:swap=7", "out of range"), ("100:1x1:nb=128", "N >= NB"),
-                         ("12000:2x1:nosuch=1", "unknown HPL option")):
-            with self.subTest(bad=bad), self.assertRaisesRegex(CliError, msg):
-                validation.parse_config(bad)
-
-    def test_default_set(self):
-        two = validation.default_set(2)
-        labels = [c.label for c in two]
-        self.assertEqual(labels, ["N=8000 1x1", "N=8000 1x2", "N=12000 1x2", "N=16000 1x2", "N=12000 2x1",
-                                  "N=12000 2x1 swap=0", "N=12000 2x1 swap=1", "N=12000 1x2 bcast=4",
-                                  "N=12000 1x2 depth=0"])
-        # every core, no more; the three swaps, two broadcasts, depth 0 and 1
-        self.assertEqual(max(c.ranks for c in two), 2)
-        self.assertEqual({dict(c.opts).get("swap", 2) for c in two if c.p > 1}, {0, 1, 2})
-        self.assertEqual({dict(c.opts).get("bcast", 1) for c in two if c.q > 1}, {1, 4})
-        self.assertEqual({dict(c.opts).get("depth", 1) for c in two if c.q > 1}, {0, 1})
-        self.assertLess(validation.estimate_seconds(two, 3), 600)
-        four = validation.default_set(4)
-        self.assertEqual(max(c.ranks for c in four), 4)
-        self.assertEqual([c.label for c in validation.default_set(1)], ["N=8000 1x1"])
-
-    def test_check_set(self):
-        # make check's run is Cx1 (real 1x2 runs parted from passthrough on the EPYC VM)
-        self.assertEqual([c.label for c in validation.check_set(2)], ["N=12000 2x1"])
-        self.assertEqual([c.label for c in validation.check_set(1)], ["N=12000 1x1"])
+from simblas_hpl import validate_configs, validation
 
 
 MEASURED = "measured: dgemm m=3280 n=3280 k=256 in HPL's layout, median of 8"
@@ -76,7 +41,7 @@ def fake_calibrator(path, speed, log=None, fail=False):
 
 
 def fake_report(errors, real=(100.0, 98.0, 102.0)):
-    configs = [validation.make_config(8000, 1, 2), validation.make_config(8000, 2, 1, swap=0)]
+    configs = [validate_configs.make_config(8000, 1, 2), validate_configs.make_config(8000, 2, 1, swap=0)]
     real_runs = {c.label: {"gflops": list(real), "hpl_time_s": [1.0] * 3, "other_load": [0.01, 0.0, 0.02]}
                  for c in configs}
     sims = [validation.Simulation("full", "model", "/m/full.model")]
@@ -106,7 +71,7 @@ class Report(Sandbox):
         self.assertEqual(rows[2].split(",")[13:17], ["full", "model", "96.0", "-4.0"])
 
     def test_ranking(self):
-        configs = [validation.make_config(12000, 2, 1), validation.make_config(12000, 2, 1, swap=0)]
+        configs = [validate_configs.make_config(12000, 2, 1), validate_configs.make_config(12000, 2, 1, swap=0)]
         sims = [validation.Simulation("m", "model", "x")]
         machine = {"cpu": "x", "simd": [], "cores": 2}
 
@@ -143,7 +108,7 @@ class Report(Sandbox):
         report has the real runs' median per phase and each simulation's, and
         the table a line per phase with the difference; a real run without
         them leaves the phases out."""
-        c = validation.make_config(12000, 2, 1)
+        c = validate_configs.make_config(12000, 2, 1)
         ph = [{"rfact": 1.46, "pfact": 1.34, "mxswp": 1.29, "update": 13.31, "laswp": 1.09, "uptrsv": 0.04},
               {"rfact": 0.85, "pfact": 0.72, "mxswp": 0.68, "update": 13.74, "laswp": 0.98, "uptrsv": 0.06},
               {"rfact": 0.9, "pfact": 0.8, "mxswp": 0.7, "update": 13.5, "laswp": 1.0, "uptrsv": 0.05}]
@@ -381,7 +346,7 @@ class Speeds(Sandbox):
         self.assertIn("cannot load the BLAS", said[0])
 
     def report(self, models, speeds, adjusted=False):
-        configs = [validation.make_config(8000, 1, 2)]
+        configs = [validate_configs.make_config(8000, 1, 2)]
         real = {configs[0].label: {"gflops": [95.0, 96.0, 97.0]}}
         sims = [validation.Simulation(n, "model", write_model(self.path(n + ".model"), *a)) for n, a in models]
         res = {s.name: {configs[0].label: {"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 1.0}} for s in sims}

@@ -30,7 +30,10 @@ package; doc/user-guide.md is the manual.  One job per module:
   model           what simblas-hpl reads of a SimBLAS model file
   hplbuild        building HPL: source, patches, make, the check run
   realrun         real HPL runs: xhpl-mpi under Open MPI's mpirun
-  validation      validate's configurations, real and simulated runs, report
+  validate_configs
+                  validate's (and refine's) HPL configurations: --config,
+                  the default set, make check's
+  validation      validate's real and simulated runs, report
   builds          the builds on disk: manifests, listing, the default
   locations       where SimBLAS is installed (configured.py, the environment)
   errors          CliError and the one-line messages

@@ -16,11 +16,12 @@ import subprocess
 import sys
 import tempfile
 
-from .. import model, realrun, signals, validation
+from .. import model, realrun, signals, validate_configs, validation
 from .. import refine as rf
 from ..errors import CliError, note
 from ..files import read_text, write_atomic
 from ..locations import default_model, keep_path
+from ..plan import DEFAULT_NB
 from ..results import check_output_path
 
 NAME = "refine"
@@ -100,14 +101,14 @@ def plan_configs(args, cores):
     if args.n is not None and args.config:
         raise CliError("--n sets the default runs' N; --config gives its own: give one or the other")
     if args.config:
-        configs = [validation.parse_config(c) for c in args.config]
+        configs = [validate_configs.parse_config(c) for c in args.config]
     else:
         top = realrun.real_n_max()
         n = args.n if args.n is not None else min(DEFAULT_N, top or DEFAULT_N)
-        if n < validation.DEFAULT_NB:
-            raise CliError(f"--n {n}: must be at least NB ({validation.DEFAULT_NB})")
-        configs = ([validation.make_config(n, 1, cores), validation.make_config(n, cores, 1)] if cores > 1
-                   else [validation.make_config(n, 1, 1)])
+        if n < DEFAULT_NB:
+            raise CliError(f"--n {n}: must be at least NB ({DEFAULT_NB})")
+        configs = ([validate_configs.make_config(n, 1, cores), validate_configs.make_config(n, cores, 1)] if cores > 1
+                   else [validate_configs.make_config(n, 1, 1)])
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
         raise CliError("--config: the same configuration is given twice")
@@ -126,7 +127,7 @@ def solo_config(configs, cores, args):
     already."""
     if cores < 2 or args.no_solo or any(c.ranks == 1 for c in configs):
         return None
-    return validation.make_config(min(c.n for c in configs), 1, 1)
+    return validate_configs.make_config(min(c.n for c in configs), 1, 1)
 
 
 def solo_said(solo, what="HPL's dgemm", key="solo_speed"):

@@ -7,7 +7,7 @@ import sys
 import tempfile
 import time
 
-from .. import builds, realrun, settings, signals, validation
+from .. import builds, realrun, settings, signals, validate_configs, validation
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -93,9 +93,9 @@ def main(args):
     if args.max_error is not None and not args.max_error > 0:
         raise CliError(f"--max-error {args.max_error:g}: must be a percentage > 0")
     if args.config:
-        configs = [validation.parse_config(c) for c in args.config]
+        configs = [validate_configs.parse_config(c) for c in args.config]
     else:
-        configs = validation.default_set(cores) if args.set == "default" else validation.check_set(cores)
+        configs = validate_configs.default_set(cores) if args.set == "default" else validate_configs.check_set(cores)
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
         raise CliError("--config: the same configuration is given twice")
