@@ -102,7 +102,7 @@ class RefineBase(Sandbox):
         with mock.patch("simblas_hpl.realrun.run_real", self.fake_run), \
                 mock.patch("simblas_hpl.realrun.mpirun_path", return_value="/bin/true"), \
                 mock.patch("simblas_hpl.realrun.machine_cores", return_value=cores), \
-                mock.patch("simblas_hpl.validation.LoadWatch", watch):
+                mock.patch("simblas_hpl.validate_machine.LoadWatch", watch):
             return self.cli("refine", *args, env=env, unset=unset)
 
 

@@ -33,6 +33,9 @@ package; doc/user-guide.md is the manual.  One job per module:
   validate_configs
                   validate's (and refine's) HPL configurations: --config,
                   the default set, make check's
+  validate_machine
+                  the machine validate and refine measure on: its CPU, the
+                  load of other processes on its cores
   validation      validate's real and simulated runs, report
   builds          the builds on disk: manifests, listing, the default
   locations       where SimBLAS is installed (configured.py, the environment)

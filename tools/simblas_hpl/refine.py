@@ -19,7 +19,7 @@ import statistics
 import subprocess
 import tempfile
 
-from . import hpldat, model, realrun, settings, validation
+from . import hpldat, model, realrun, settings, validate_machine, validation
 from .errors import CliError
 from .files import copy_atomic, read_text, tail_lines, write_atomic
 from .locations import installed_copy, keep_path, simblas_libdir
@@ -213,7 +213,7 @@ def traced_run(c, xhpl, lib, model_path, root, timeout=None, mpirun=None):
             os.unlink(os.path.join(d, old))
     wrapper = os.path.join(d, "rank.sh")
     write_rank_script(wrapper, lib, model_path, d)
-    watch = validation.LoadWatch()
+    watch = validate_machine.LoadWatch()
     watch.start()
     res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.settings(c.hpl), d, timeout=timeout,
                            mpirun=mpirun, wrapper=wrapper)

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from .. import model, realrun, signals, validate_configs, validation
+from .. import model, realrun, signals, validate_configs, validate_machine, validation
 from .. import refine as rf
 from ..errors import CliError, note
 from ..files import read_text, write_atomic
@@ -177,7 +177,7 @@ def main(args):
         root = os.path.abspath(args.keep)
     else:
         root = tempfile.mkdtemp(prefix="simblas-refine-")
-    machine = validation.machine_info()
+    machine = validate_machine.machine_info()
     solo_cfg = solo_config(configs, cores, args)
     # none either when the base model's solo speeds are the calibrator's: measured side by side, where one
     # run alone against others minutes apart measured 0.87-1.04 on the same Zen 5 VM (its drift)
@@ -188,7 +188,7 @@ def main(args):
              "every core busy, side by side), which the refined model keeps")
     note(f"refining {base} from {len(configs)} real HPL run(s) in trace mode ({', '.join(c.label for c in configs)})"
          + (f" and one of one rank alone ({solo_cfg.label})" if solo_cfg else "")
-         + f" on {machine['cpu']}, {machine['cores']} core(s); load average {validation.loadavg()}")
+         + f" on {machine['cpu']}, {machine['cores']} core(s); load average {validate_machine.loadavg()}")
     keep_root = bool(args.keep)
     try:
         traces, shares, solo_traces = [], [], []
@@ -249,13 +249,14 @@ def main(args):
         known = [s for s in shares if s is not None]
         worst = max(known) if known else None
         print(f"other processes took {'?' if worst is None else f'{100 * worst:.1f}%'} of the cores during the "
-              f"real runs (at most {100 * validation.QUIET_SHARE:g}% without --force)")
+              f"real runs (at most {100 * validate_machine.QUIET_SHARE:g}% without --force)")
         sys.stdout.flush()
-        if worst is not None and worst > validation.QUIET_SHARE and not args.force:
+        if worst is not None and worst > validate_machine.QUIET_SHARE and not args.force:
             aside = refined if args.keep else rf.set_aside(refined)
             raise CliError(f"other processes took {100 * worst:.1f}% of the cores during the real runs (more than "
-                           f"{100 * validation.QUIET_SHARE:g}%): {out} left unchanged; the refined model is kept in "
-                           f"{aside}; refine again on a quiet machine (or with --force, to install what a busy one gives)", 1)
+                           f"{100 * validate_machine.QUIET_SHARE:g}%): {out} left unchanged; the refined model is "
+                           f"kept in {aside}; refine again on a quiet machine (or with --force, to install what a busy "
+                           "one gives)", 1)
         print(rf.install(refined, out))
     except CliError as e:
         keep_root = keep_root or bool(e.kept)  # a failed run's files, which its message names

@@ -7,7 +7,7 @@ import sys
 import tempfile
 import time
 
-from .. import builds, realrun, settings, signals, validate_configs, validation
+from .. import builds, realrun, settings, signals, validate_configs, validate_machine, validation
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -155,10 +155,10 @@ def main(args):
         for s in sims:
             s.probe = probe if s.mode == "model" else None
         note(f"model-mode simulations with --probe {probe}: the real runs' MPI is {said}")
-    machine = validation.machine_info()
-    started = validation.now_iso()
+    machine = validate_machine.machine_info()
+    started = validate_machine.now_iso()
     t0 = time.monotonic()
-    load = validation.loadavg()
+    load = validate_machine.loadavg()
     if not args.real:
         est = validation.estimate_seconds(configs, args.runs, speed_shapes=len(speed.shapes) if speed else 0)
         note(f"validating {len(configs)} configuration(s) on {machine['cpu']}, {machine['cores']} core(s): "
@@ -191,7 +191,7 @@ def main(args):
         write_atomic(args.csv, validation.csv_text(report))
     if args.plot:
         validation.plot(report, args.plot)
-    if report["other_load_max"] is not None and report["other_load_max"] > validation.QUIET_SHARE:
+    if report["other_load_max"] is not None and report["other_load_max"] > validate_machine.QUIET_SHARE:
         note(f"warning: other processes used up to {100 * report['other_load_max']:.1f}% of the cores during a real "
              "run: the real figures may be low; validate again on a quiet machine")
     if args.max_error is not None:
