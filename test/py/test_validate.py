@@ -11,33 +11,7 @@ from unittest import mock
 
 from support import Sandbox
 from simblas_hpl import validate_configs, validation
-
-
-MEASURED = "measured: dgemm m=3280 n=3280 k=256 in HPL's layout, median of 8"
-
-
-def write_model(path, speed, said=MEASURED):
-    """A model file as simblas-calibrate writes its head: meta reference_speed
-    (when said) and the reference-speed line."""
-    with open(path, "w") as f:
-        f.write("simblas-model 1\nmeta mode full\n" + (f'meta reference_speed "{said}"\n' if said else "") +
-                f"reference-speed {speed:g}\nset node\ndgemm mnk=1.6e-11 1=2e-07\nend\n")
-    return path
-
-
-def fake_calibrator(path, speed, log=None, fail=False):
-    """An executable that answers --reference-speed [MODEL] as the calibrator
-    does (one JSON line, the model's shape), logging its arguments."""
-    said = MEASURED.replace("3280", "1964")
-    with open(path, "w") as f:
-        f.write("#!/bin/sh\n" + (f'echo "$@" >> {log}\n' if log else "") +
-                ("echo 'simblas-calibrate: cannot load the BLAS' >&2; exit 2\n" if fail else
-                 f'said="{said}"\n'
-                 f'[ -n "$2" ] && said=$(sed -n \'s/^meta reference_speed "\\(.*\\)"$/\\1/p\' "$2")\n'
-                 f'echo "{{\\"reference_speed\\": {speed:g}, \\"said\\": \\"$said\\", \\"cores\\": 2, '
-                 f'\\"reps\\": 3, \\"stolen_share\\": 0.01, \\"wall_s\\": 4.5}}"\n'))
-    os.chmod(path, 0o755)
-    return path
+from validate_fixtures import fake_calibrator, write_model
 
 
 def fake_report(errors, real=(100.0, 98.0, 102.0)):
@@ -172,7 +146,7 @@ class VerbBase(Sandbox):
         def sim(plan, workdir, quiet=False):
             calls.append(("sim", plan.n, plan.p, plan.q, plan.platform.hosts, plan.platform.cores_per_node))
             return mock.Mock(summary={"gflops": sim_gflops, "hpl_time_s": 1.0, "wall_s": 0.5})
-        # the reference speed between rounds: a stand-in calibrator (tested in Speeds)
+        # the reference speed between rounds: a stand-in calibrator (tested in test_validate_speed)
         self.env["SIMBLAS_CALIBRATE"] = fake_calibrator(self.path("cal"), 38.0e9, log=self.path("cal.log"))
         return calls, mock.patch("simblas_hpl.realrun.run_real", real), \
             mock.patch("simblas_hpl.validation.simulate", sim), \
@@ -296,54 +270,10 @@ class OneRankOnTwoCores(Sandbox):
         self.assertEqual(self.read(d, "hostfile").split(), ["node-0"] * 4 + ["node-1"] * 2)
 
 
-class Speeds(Sandbox):
-    """The machine's reference speed measured with the real runs, and each
-    model's drift (issue 23: the VM drifts by +-4% in tens of minutes)."""
-
-    def test_model_reference(self):
-        shape = "dgemm m=3280 n=3280 k=256 in HPL's layout"
-        self.assertEqual(validation.model_reference(write_model(self.path("a.model"), 39.7e9)), (39.7e9, shape))
-        old = write_model(self.path("old.model"), 42e9, said="the dgemm model's rate at m = n = k = 4096")
-        self.assertEqual(validation.model_reference(old), (42e9, None))
-        self.assertEqual(validation.model_reference(write_model(self.path("n.model"), 1e9, said=None)), (1e9, None))
-        # refined: the speed measured around refine's traced runs, which the refit's lines take on
-        refined = self.path("r.model")
-        with open(refined, "w") as f:
-            f.write(self.read(self.path("a.model")).replace(
-                "meta mode full\n", f"meta mode full\nmeta refined_reference_speed 49.5570 {shape}, median of 2 "
-                "around the traced runs, 2026-11-29T00:26:00+00:00\n"))
-        self.assertEqual(validation.model_reference(refined), (49.557e9, shape))
-        # a line that does not parse leaves the calibration's
-        with open(refined, "w") as f:
-            f.write(self.read(self.path("a.model")).replace(
-                "meta mode full\n", "meta refined_reference_speed 0 dgemm m=1 n=1 k=1 packed, x\n"))
-        self.assertEqual(validation.model_reference(refined), (39.7e9, shape))
-        # one measurement per shape, the models' or the calibrator's own
-        sims = [validation.Simulation(n, "model", self.path(n + ".model")) for n in ("a", "old")]
-        self.assertEqual(validation.speed_shapes(sims), {shape: self.path("a.model")})
-        self.assertEqual(validation.speed_shapes(sims[1:]), {None: None})
-
-    def test_probe(self):
-        log = self.path("log")
-        model = write_model(self.path("a.model"), 39.7e9)
-        probe = validation.SpeedProbe(fake_calibrator(self.path("cal"), 38.5e9, log=log),
-                                      {"dgemm m=3280 n=3280 k=256 in HPL's layout": model, None: None})
-        said = []
-        probe.measure("before round 1", said.append)
-        self.assertEqual(self.read(log).splitlines(), [f"--reference-speed {model}", "--reference-speed"])
-        m = probe.measured
-        self.assertEqual([(x["when"], x["shape"], x["gflops"], x["wall_s"]) for x in m],
-                         [("before round 1", "dgemm m=3280 n=3280 k=256 in HPL's layout", 38.5, 4.5),
-                          ("before round 1", "dgemm m=1964 n=1964 k=256 in HPL's layout", 38.5, 4.5)])
-        self.assertRegex(m[0]["time"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
-        self.assertIn("reference speed before round 1: 38.5 Gflop/s", said[0])
-        # a calibrator that fails: said, recorded as not measured, the validation goes on
-        bad = validation.SpeedProbe(fake_calibrator(self.path("bad"), 1, fail=True), {None: None})
-        said.clear()
-        bad.measure("after the last round", said.append)
-        self.assertEqual(bad.measured[0]["gflops"], None)
-        self.assertIn("could not be measured", said[0])
-        self.assertIn("cannot load the BLAS", said[0])
+class Drift(Sandbox):
+    """Each model's drift against the machine's reference speed measured
+    with the real runs (issue 23: the VM drifts by +-4% in tens of
+    minutes), in the report, the table and the CSV."""
 
     def report(self, models, speeds, adjusted=False):
         configs = [validate_configs.make_config(8000, 1, 2)]
@@ -441,7 +371,7 @@ class VerbSpeeds(VerbBase):
                     self.assertEqual((status, err.count("\n")), (2, 1), err)
                     self.assertIn(msg, err)
             which = shutil.which
-            with mock.patch("simblas_hpl.validation.shutil.which",
+            with mock.patch("simblas_hpl.validate_speed.shutil.which",
                             side_effect=lambda n: None if n == "simblas-calibrate" else which(n)), \
                     mock.patch("simblas_hpl.locations.installed", return_value=None):
                 status, out, err = self.cli("validate", "--config", "4000:1x1", unset=("SIMBLAS_CALIBRATE",))

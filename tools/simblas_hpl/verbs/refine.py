@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from .. import model, realrun, signals, validate_configs, validate_machine, validation
+from .. import model, realrun, signals, validate_configs, validate_machine, validate_speed
 from .. import refine as rf
 from ..errors import CliError, note
 from ..files import read_text, write_atomic
@@ -145,8 +145,8 @@ def reference_probe(base, calibrator, args):
     model's reference speed was not measured or --no-reference-speed."""
     if args.no_reference_speed:
         return None
-    shape = validation.model_reference(base)[1]
-    return validation.SpeedProbe(calibrator, {shape: base}) if shape else None
+    shape = validate_speed.model_reference(base)[1]
+    return validate_speed.SpeedProbe(calibrator, {shape: base}) if shape else None
 
 
 def time_scale(base, speed, args):
@@ -162,7 +162,7 @@ def main(args):
     cores = realrun.machine_cores()
     configs = plan_configs(args, cores)
     base = args.model or default_model()
-    calibrator = validation.calibrator_path(why="it refits the model on the traces (--from-trace)", instead="")
+    calibrator = validate_speed.calibrator_path(why="it refits the model on the traces (--from-trace)", instead="")
     check_model(base, calibrator)
     base = os.path.abspath(base)
     out = os.path.abspath(args.out or base)

@@ -7,7 +7,7 @@ import sys
 import tempfile
 import time
 
-from .. import builds, realrun, settings, signals, validate_configs, validate_machine, validation
+from .. import builds, realrun, settings, signals, validate_configs, validate_machine, validate_speed, validation
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -144,7 +144,7 @@ def main(args):
         xhpl = realrun.mpi_binary(args.build_id)[1]
         mpirun = mpirun_path()
         if not args.no_reference_speed:
-            speed = validation.SpeedProbe(validation.calibrator_path(), validation.speed_shapes(sims))
+            speed = validate_speed.SpeedProbe(validate_speed.calibrator_path(), validate_speed.speed_shapes(sims))
     if not args.probe and any(s.mode == "model" for s in sims):
         if args.real:  # the real runs were made with this machine's mpirun, if it has one still
             try:
