@@ -10,7 +10,7 @@ import shutil
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import validate_configs, validation
+from simblas_hpl import validate_configs, validate_real, validation
 from validate_fixtures import fake_calibrator, write_model
 
 
@@ -102,7 +102,7 @@ class Report(Sandbox):
         path = self.path("v.json")
         with open(path, "w") as f:
             json.dump(r, f)
-        again, _ = validation.load_real(path, [c])
+        again, _ = validate_real.load_real(path, [c])
         self.assertEqual(again[c.label]["phases_s"], ph)
         real[c.label]["phases_s"][1] = None  # a run without them
         r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
@@ -232,7 +232,7 @@ class Verb(VerbBase):
                 if not args:
                     self.assertIn(f"with --probe {want}: the real runs' MPI is {said.splitlines()[0]}", err)
         # no mpirun at all (a --real report simulated elsewhere): SMPI's own probe
-        self.assertEqual(validation.real_probe(None), ("immediate", "?"))
+        self.assertEqual(validate_real.real_probe(None), ("immediate", "?"))
 
     def test_refused(self):
         calls, *patches = self.fakes(100.0)

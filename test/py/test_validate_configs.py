@@ -3,7 +3,7 @@ refused, the options checked as --hpl-opt's, and the sets of a machine of
 C cores (validate's default set, make check's)."""
 
 from support import Sandbox
-from simblas_hpl import validate_configs, validation
+from simblas_hpl import validate_configs, validate_real
 from simblas_hpl.errors import CliError
 
 
@@ -31,7 +31,7 @@ class Configs(Sandbox):
         self.assertEqual({dict(c.opts).get("swap", 2) for c in two if c.p > 1}, {0, 1, 2})
         self.assertEqual({dict(c.opts).get("bcast", 1) for c in two if c.q > 1}, {1, 4})
         self.assertEqual({dict(c.opts).get("depth", 1) for c in two if c.q > 1}, {0, 1})
-        self.assertLess(validation.estimate_seconds(two, 3), 600)
+        self.assertLess(validate_real.estimate_seconds(two, 3), 600)
         four = validate_configs.default_set(4)
         self.assertEqual(max(c.ranks for c in four), 4)
         self.assertEqual([c.label for c in validate_configs.default_set(1)], ["N=8000 1x1"])

@@ -36,9 +36,11 @@ package; doc/user-guide.md is the manual.  One job per module:
   validate_machine
                   the machine validate and refine measure on: its CPU, the
                   load of other processes on its cores
+  validate_real   validate's real runs: interleaved rounds, their summary,
+                  an earlier report's (--real)
   validate_speed  the machine's reference speed against the models': the
                   calibrator's probe between real runs, each model's drift
-  validation      validate's real and simulated runs, report
+  validation      validate's simulated runs, report
   builds          the builds on disk: manifests, listing, the default
   locations       where SimBLAS is installed (configured.py, the environment)
   errors          CliError and the one-line messages

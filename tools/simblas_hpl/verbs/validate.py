@@ -7,7 +7,8 @@ import sys
 import tempfile
 import time
 
-from .. import builds, realrun, settings, signals, validate_configs, validate_machine, validate_speed, validation
+from .. import builds, realrun, settings, signals
+from .. import validate_configs, validate_machine, validate_real, validate_speed, validation
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -138,8 +139,8 @@ def main(args):
     build, _ = builds.choose(args.build_id)
     real_from = speed = speeds = None
     if args.real:
-        real, real_from = validation.load_real(args.real, configs)
-        speeds = validation.real_speeds(real_from)
+        real, real_from = validate_real.load_real(args.real, configs)
+        speeds = validate_real.real_speeds(real_from)
     else:
         xhpl = realrun.mpi_binary(args.build_id)[1]
         mpirun = mpirun_path()
@@ -151,7 +152,7 @@ def main(args):
                 mpirun = mpirun_path()
             except CliError:
                 mpirun = None
-        probe, said = validation.real_probe(mpirun)
+        probe, said = validate_real.real_probe(mpirun)
         for s in sims:
             s.probe = probe if s.mode == "model" else None
         note(f"model-mode simulations with --probe {probe}: the real runs' MPI is {said}")
@@ -160,7 +161,7 @@ def main(args):
     t0 = time.monotonic()
     load = validate_machine.loadavg()
     if not args.real:
-        est = validation.estimate_seconds(configs, args.runs, speed_shapes=len(speed.shapes) if speed else 0)
+        est = validate_real.estimate_seconds(configs, args.runs, speed_shapes=len(speed.shapes) if speed else 0)
         note(f"validating {len(configs)} configuration(s) on {machine['cpu']}, {machine['cores']} core(s): "
              f"{args.runs} real run(s) each (about {est / 60:.0f} min), then {len(sims)} simulation(s) each; "
              f"load average {load}")
@@ -170,7 +171,7 @@ def main(args):
     work = tempfile.mkdtemp(prefix="simblas-validate-")
     try:
         if not args.real:
-            real = validation.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout, speed=speed)
+            real = validate_real.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout, speed=speed)
             speeds = speed.measured if speed else None
         sim_results = {s.name: validation.simulate_configs(configs, s, cores, work, args.build_id, args.timeout)
                        for s in sims}
