@@ -10,7 +10,7 @@ import shutil
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import validate_configs, validate_real, validation
+from simblas_hpl import validate_configs, validate_real, validate_sim, validation
 from validate_fixtures import fake_calibrator, write_model
 
 
@@ -18,7 +18,7 @@ def fake_report(errors, real=(100.0, 98.0, 102.0)):
     configs = [validate_configs.make_config(8000, 1, 2), validate_configs.make_config(8000, 2, 1, swap=0)]
     real_runs = {c.label: {"gflops": list(real), "hpl_time_s": [1.0] * 3, "other_load": [0.01, 0.0, 0.02]}
                  for c in configs}
-    sims = [validation.Simulation("full", "model", "/m/full.model")]
+    sims = [validate_sim.Simulation("full", "model", "/m/full.model")]
     res = {"full": {c.label: {"gflops": 100.0 * (1 + e / 100), "hpl_time_s": 1.0, "wall_s": 2.0}
                     for c, e in zip(configs, errors)}}
     machine = {"cpu": "Test CPU", "simd": ["avx2"], "cores": 2}
@@ -46,7 +46,7 @@ class Report(Sandbox):
 
     def test_ranking(self):
         configs = [validate_configs.make_config(12000, 2, 1), validate_configs.make_config(12000, 2, 1, swap=0)]
-        sims = [validation.Simulation("m", "model", "x")]
+        sims = [validate_sim.Simulation("m", "model", "x")]
         machine = {"cpu": "x", "simd": [], "cores": 2}
 
         def report(real_a, real_b, sim):
@@ -87,7 +87,7 @@ class Report(Sandbox):
               {"rfact": 0.85, "pfact": 0.72, "mxswp": 0.68, "update": 13.74, "laswp": 0.98, "uptrsv": 0.06},
               {"rfact": 0.9, "pfact": 0.8, "mxswp": 0.7, "update": 13.5, "laswp": 1.0, "uptrsv": 0.05}]
         real = {c.label: {"gflops": [80.8, 81.7, 81.0], "phases_s": ph}}
-        sims = [validation.Simulation("m", "model", "x")]
+        sims = [validate_sim.Simulation("m", "model", "x")]
         res = {"m": {c.label: {"gflops": 77.85, "hpl_time_s": 14.8, "wall_s": 1,
                                "phases_s": {"rfact": 0.6, "pfact": 0.3, "mxswp": 0.21, "update": 14.29, "laswp": 1.22,
                                             "uptrsv": 0.01}}}}
@@ -149,7 +149,7 @@ class VerbBase(Sandbox):
         # the reference speed between rounds: a stand-in calibrator (tested in test_validate_speed)
         self.env["SIMBLAS_CALIBRATE"] = fake_calibrator(self.path("cal"), 38.0e9, log=self.path("cal.log"))
         return calls, mock.patch("simblas_hpl.realrun.run_real", real), \
-            mock.patch("simblas_hpl.validation.simulate", sim), \
+            mock.patch("simblas_hpl.validate_sim.simulate", sim), \
             mock.patch("simblas_hpl.realrun.mpirun_path", return_value="/bin/true"), \
             mock.patch("simblas_hpl.realrun.machine_cores", return_value=2)
 
@@ -190,7 +190,7 @@ class Verb(VerbBase):
             seen.append((plan.mode, plan.model))
             return mock.Mock(summary={"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 0.5})
         model = self.env["SIMBLAS_MODEL"]
-        with real, mpirun, cores, mock.patch("simblas_hpl.validation.simulate", sim):
+        with real, mpirun, cores, mock.patch("simblas_hpl.validate_sim.simulate", sim):
             status, out, err = self.cli("validate", "--config", "4000:1x1", "--runs", 1, "--no-model",
                                         "--passthrough", "--model", model, unset=("SIMBLAS_MODEL",))
             self.assertEqual(status, 0, err)
@@ -220,7 +220,7 @@ class Verb(VerbBase):
             self.env["SIMBLAS_MPIRUN"] = fake
             seen.clear()
             js = self.path("p.json")
-            with real, mpirun, cores, mock.patch("simblas_hpl.validation.simulate", sim):
+            with real, mpirun, cores, mock.patch("simblas_hpl.validate_sim.simulate", sim):
                 status, out, err = self.cli("validate", "--config", "4000:1x2", "--runs", 1, "--passthrough",
                                             "--no-reference-speed", "--json", js, *args)
             with self.subTest(said=said, args=args):
@@ -278,7 +278,7 @@ class Drift(Sandbox):
     def report(self, models, speeds, adjusted=False):
         configs = [validate_configs.make_config(8000, 1, 2)]
         real = {configs[0].label: {"gflops": [95.0, 96.0, 97.0]}}
-        sims = [validation.Simulation(n, "model", write_model(self.path(n + ".model"), *a)) for n, a in models]
+        sims = [validate_sim.Simulation(n, "model", write_model(self.path(n + ".model"), *a)) for n, a in models]
         res = {s.name: {configs[0].label: {"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 1.0}} for s in sims}
         return validation.build_report(configs, real, sims, res, {"cpu": "Test CPU", "simd": [], "cores": 2}, 3,
                                        None, "2026-11-26T09:00:00+00:00", 1, speeds=speeds, adjusted=adjusted)

@@ -6,7 +6,7 @@ measured and each model's drift."""
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import validate_speed, validation
+from simblas_hpl import validate_sim, validate_speed
 from simblas_hpl.errors import CliError
 from validate_fixtures import fake_calibrator, write_model
 
@@ -31,7 +31,7 @@ class Speeds(Sandbox):
                 "meta mode full\n", "meta refined_reference_speed 0 dgemm m=1 n=1 k=1 packed, x\n"))
         self.assertEqual(validate_speed.model_reference(refined), (39.7e9, shape))
         # one measurement per shape, the models' or the calibrator's own
-        sims = [validation.Simulation(n, "model", self.path(n + ".model")) for n in ("a", "old")]
+        sims = [validate_sim.Simulation(n, "model", self.path(n + ".model")) for n in ("a", "old")]
         self.assertEqual(validate_speed.speed_shapes(sims), {shape: self.path("a.model")})
         self.assertEqual(validate_speed.speed_shapes(sims[1:]), {None: None})
 
@@ -78,12 +78,12 @@ class Speeds(Sandbox):
         summary = validate_speed.speed_summary(measured)
         self.assertEqual(summary, {shape: {"median": 38.0, "min": 37.2, "max": 38.8, "spread_pct": 4.21, "n": 3}})
         self.assertEqual(validate_speed.speed_summary([]), {})
-        sim = validation.Simulation("full", "model", write_model(self.path("a.model"), 40e9))
+        sim = validate_sim.Simulation("full", "model", write_model(self.path("a.model"), 40e9))
         self.assertEqual(validate_speed.model_drift(sim, summary),
                          {"model_gflops": 40.0, "shape": shape, "measured_gflops": 38.0, "ratio": 0.95})
         self.assertIn("no reference speed measured at its shape", validate_speed.model_drift(sim, {})["why"])
-        old = validation.Simulation("old", "model", write_model(self.path("o.model"), 42e9, said="the 4096 rate"))
+        old = validate_sim.Simulation("old", "model", write_model(self.path("o.model"), 42e9, said="the 4096 rate"))
         self.assertIn("was not measured", validate_speed.model_drift(old, summary)["why"])
         # passthrough, or a model gone since it was simulated: no drift
-        self.assertIsNone(validate_speed.model_drift(validation.Simulation("p", "passthrough", sim.model), summary))
-        self.assertIsNone(validate_speed.model_drift(validation.Simulation("g", "model", self.path("gone")), summary))
+        self.assertIsNone(validate_speed.model_drift(validate_sim.Simulation("p", "passthrough", sim.model), summary))
+        self.assertIsNone(validate_speed.model_drift(validate_sim.Simulation("g", "model", self.path("gone")), summary))

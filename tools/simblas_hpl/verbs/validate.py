@@ -8,7 +8,7 @@ import tempfile
 import time
 
 from .. import builds, realrun, settings, signals
-from .. import validate_configs, validate_machine, validate_real, validate_speed, validation
+from .. import validate_configs, validate_machine, validate_real, validate_sim, validate_speed, validation
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -116,12 +116,12 @@ def main(args):
         for m in models:
             if not m:
                 raise CliError("no model file: give --model FILE or set SIMBLAS_MODEL")
-            sims.append(validation.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m),
+            sims.append(validate_sim.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m),
                                               args.network, probe))
     if args.passthrough:
         # passthrough times the real BLAS; the model only gives the hosts' speed (its reference speed on both
         # sides of SMPI's conversion), so the first --model serves, and --no-model --model FILE works
-        sims.append(validation.Simulation("passthrough", "passthrough",
+        sims.append(validate_sim.Simulation("passthrough", "passthrough",
                                           os.path.abspath(models[0]) if models[0] else None, args.network))
     if not sims and args.max_error is not None:
         raise CliError("--max-error needs a simulation: drop --no-model or add --passthrough")
@@ -173,7 +173,7 @@ def main(args):
         if not args.real:
             real = validate_real.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout, speed=speed)
             speeds = speed.measured if speed else None
-        sim_results = {s.name: validation.simulate_configs(configs, s, cores, work, args.build_id, args.timeout)
+        sim_results = {s.name: validate_sim.simulate_configs(configs, s, cores, work, args.build_id, args.timeout)
                        for s in sims}
     finally:
         shutil.rmtree(work, ignore_errors=True)
