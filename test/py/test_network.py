@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import launch, network, validate_configs, validate_sim, validation
+from simblas_hpl import launch, network, validate_configs, validate_score, validate_sim, validation
 from simblas_hpl.plan import RunOptions, make_plan
 
 INTRA_LAT = "65536:9.5;4096:2.25;0:1"
@@ -173,7 +173,7 @@ class NetworkFile(Sandbox):
                 validate_sim.Simulation("passthrough", "passthrough", "/m/q.model", "none")]
         res = {"q": {c.label: {"gflops": 102.0, "hpl_time_s": 1, "wall_s": 1, "network": "/abs/here.network"}},
                "passthrough": {c.label: {"gflops": 98.0, "hpl_time_s": 1, "wall_s": 1, "network": None}}}
-        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
+        r = validate_score.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
         self.assertEqual(r["simulations"]["q"]["network"], "/abs/here.network")
         self.assertIsNone(r["simulations"]["passthrough"]["network"])
         text = validation.table(r)

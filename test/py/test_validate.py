@@ -10,7 +10,7 @@ import shutil
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import validate_configs, validate_real, validate_sim, validation
+from simblas_hpl import validate_configs, validate_real, validate_score, validate_sim, validation
 from validate_fixtures import fake_calibrator, write_model
 
 
@@ -22,7 +22,7 @@ def fake_report(errors, real=(100.0, 98.0, 102.0)):
     res = {"full": {c.label: {"gflops": 100.0 * (1 + e / 100), "hpl_time_s": 1.0, "wall_s": 2.0}
                     for c, e in zip(configs, errors)}}
     machine = {"cpu": "Test CPU", "simd": ["avx2"], "cores": 2}
-    return validation.build_report(configs, real_runs, sims, res, machine, 3, None, "2026-11-25T00:00:00+00:00", 60)
+    return validate_score.build_report(configs, real_runs, sims, res, machine, 3, None, "2026-11-25T00:00:00+00:00", 60)
 
 
 class Report(Sandbox):
@@ -44,39 +44,6 @@ class Report(Sandbox):
         self.assertEqual(len(rows), 3)
         self.assertEqual(rows[2].split(",")[13:17], ["full", "model", "96.0", "-4.0"])
 
-    def test_ranking(self):
-        configs = [validate_configs.make_config(12000, 2, 1), validate_configs.make_config(12000, 2, 1, swap=0)]
-        sims = [validate_sim.Simulation("m", "model", "x")]
-        machine = {"cpu": "x", "simd": [], "cores": 2}
-
-        def report(real_a, real_b, sim):
-            real = {configs[0].label: {"gflops": real_a}, configs[1].label: {"gflops": real_b}}
-            res = {"m": {c.label: {"gflops": g, "hpl_time_s": 1, "wall_s": 1} for c, g in zip(configs, sim)}}
-            return validation.build_report(configs, real, sims, res, machine, len(real_a), None, "d", 1)
-
-        apart = ([125.0, 124.0, 126.0], [113.0, 114.0, 112.0])   # every run of one above every run of the other
-        for sim, bad in (((124.0, 115.0), 0), ((124.0, 129.0), 1)):
-            r = report(*apart, sim)["simulations"]["m"]
-            with self.subTest(sim=sim):
-                self.assertEqual(len(r["misranked"]), bad)
-                self.assertEqual(r["ranking"], {"separated": 1, "kept": 1 - bad, "unseparated": 0})
-        self.assertIn("swap=0 in every real run (125 vs 113, medians), not in m (124 vs 129)",
-                      report(*apart, (124.0, 129.0))["simulations"]["m"]["misranked"][0])
-        text = validation.table(report(*apart, (124.0, 129.0)))
-        self.assertIn("ranking: 0 of 1 pair(s) that the real runs separate kept, ranked otherwise: ", text)
-        # medians 3.3% apart, but the runs overlap (round 3 of 2026-11-29: bcast=4 against the default): noise
-        r = report([108.4, 108.5, 115.2], [106.9, 112.6, 112.1], (109.8, 108.8))
-        self.assertEqual((r["simulations"]["m"]["misranked"], r["simulations"]["m"]["ranking"]),
-                         ([], {"separated": 0, "kept": 0, "unseparated": 1}))
-        self.assertIn("1 pair(s) more than 3% apart whose real runs overlap", validation.table(r))
-        # one run each: separation is a coin toss, nothing is judged
-        r = report([125.0], [113.0], (124.0, 129.0))
-        self.assertEqual((r["simulations"]["m"]["misranked"], r["simulations"]["m"]["ranking"]["unseparated"]), ([], 1))
-        # within 3% of each other in real runs: not a ranking to keep
-        r = report([125.0, 124.0, 126.0], [123.0, 122.5, 123.5], (124.0, 129.0))
-        self.assertEqual(r["simulations"]["m"]["ranking"], {"separated": 0, "kept": 0, "unseparated": 0})
-        self.assertNotIn("ranking:", validation.table(r))
-
     def test_phases(self):
         """With a build that prints HPL's phases (build --detailed-timing), the
         report has the real runs' median per phase and each simulation's, and
@@ -91,7 +58,7 @@ class Report(Sandbox):
         res = {"m": {c.label: {"gflops": 77.85, "hpl_time_s": 14.8, "wall_s": 1,
                                "phases_s": {"rfact": 0.6, "pfact": 0.3, "mxswp": 0.21, "update": 14.29, "laswp": 1.22,
                                             "uptrsv": 0.01}}}}
-        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
+        r = validate_score.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
         got = r["configs"][0]["real"]["phases_s"]
         self.assertEqual((got["rfact"]["median"], got["rfact"]["min"], got["rfact"]["max"]), (0.9, 0.85, 1.46))
         self.assertEqual(got["update"]["median"], 13.5)
@@ -105,7 +72,7 @@ class Report(Sandbox):
         again, _ = validate_real.load_real(path, [c])
         self.assertEqual(again[c.label]["phases_s"], ph)
         real[c.label]["phases_s"][1] = None  # a run without them
-        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
+        r = validate_score.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
         self.assertNotIn("phases_s", r["configs"][0]["real"])
         self.assertNotIn("HPL's phases", validation.table(r))
 
@@ -280,7 +247,7 @@ class Drift(Sandbox):
         real = {configs[0].label: {"gflops": [95.0, 96.0, 97.0]}}
         sims = [validate_sim.Simulation(n, "model", write_model(self.path(n + ".model"), *a)) for n, a in models]
         res = {s.name: {configs[0].label: {"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 1.0}} for s in sims}
-        return validation.build_report(configs, real, sims, res, {"cpu": "Test CPU", "simd": [], "cores": 2}, 3,
+        return validate_score.build_report(configs, real, sims, res, {"cpu": "Test CPU", "simd": [], "cores": 2}, 3,
                                        None, "2026-11-26T09:00:00+00:00", 1, speeds=speeds, adjusted=adjusted)
 
     def speeds(self, *g):

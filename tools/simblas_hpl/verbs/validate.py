@@ -8,7 +8,8 @@ import tempfile
 import time
 
 from .. import builds, realrun, settings, signals
-from .. import validate_configs, validate_machine, validate_real, validate_sim, validate_speed, validation
+from .. import (validate_configs, validate_machine, validate_real, validate_score, validate_sim, validate_speed,
+                validation)
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -177,7 +178,7 @@ def main(args):
                        for s in sims}
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report = validation.build_report(configs, real, sims, sim_results, machine,
+    report = validate_score.build_report(configs, real, sims, sim_results, machine,
                                      args.runs if not args.real else real_from.get("runs"),
                                      build.ref("validate").to_json() if build else None, started, time.monotonic() - t0,
                                      speeds=speeds, adjusted=args.speed_adjusted)
