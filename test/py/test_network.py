@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import launch, network, validate_configs, validate_score, validate_sim, validation
+from simblas_hpl import launch, network, validate_configs, validate_report, validate_score, validate_sim
 from simblas_hpl.plan import RunOptions, make_plan
 
 INTRA_LAT = "65536:9.5;4096:2.25;0:1"
@@ -176,7 +176,7 @@ class NetworkFile(Sandbox):
         r = validate_score.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
         self.assertEqual(r["simulations"]["q"]["network"], "/abs/here.network")
         self.assertIsNone(r["simulations"]["passthrough"]["network"])
-        text = validation.table(r)
+        text = validate_report.table(r)
         self.assertIn("q: worst 2.0%, mean +2.0%, 1 of 1 within 3%; network /abs/here.network", text)
         self.assertIn("passthrough: worst 2.0%, mean -2.0%, 1 of 1 within 3%; network SimGrid defaults", text)
 

@@ -3,7 +3,7 @@ errors against the real medians, the ranking of the configurations the
 real runs tell apart (and those they do not), the report's fields."""
 
 from support import Sandbox
-from simblas_hpl import validate_configs, validate_score, validate_sim, validation
+from simblas_hpl import validate_configs, validate_report, validate_score, validate_sim
 
 
 class Score(Sandbox):
@@ -25,20 +25,20 @@ class Score(Sandbox):
                 self.assertEqual(r["ranking"], {"separated": 1, "kept": 1 - bad, "unseparated": 0})
         self.assertIn("swap=0 in every real run (125 vs 113, medians), not in m (124 vs 129)",
                       report(*apart, (124.0, 129.0))["simulations"]["m"]["misranked"][0])
-        text = validation.table(report(*apart, (124.0, 129.0)))
+        text = validate_report.table(report(*apart, (124.0, 129.0)))
         self.assertIn("ranking: 0 of 1 pair(s) that the real runs separate kept, ranked otherwise: ", text)
         # medians 3.3% apart, but the runs overlap (round 3 of 2026-11-29: bcast=4 against the default): noise
         r = report([108.4, 108.5, 115.2], [106.9, 112.6, 112.1], (109.8, 108.8))
         self.assertEqual((r["simulations"]["m"]["misranked"], r["simulations"]["m"]["ranking"]),
                          ([], {"separated": 0, "kept": 0, "unseparated": 1}))
-        self.assertIn("1 pair(s) more than 3% apart whose real runs overlap", validation.table(r))
+        self.assertIn("1 pair(s) more than 3% apart whose real runs overlap", validate_report.table(r))
         # one run each: separation is a coin toss, nothing is judged
         r = report([125.0], [113.0], (124.0, 129.0))
         self.assertEqual((r["simulations"]["m"]["misranked"], r["simulations"]["m"]["ranking"]["unseparated"]), ([], 1))
         # within 3% of each other in real runs: not a ranking to keep
         r = report([125.0, 124.0, 126.0], [123.0, 122.5, 123.5], (124.0, 129.0))
         self.assertEqual(r["simulations"]["m"]["ranking"], {"separated": 0, "kept": 0, "unseparated": 0})
-        self.assertNotIn("ranking:", validation.table(r))
+        self.assertNotIn("ranking:", validate_report.table(r))
 
     def test_separated(self):
         """Every run of one above every run of the other, and that unlikely

@@ -38,13 +38,13 @@ package; doc/user-guide.md is the manual.  One job per module:
                   load of other processes on its cores
   validate_real   validate's real runs: interleaved rounds, their summary,
                   an earlier report's (--real)
+  validate_report validate's report written out: table, CSV, gnuplot figure
   validate_score  each simulation against the real runs: errors, ranking,
                   the report (JSON)
   validate_sim    validate's simulations: each configuration on one host of
                   this machine's cores
   validate_speed  the machine's reference speed against the models': the
                   calibrator's probe between real runs, each model's drift
-  validation      validate's report written: table, CSV, figure
   builds          the builds on disk: manifests, listing, the default
   locations       where SimBLAS is installed (configured.py, the environment)
   errors          CliError and the one-line messages

@@ -1,4 +1,16 @@
-"""simblas-hpl validate: real HPL (mpirun) against simulated HPL, on this machine."""
+"""simblas-hpl validate: real HPL (mpirun) against simulated HPL, on this machine.
+
+Ground truth on the machine you have: real HPL (xhpl-mpi under mpirun,
+realrun.py) and simulated HPL (the same configurations, simulated on a
+platform that describes this machine: one host of its cores, the
+intra-node link) side by side: the real median and spread of R runs,
+each simulation's figure and its error against the real median, as a
+table, JSON, CSV and a gnuplot figure.  One module a job:
+validate_configs.py (the configurations), validate_real.py (the real
+runs, interleaved), validate_machine.py (the machine and the load on it),
+validate_speed.py (its reference speed against the models'),
+validate_sim.py (the simulations), validate_score.py (the errors, the
+ranking: the report) and validate_report.py (table, CSV, figure)."""
 
 import json
 import os
@@ -8,8 +20,8 @@ import tempfile
 import time
 
 from .. import builds, realrun, settings, signals
-from .. import (validate_configs, validate_machine, validate_real, validate_score, validate_sim, validate_speed,
-                validation)
+from .. import (validate_configs, validate_machine, validate_real, validate_report, validate_score, validate_sim,
+                validate_speed)
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -185,14 +197,14 @@ def main(args):
     if args.real:
         report["real_from"] = {"file": os.path.abspath(args.real), "date": real_from.get("date"),
                                "machine": real_from.get("machine")}
-    print(validation.table(report))
+    print(validate_report.table(report))
     sys.stdout.flush()
     if args.json:
         write_atomic(args.json, json.dumps(report, indent=2) + "\n")
     if args.csv:
-        write_atomic(args.csv, validation.csv_text(report))
+        write_atomic(args.csv, validate_report.csv_text(report))
     if args.plot:
-        validation.plot(report, args.plot)
+        validate_report.plot(report, args.plot)
     if report["other_load_max"] is not None and report["other_load_max"] > validate_machine.QUIET_SHARE:
         note(f"warning: other processes used up to {100 * report['other_load_max']:.1f}% of the cores during a real "
              "run: the real figures may be low; validate again on a quiet machine")

@@ -1,15 +1,10 @@
-"""`simblas-hpl validate`: ground truth on the machine you have.
-
-Real HPL (xhpl-mpi under mpirun, realrun.py) and simulated HPL (the same
-configurations, simulated on a platform that describes this machine: one
-host of its cores, the intra-node link) side by side: the real median and
-spread of R runs, each simulation's figure and its error against the real
-median, as a table, JSON, CSV and a gnuplot figure.
-
-The real runs are interleaved (round r runs every configuration once,
-then round r + 1), so that a machine that drifts shows it as spread, not
-as a bias of one configuration; the load that other processes put on the
-cores during each real run is measured (/proc/stat) and reported."""
+"""The report (validate_score.build_report) written out: the table
+(table: a line per configuration, real against each simulation; a line
+per simulation with its errors, its ranking and its model's drift; HPL's
+phases when the build prints them; the reference speeds measured; the
+machine), the CSV (csv_text: a row per configuration and simulation, and
+one per reference speed measured) and the figure (plot: gnuplot's script
+and data, and with gnuplot an SVG and a PNG of simulated against real)."""
 
 import csv
 import io
