@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import launch, network, validation
+from simblas_hpl import launch, network, validate_configs, validate_report, validate_score, validate_sim
 from simblas_hpl.plan import RunOptions, make_plan
 
 INTRA_LAT = "65536:9.5;4096:2.25;0:1"
@@ -167,16 +167,16 @@ class NetworkFile(Sandbox):
                          (None, "SimGrid 3.32's defaults", "assumed"))
 
     def test_validate_reports_the_network_of_its_simulations(self):
-        c = validation.make_config(8000, 1, 2)
+        c = validate_configs.make_config(8000, 1, 2)
         real = {c.label: {"gflops": [100.0, 99.0, 101.0]}}
-        sims = [validation.Simulation("q", "model", "/m/q.model", "here.network"),
-                validation.Simulation("passthrough", "passthrough", "/m/q.model", "none")]
+        sims = [validate_sim.Simulation("q", "model", "/m/q.model", "here.network"),
+                validate_sim.Simulation("passthrough", "passthrough", "/m/q.model", "none")]
         res = {"q": {c.label: {"gflops": 102.0, "hpl_time_s": 1, "wall_s": 1, "network": "/abs/here.network"}},
                "passthrough": {c.label: {"gflops": 98.0, "hpl_time_s": 1, "wall_s": 1, "network": None}}}
-        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
+        r = validate_score.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
         self.assertEqual(r["simulations"]["q"]["network"], "/abs/here.network")
         self.assertIsNone(r["simulations"]["passthrough"]["network"])
-        text = validation.table(r)
+        text = validate_report.table(r)
         self.assertIn("q: worst 2.0%, mean +2.0%, 1 of 1 within 3%; network /abs/here.network", text)
         self.assertIn("passthrough: worst 2.0%, mean -2.0%, 1 of 1 within 3%; network SimGrid defaults", text)
 

@@ -102,7 +102,7 @@ class RefineBase(Sandbox):
         with mock.patch("simblas_hpl.realrun.run_real", self.fake_run), \
                 mock.patch("simblas_hpl.realrun.mpirun_path", return_value="/bin/true"), \
                 mock.patch("simblas_hpl.realrun.machine_cores", return_value=cores), \
-                mock.patch("simblas_hpl.validation.LoadWatch", watch):
+                mock.patch("simblas_hpl.validate_machine.LoadWatch", watch):
             return self.cli("refine", *args, env=env, unset=unset)
 
 
@@ -192,9 +192,9 @@ class Plan(RefineBase):
                 refine.plan_configs(self.args(n=10000), 2)
 
     def test_run_dir_name(self):
-        from simblas_hpl import validation
-        self.assertEqual(rf.run_dir_name(validation.parse_config("10000:1x2")), "N10000-1x2")
-        self.assertEqual(rf.run_dir_name(validation.parse_config("8000:2x1:swap=0,NB=256")),
+        from simblas_hpl import validate_configs
+        self.assertEqual(rf.run_dir_name(validate_configs.parse_config("10000:1x2")), "N10000-1x2")
+        self.assertEqual(rf.run_dir_name(validate_configs.parse_config("8000:2x1:swap=0,NB=256")),
                          "N8000-NB256-2x1-swap0")
 
 

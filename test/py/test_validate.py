@@ -1,183 +1,19 @@
-"""simblas-hpl validate (issue 23): its configurations, its refusals, its
-report (table, JSON, CSV, figure data) and --max-error, with the real
-runs and the simulations replaced by stand-ins; and the platform that
-describes this machine (one rank on a 2-core host)."""
+"""simblas-hpl validate (issue 23), the verb (verbs/validate.py): its
+refusals, its rounds of real runs, --max-error, --real, --passthrough,
+the probe of the real runs' MPI and the reference speed between rounds,
+with the real runs and the simulations replaced by stand-ins; and the
+platform that describes this machine (one rank on a 2-core host).  The
+modules it calls have their own tests: test_validate_configs, _real,
+_machine, _speed, _sim, _score and _report."""
 
 import json
 import os
-import re
 import shutil
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import validation
-from simblas_hpl.errors import CliError
-
-
-class Configs(Sandbox):
-    def test_parse_config(self):
-        c = validation.parse_config("12000:2x1:swap=0,depth=0")
-        self.assertEqual((c.n, c.p, c.q, c.nb, c.opts), (12000, 2, 1, 128, (("depth", 0), ("swap", 0))))
-        self.assertEqual(c.label, "N=12000 2x1 depth=0 swap=0")
-        self.assertEqual(validation.parse_config("8000:1x2:NB=256,bcast=blong").label, "N=8000 NB=256 1x2 bcast=4")
-        for bad, msg in (("12000", "expected N:PxQ"), ("12000:2x1:swap", "not KEY=VALUE"),
-                         ("12000:2x1:swap=7", "out of range"), ("100:1x1:nb=128", "N >= NB"),
-                         ("12000:2x1:nosuch=1", "unknown HPL option")):
-            with self.subTest(bad=bad), self.assertRaisesRegex(CliError, msg):
-                validation.parse_config(bad)
-
-    def test_default_set(self):
-        two = validation.default_set(2)
-        labels = [c.label for c in two]
-        self.assertEqual(labels, ["N=8000 1x1", "N=8000 1x2", "N=12000 1x2", "N=16000 1x2", "N=12000 2x1",
-                                  "N=12000 2x1 swap=0", "N=12000 2x1 swap=1", "N=12000 1x2 bcast=4",
-                                  "N=12000 1x2 depth=0"])
-        # every core, no more; the three swaps, two broadcasts, depth 0 and 1
-        self.assertEqual(max(c.ranks for c in two), 2)
-        self.assertEqual({dict(c.opts).get("swap", 2) for c in two if c.p > 1}, {0, 1, 2})
-        self.assertEqual({dict(c.opts).get("bcast", 1) for c in two if c.q > 1}, {1, 4})
-        self.assertEqual({dict(c.opts).get("depth", 1) for c in two if c.q > 1}, {0, 1})
-        self.assertLess(validation.estimate_seconds(two, 3), 600)
-        four = validation.default_set(4)
-        self.assertEqual(max(c.ranks for c in four), 4)
-        self.assertEqual([c.label for c in validation.default_set(1)], ["N=8000 1x1"])
-
-    def test_check_set(self):
-        # make check's run is Cx1 (real 1x2 runs parted from passthrough on the EPYC VM)
-        self.assertEqual([c.label for c in validation.check_set(2)], ["N=12000 2x1"])
-        self.assertEqual([c.label for c in validation.check_set(1)], ["N=12000 1x1"])
-
-
-MEASURED = "measured: dgemm m=3280 n=3280 k=256 in HPL's layout, median of 8"
-
-
-def write_model(path, speed, said=MEASURED):
-    """A model file as simblas-calibrate writes its head: meta reference_speed
-    (when said) and the reference-speed line."""
-    with open(path, "w") as f:
-        f.write("simblas-model 1\nmeta mode full\n" + (f'meta reference_speed "{said}"\n' if said else "") +
-                f"reference-speed {speed:g}\nset node\ndgemm mnk=1.6e-11 1=2e-07\nend\n")
-    return path
-
-
-def fake_calibrator(path, speed, log=None, fail=False):
-    """An executable that answers --reference-speed [MODEL] as the calibrator
-    does (one JSON line, the model's shape), logging its arguments."""
-    said = MEASURED.replace("3280", "1964")
-    with open(path, "w") as f:
-        f.write("#!/bin/sh\n" + (f'echo "$@" >> {log}\n' if log else "") +
-                ("echo 'simblas-calibrate: cannot load the BLAS' >&2; exit 2\n" if fail else
-                 f'said="{said}"\n'
-                 f'[ -n "$2" ] && said=$(sed -n \'s/^meta reference_speed "\\(.*\\)"$/\\1/p\' "$2")\n'
-                 f'echo "{{\\"reference_speed\\": {speed:g}, \\"said\\": \\"$said\\", \\"cores\\": 2, '
-                 f'\\"reps\\": 3, \\"stolen_share\\": 0.01, \\"wall_s\\": 4.5}}"\n'))
-    os.chmod(path, 0o755)
-    return path
-
-
-def fake_report(errors, real=(100.0, 98.0, 102.0)):
-    configs = [validation.make_config(8000, 1, 2), validation.make_config(8000, 2, 1, swap=0)]
-    real_runs = {c.label: {"gflops": list(real), "hpl_time_s": [1.0] * 3, "other_load": [0.01, 0.0, 0.02]}
-                 for c in configs}
-    sims = [validation.Simulation("full", "model", "/m/full.model")]
-    res = {"full": {c.label: {"gflops": 100.0 * (1 + e / 100), "hpl_time_s": 1.0, "wall_s": 2.0}
-                    for c, e in zip(configs, errors)}}
-    machine = {"cpu": "Test CPU", "simd": ["avx2"], "cores": 2}
-    return validation.build_report(configs, real_runs, sims, res, machine, 3, None, "2026-11-25T00:00:00+00:00", 60)
-
-
-class Report(Sandbox):
-    def test_report(self):
-        r = fake_report([2.0, -4.0])
-        row = r["configs"][0]
-        self.assertEqual((row["real"]["median"], row["real"]["min"], row["real"]["max"], row["real"]["spread_pct"]),
-                         (100.0, 98.0, 102.0, 4.0))
-        self.assertEqual([x["sim"]["full"]["error_pct"] for x in r["configs"]], [2.0, -4.0])
-        self.assertEqual(r["simulations"]["full"]["max_abs_error_pct"], 4.0)
-        self.assertEqual(r["simulations"]["full"]["within_3pct"], 1)
-        self.assertEqual(r["other_load_max"], 0.02)
-        text = validation.table(r)
-        self.assertRegex(text, r"N=8000 2x1 swap=0 +100 \(98-102\) +96 +-4\.0%")
-        self.assertIn("full: worst 4.0%, mean -1.0%, 1 of 2 within 3%", text)
-        self.assertIn("machine: Test CPU (avx2), 2 core(s)", text)
-        rows = validation.csv_text(r).splitlines()
-        self.assertEqual(rows[0].split(",")[:4], ["date", "cpu", "label", "n"])
-        self.assertEqual(len(rows), 3)
-        self.assertEqual(rows[2].split(",")[13:17], ["full", "model", "96.0", "-4.0"])
-
-    def test_ranking(self):
-        configs = [validation.make_config(12000, 2, 1), validation.make_config(12000, 2, 1, swap=0)]
-        sims = [validation.Simulation("m", "model", "x")]
-        machine = {"cpu": "x", "simd": [], "cores": 2}
-
-        def report(real_a, real_b, sim):
-            real = {configs[0].label: {"gflops": real_a}, configs[1].label: {"gflops": real_b}}
-            res = {"m": {c.label: {"gflops": g, "hpl_time_s": 1, "wall_s": 1} for c, g in zip(configs, sim)}}
-            return validation.build_report(configs, real, sims, res, machine, len(real_a), None, "d", 1)
-
-        apart = ([125.0, 124.0, 126.0], [113.0, 114.0, 112.0])   # every run of one above every run of the other
-        for sim, bad in (((124.0, 115.0), 0), ((124.0, 129.0), 1)):
-            r = report(*apart, sim)["simulations"]["m"]
-            with self.subTest(sim=sim):
-                self.assertEqual(len(r["misranked"]), bad)
-                self.assertEqual(r["ranking"], {"separated": 1, "kept": 1 - bad, "unseparated": 0})
-        self.assertIn("swap=0 in every real run (125 vs 113, medians), not in m (124 vs 129)",
-                      report(*apart, (124.0, 129.0))["simulations"]["m"]["misranked"][0])
-        text = validation.table(report(*apart, (124.0, 129.0)))
-        self.assertIn("ranking: 0 of 1 pair(s) that the real runs separate kept, ranked otherwise: ", text)
-        # medians 3.3% apart, but the runs overlap (round 3 of 2026-11-29: bcast=4 against the default): noise
-        r = report([108.4, 108.5, 115.2], [106.9, 112.6, 112.1], (109.8, 108.8))
-        self.assertEqual((r["simulations"]["m"]["misranked"], r["simulations"]["m"]["ranking"]),
-                         ([], {"separated": 0, "kept": 0, "unseparated": 1}))
-        self.assertIn("1 pair(s) more than 3% apart whose real runs overlap", validation.table(r))
-        # one run each: separation is a coin toss, nothing is judged
-        r = report([125.0], [113.0], (124.0, 129.0))
-        self.assertEqual((r["simulations"]["m"]["misranked"], r["simulations"]["m"]["ranking"]["unseparated"]), ([], 1))
-        # within 3% of each other in real runs: not a ranking to keep
-        r = report([125.0, 124.0, 126.0], [123.0, 122.5, 123.5], (124.0, 129.0))
-        self.assertEqual(r["simulations"]["m"]["ranking"], {"separated": 0, "kept": 0, "unseparated": 0})
-        self.assertNotIn("ranking:", validation.table(r))
-
-    def test_phases(self):
-        """With a build that prints HPL's phases (build --detailed-timing), the
-        report has the real runs' median per phase and each simulation's, and
-        the table a line per phase with the difference; a real run without
-        them leaves the phases out."""
-        c = validation.make_config(12000, 2, 1)
-        ph = [{"rfact": 1.46, "pfact": 1.34, "mxswp": 1.29, "update": 13.31, "laswp": 1.09, "uptrsv": 0.04},
-              {"rfact": 0.85, "pfact": 0.72, "mxswp": 0.68, "update": 13.74, "laswp": 0.98, "uptrsv": 0.06},
-              {"rfact": 0.9, "pfact": 0.8, "mxswp": 0.7, "update": 13.5, "laswp": 1.0, "uptrsv": 0.05}]
-        real = {c.label: {"gflops": [80.8, 81.7, 81.0], "phases_s": ph}}
-        sims = [validation.Simulation("m", "model", "x")]
-        res = {"m": {c.label: {"gflops": 77.85, "hpl_time_s": 14.8, "wall_s": 1,
-                               "phases_s": {"rfact": 0.6, "pfact": 0.3, "mxswp": 0.21, "update": 14.29, "laswp": 1.22,
-                                            "uptrsv": 0.01}}}}
-        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
-        got = r["configs"][0]["real"]["phases_s"]
-        self.assertEqual((got["rfact"]["median"], got["rfact"]["min"], got["rfact"]["max"]), (0.9, 0.85, 1.46))
-        self.assertEqual(got["update"]["median"], 13.5)
-        text = validation.table(r)
-        self.assertRegex(text, r"N=12000 2x1 +update +13\.5 \(13\.3-13\.7\) +14\.3 +\+0\.79s")
-        self.assertRegex(text, r"N=12000 2x1 +\+ mxswp +0\.7 \(0\.68-1\.29\) +0\.21 +-0\.49s")
-        # --real: an earlier report's real runs come back with their phases
-        path = self.path("v.json")
-        with open(path, "w") as f:
-            json.dump(r, f)
-        again, _ = validation.load_real(path, [c])
-        self.assertEqual(again[c.label]["phases_s"], ph)
-        real[c.label]["phases_s"][1] = None  # a run without them
-        r = validation.build_report([c], real, sims, res, {"cpu": "x", "simd": [], "cores": 2}, 3, None, "d", 1)
-        self.assertNotIn("phases_s", r["configs"][0]["real"])
-        self.assertNotIn("HPL's phases", validation.table(r))
-
-    def test_plot_data(self):
-        r = fake_report([1.0, 2.0])
-        prefix = self.path("fig")
-        with mock.patch("shutil.which", return_value=None):
-            validation.plot(r, prefix)
-        dat = self.read(prefix + ".dat").splitlines()
-        self.assertEqual(dat[1], '"N=8000 1x2" 100.0 98.0 102.0 101.0')
-        self.assertIn("with xerrorbars", self.read(prefix + ".gp"))
+from simblas_hpl import validate_real
+from validate_fixtures import fake_calibrator, write_model
 
 
 class VerbBase(Sandbox):
@@ -207,10 +43,10 @@ class VerbBase(Sandbox):
         def sim(plan, workdir, quiet=False):
             calls.append(("sim", plan.n, plan.p, plan.q, plan.platform.hosts, plan.platform.cores_per_node))
             return mock.Mock(summary={"gflops": sim_gflops, "hpl_time_s": 1.0, "wall_s": 0.5})
-        # the reference speed between rounds: a stand-in calibrator (tested in Speeds)
+        # the reference speed between rounds: a stand-in calibrator (tested in test_validate_speed)
         self.env["SIMBLAS_CALIBRATE"] = fake_calibrator(self.path("cal"), 38.0e9, log=self.path("cal.log"))
         return calls, mock.patch("simblas_hpl.realrun.run_real", real), \
-            mock.patch("simblas_hpl.validation.simulate", sim), \
+            mock.patch("simblas_hpl.validate_sim.simulate", sim), \
             mock.patch("simblas_hpl.realrun.mpirun_path", return_value="/bin/true"), \
             mock.patch("simblas_hpl.realrun.machine_cores", return_value=2)
 
@@ -251,7 +87,7 @@ class Verb(VerbBase):
             seen.append((plan.mode, plan.model))
             return mock.Mock(summary={"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 0.5})
         model = self.env["SIMBLAS_MODEL"]
-        with real, mpirun, cores, mock.patch("simblas_hpl.validation.simulate", sim):
+        with real, mpirun, cores, mock.patch("simblas_hpl.validate_sim.simulate", sim):
             status, out, err = self.cli("validate", "--config", "4000:1x1", "--runs", 1, "--no-model",
                                         "--passthrough", "--model", model, unset=("SIMBLAS_MODEL",))
             self.assertEqual(status, 0, err)
@@ -281,7 +117,7 @@ class Verb(VerbBase):
             self.env["SIMBLAS_MPIRUN"] = fake
             seen.clear()
             js = self.path("p.json")
-            with real, mpirun, cores, mock.patch("simblas_hpl.validation.simulate", sim):
+            with real, mpirun, cores, mock.patch("simblas_hpl.validate_sim.simulate", sim):
                 status, out, err = self.cli("validate", "--config", "4000:1x2", "--runs", 1, "--passthrough",
                                             "--no-reference-speed", "--json", js, *args)
             with self.subTest(said=said, args=args):
@@ -293,7 +129,7 @@ class Verb(VerbBase):
                 if not args:
                     self.assertIn(f"with --probe {want}: the real runs' MPI is {said.splitlines()[0]}", err)
         # no mpirun at all (a --real report simulated elsewhere): SMPI's own probe
-        self.assertEqual(validation.real_probe(None), ("immediate", "?"))
+        self.assertEqual(validate_real.real_probe(None), ("immediate", "?"))
 
     def test_refused(self):
         calls, *patches = self.fakes(100.0)
@@ -329,115 +165,6 @@ class OneRankOnTwoCores(Sandbox):
         self.assertEqual(status, 0, err)
         self.assertIn('radical="0-1"', self.read(d, "platform.xml"))
         self.assertEqual(self.read(d, "hostfile").split(), ["node-0"] * 4 + ["node-1"] * 2)
-
-
-class Speeds(Sandbox):
-    """The machine's reference speed measured with the real runs, and each
-    model's drift (issue 23: the VM drifts by +-4% in tens of minutes)."""
-
-    def test_model_reference(self):
-        shape = "dgemm m=3280 n=3280 k=256 in HPL's layout"
-        self.assertEqual(validation.model_reference(write_model(self.path("a.model"), 39.7e9)), (39.7e9, shape))
-        old = write_model(self.path("old.model"), 42e9, said="the dgemm model's rate at m = n = k = 4096")
-        self.assertEqual(validation.model_reference(old), (42e9, None))
-        self.assertEqual(validation.model_reference(write_model(self.path("n.model"), 1e9, said=None)), (1e9, None))
-        # refined: the speed measured around refine's traced runs, which the refit's lines take on
-        refined = self.path("r.model")
-        with open(refined, "w") as f:
-            f.write(self.read(self.path("a.model")).replace(
-                "meta mode full\n", f"meta mode full\nmeta refined_reference_speed 49.5570 {shape}, median of 2 "
-                "around the traced runs, 2026-11-29T00:26:00+00:00\n"))
-        self.assertEqual(validation.model_reference(refined), (49.557e9, shape))
-        # a line that does not parse leaves the calibration's
-        with open(refined, "w") as f:
-            f.write(self.read(self.path("a.model")).replace(
-                "meta mode full\n", "meta refined_reference_speed 0 dgemm m=1 n=1 k=1 packed, x\n"))
-        self.assertEqual(validation.model_reference(refined), (39.7e9, shape))
-        # one measurement per shape, the models' or the calibrator's own
-        sims = [validation.Simulation(n, "model", self.path(n + ".model")) for n in ("a", "old")]
-        self.assertEqual(validation.speed_shapes(sims), {shape: self.path("a.model")})
-        self.assertEqual(validation.speed_shapes(sims[1:]), {None: None})
-
-    def test_probe(self):
-        log = self.path("log")
-        model = write_model(self.path("a.model"), 39.7e9)
-        probe = validation.SpeedProbe(fake_calibrator(self.path("cal"), 38.5e9, log=log),
-                                      {"dgemm m=3280 n=3280 k=256 in HPL's layout": model, None: None})
-        said = []
-        probe.measure("before round 1", said.append)
-        self.assertEqual(self.read(log).splitlines(), [f"--reference-speed {model}", "--reference-speed"])
-        m = probe.measured
-        self.assertEqual([(x["when"], x["shape"], x["gflops"], x["wall_s"]) for x in m],
-                         [("before round 1", "dgemm m=3280 n=3280 k=256 in HPL's layout", 38.5, 4.5),
-                          ("before round 1", "dgemm m=1964 n=1964 k=256 in HPL's layout", 38.5, 4.5)])
-        self.assertRegex(m[0]["time"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
-        self.assertIn("reference speed before round 1: 38.5 Gflop/s", said[0])
-        # a calibrator that fails: said, recorded as not measured, the validation goes on
-        bad = validation.SpeedProbe(fake_calibrator(self.path("bad"), 1, fail=True), {None: None})
-        said.clear()
-        bad.measure("after the last round", said.append)
-        self.assertEqual(bad.measured[0]["gflops"], None)
-        self.assertIn("could not be measured", said[0])
-        self.assertIn("cannot load the BLAS", said[0])
-
-    def report(self, models, speeds, adjusted=False):
-        configs = [validation.make_config(8000, 1, 2)]
-        real = {configs[0].label: {"gflops": [95.0, 96.0, 97.0]}}
-        sims = [validation.Simulation(n, "model", write_model(self.path(n + ".model"), *a)) for n, a in models]
-        res = {s.name: {configs[0].label: {"gflops": 100.0, "hpl_time_s": 1.0, "wall_s": 1.0}} for s in sims}
-        return validation.build_report(configs, real, sims, res, {"cpu": "Test CPU", "simd": [], "cores": 2}, 3,
-                                       None, "2026-11-26T09:00:00+00:00", 1, speeds=speeds, adjusted=adjusted)
-
-    def speeds(self, *g):
-        return [{"time": f"2026-11-26T09:0{i}:00+00:00", "when": f"before round {i + 1}",
-                 "shape": "dgemm m=3280 n=3280 k=256 in HPL's layout", "gflops": x, "stolen_share": 0.0,
-                 "wall_s": 4.0} for i, x in enumerate(g)]
-
-    def test_drift_and_adjusted(self):
-        r = self.report([("full", (40e9,)), ("old", (42e9, "the dgemm model's rate at m = n = k = 4096"))],
-                        self.speeds(38.0, 38.8, 37.2), adjusted=True)
-        full, old = r["simulations"]["full"]["reference_speed"], r["simulations"]["old"]["reference_speed"]
-        self.assertEqual((full["model_gflops"], full["measured_gflops"], full["ratio"]), (40.0, 38.0, 0.95))
-        self.assertEqual((old["ratio"], old["model_gflops"]), (None, 42.0))
-        self.assertIn("not measured", old["why"])
-        self.assertEqual(r["reference_speed"]["summary"]["dgemm m=3280 n=3280 k=256 in HPL's layout"],
-                         {"median": 38.0, "min": 37.2, "max": 38.8, "spread_pct": 4.21, "n": 3})
-        sim = r["configs"][0]["sim"]
-        self.assertEqual((sim["full"]["speed_adjusted_gflops"], sim["full"]["speed_adjusted_error_pct"]), (95.0, -1.04))
-        self.assertNotIn("speed_adjusted_gflops", sim["old"])
-        text = validation.table(r)
-        head = text.splitlines()[0]
-        self.assertIn("full adj.*", head)
-        self.assertNotIn("old adj.", head)
-        self.assertRegex(text.splitlines()[1], r"100 +\+4\.2% +100 +\+4\.2% +95 +-1\.0%$")
-        self.assertIn("machine speed 0.950 of the calibration's (-5.0%: reference speed 38 measured, 40 in the model)",
-                      text)
-        self.assertIn("old: worst 4.2%", text)
-        self.assertIn("no drift figure: the model's reference speed was not measured", text)
-        self.assertIn("not a prediction", text)
-        self.assertIn("09:00 38, 09:01 38.8, 09:02 37.2", text)
-        rows = list(__import__("csv").DictReader(validation.csv_text(r).splitlines()))
-        self.assertEqual([(x["simulation"], x["speed_ratio"], x["speed_adjusted_gflops"]) for x in rows[:2]],
-                         [("full", "0.95", "95.0"), ("old", "", "")])
-        self.assertEqual(rows[1]["model_reference_gflops"], "42.0")
-        meas = rows[2:]
-        self.assertEqual([(x["label"], x["date"], x["measured_reference_gflops"]) for x in meas],
-                         [("reference speed", f"2026-11-26T09:0{i}:00+00:00", g)
-                          for i, g in enumerate(("38.0", "38.8", "37.2"))])
-        self.assertEqual(meas[0]["hpl_opt"], "before round 1: dgemm m=3280 n=3280 k=256 in HPL's layout")
-        # the JSON keeps all of it
-        back = json.loads(json.dumps(r))
-        self.assertEqual(len(back["reference_speed"]["measured"]), 3)
-
-    def test_not_measured(self):
-        # without --speed-adjusted: the ratio, no column; without measurements: said
-        r = self.report([("full", (40e9,))], self.speeds(42.0))
-        self.assertNotIn("adj.", validation.table(r))
-        self.assertEqual(r["simulations"]["full"]["reference_speed"]["ratio"], 1.05)
-        r = self.report([("full", (40e9,))], None)
-        self.assertIsNone(r["reference_speed"])
-        self.assertIn("reference speed not measured with these real runs", validation.table(r))
-        self.assertEqual(validation.csv_text(r).count("reference speed"), 0)
 
 
 class VerbSpeeds(VerbBase):
@@ -476,7 +203,7 @@ class VerbSpeeds(VerbBase):
                     self.assertEqual((status, err.count("\n")), (2, 1), err)
                     self.assertIn(msg, err)
             which = shutil.which
-            with mock.patch("simblas_hpl.validation.shutil.which",
+            with mock.patch("simblas_hpl.validate_speed.shutil.which",
                             side_effect=lambda n: None if n == "simblas-calibrate" else which(n)), \
                     mock.patch("simblas_hpl.locations.installed", return_value=None):
                 status, out, err = self.cli("validate", "--config", "4000:1x1", unset=("SIMBLAS_CALIBRATE",))

@@ -30,7 +30,21 @@ package; doc/user-guide.md is the manual.  One job per module:
   model           what simblas-hpl reads of a SimBLAS model file
   hplbuild        building HPL: source, patches, make, the check run
   realrun         real HPL runs: xhpl-mpi under Open MPI's mpirun
-  validation      validate's configurations, real and simulated runs, report
+  validate_configs
+                  validate's (and refine's) HPL configurations: --config,
+                  the default set, make check's
+  validate_machine
+                  the machine validate and refine measure on: its CPU, the
+                  load of other processes on its cores
+  validate_real   validate's real runs: interleaved rounds, their summary,
+                  an earlier report's (--real)
+  validate_report validate's report written out: table, CSV, gnuplot figure
+  validate_score  each simulation against the real runs: errors, ranking,
+                  the report (JSON)
+  validate_sim    validate's simulations: each configuration on one host of
+                  this machine's cores
+  validate_speed  the machine's reference speed against the models': the
+                  calibrator's probe between real runs, each model's drift
   builds          the builds on disk: manifests, listing, the default
   locations       where SimBLAS is installed (configured.py, the environment)
   errors          CliError and the one-line messages

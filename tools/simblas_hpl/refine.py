@@ -19,7 +19,7 @@ import statistics
 import subprocess
 import tempfile
 
-from . import hpldat, model, realrun, settings, validation
+from . import hpldat, model, realrun, settings, validate_machine, validate_speed
 from .errors import CliError
 from .files import copy_atomic, read_text, tail_lines, write_atomic
 from .locations import installed_copy, keep_path, simblas_libdir
@@ -116,7 +116,7 @@ def speed_words(g, shape, got):
 def trace_scale(base, speed):
     """The factor the traced times are multiplied by before the refit: the
     machine's reference speed during the traced runs over the base model's
-    (validation.model_reference), so that the refitted lines stay at the
+    (validate_speed.model_reference), so that the refitted lines stay at the
     speed of the lines the refit does not touch, whatever speed this VM ran
     at that hour (2.7% apart within the hour on the quiet Zen 5 host,
     2026-11-29); None when it was not measured at the base model's shape.
@@ -126,7 +126,7 @@ def trace_scale(base, speed):
     got = trace_speed(speed)
     if not got:
         return None
-    base_speed, shape = validation.model_reference(base)
+    base_speed, shape = validate_speed.model_reference(base)
     if shape != got[1] or not base_speed:
         return None
     return got[0] * 1e9 / base_speed
@@ -152,7 +152,7 @@ def record_reference_speed(refined, speed):
     calibration's, so validate's drift ratio compares with this one. An
     older such line (the base model's own refine) is removed when nothing
     was measured. Returns what to print, or None."""
-    key = validation.REFINED_SPEED_KEY
+    key = validate_speed.REFINED_SPEED_KEY
     measured = trace_speed(speed)
     if not measured:
         write_atomic(refined, model.set_meta(read_text(refined), key, None))
@@ -213,7 +213,7 @@ def traced_run(c, xhpl, lib, model_path, root, timeout=None, mpirun=None):
             os.unlink(os.path.join(d, old))
     wrapper = os.path.join(d, "rank.sh")
     write_rank_script(wrapper, lib, model_path, d)
-    watch = validation.LoadWatch()
+    watch = validate_machine.LoadWatch()
     watch.start()
     res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.settings(c.hpl), d, timeout=timeout,
                            mpirun=mpirun, wrapper=wrapper)

@@ -16,11 +16,12 @@ import subprocess
 import sys
 import tempfile
 
-from .. import model, realrun, signals, validation
+from .. import model, realrun, signals, validate_configs, validate_machine, validate_speed
 from .. import refine as rf
 from ..errors import CliError, note
 from ..files import read_text, write_atomic
 from ..locations import default_model, keep_path
+from ..plan import DEFAULT_NB
 from ..results import check_output_path
 
 NAME = "refine"
@@ -100,14 +101,14 @@ def plan_configs(args, cores):
     if args.n is not None and args.config:
         raise CliError("--n sets the default runs' N; --config gives its own: give one or the other")
     if args.config:
-        configs = [validation.parse_config(c) for c in args.config]
+        configs = [validate_configs.parse_config(c) for c in args.config]
     else:
         top = realrun.real_n_max()
         n = args.n if args.n is not None else min(DEFAULT_N, top or DEFAULT_N)
-        if n < validation.DEFAULT_NB:
-            raise CliError(f"--n {n}: must be at least NB ({validation.DEFAULT_NB})")
-        configs = ([validation.make_config(n, 1, cores), validation.make_config(n, cores, 1)] if cores > 1
-                   else [validation.make_config(n, 1, 1)])
+        if n < DEFAULT_NB:
+            raise CliError(f"--n {n}: must be at least NB ({DEFAULT_NB})")
+        configs = ([validate_configs.make_config(n, 1, cores), validate_configs.make_config(n, cores, 1)] if cores > 1
+                   else [validate_configs.make_config(n, 1, 1)])
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
         raise CliError("--config: the same configuration is given twice")
@@ -126,7 +127,7 @@ def solo_config(configs, cores, args):
     already."""
     if cores < 2 or args.no_solo or any(c.ranks == 1 for c in configs):
         return None
-    return validation.make_config(min(c.n for c in configs), 1, 1)
+    return validate_configs.make_config(min(c.n for c in configs), 1, 1)
 
 
 def solo_said(solo, what="HPL's dgemm", key="solo_speed"):
@@ -144,8 +145,8 @@ def reference_probe(base, calibrator, args):
     model's reference speed was not measured or --no-reference-speed."""
     if args.no_reference_speed:
         return None
-    shape = validation.model_reference(base)[1]
-    return validation.SpeedProbe(calibrator, {shape: base}) if shape else None
+    shape = validate_speed.model_reference(base)[1]
+    return validate_speed.SpeedProbe(calibrator, {shape: base}) if shape else None
 
 
 def time_scale(base, speed, args):
@@ -161,7 +162,7 @@ def main(args):
     cores = realrun.machine_cores()
     configs = plan_configs(args, cores)
     base = args.model or default_model()
-    calibrator = validation.calibrator_path(why="it refits the model on the traces (--from-trace)", instead="")
+    calibrator = validate_speed.calibrator_path(why="it refits the model on the traces (--from-trace)", instead="")
     check_model(base, calibrator)
     base = os.path.abspath(base)
     out = os.path.abspath(args.out or base)
@@ -176,7 +177,7 @@ def main(args):
         root = os.path.abspath(args.keep)
     else:
         root = tempfile.mkdtemp(prefix="simblas-refine-")
-    machine = validation.machine_info()
+    machine = validate_machine.machine_info()
     solo_cfg = solo_config(configs, cores, args)
     # none either when the base model's solo speeds are the calibrator's: measured side by side, where one
     # run alone against others minutes apart measured 0.87-1.04 on the same Zen 5 VM (its drift)
@@ -187,7 +188,7 @@ def main(args):
              "every core busy, side by side), which the refined model keeps")
     note(f"refining {base} from {len(configs)} real HPL run(s) in trace mode ({', '.join(c.label for c in configs)})"
          + (f" and one of one rank alone ({solo_cfg.label})" if solo_cfg else "")
-         + f" on {machine['cpu']}, {machine['cores']} core(s); load average {validation.loadavg()}")
+         + f" on {machine['cpu']}, {machine['cores']} core(s); load average {validate_machine.loadavg()}")
     keep_root = bool(args.keep)
     try:
         traces, shares, solo_traces = [], [], []
@@ -248,13 +249,14 @@ def main(args):
         known = [s for s in shares if s is not None]
         worst = max(known) if known else None
         print(f"other processes took {'?' if worst is None else f'{100 * worst:.1f}%'} of the cores during the "
-              f"real runs (at most {100 * validation.QUIET_SHARE:g}% without --force)")
+              f"real runs (at most {100 * validate_machine.QUIET_SHARE:g}% without --force)")
         sys.stdout.flush()
-        if worst is not None and worst > validation.QUIET_SHARE and not args.force:
+        if worst is not None and worst > validate_machine.QUIET_SHARE and not args.force:
             aside = refined if args.keep else rf.set_aside(refined)
             raise CliError(f"other processes took {100 * worst:.1f}% of the cores during the real runs (more than "
-                           f"{100 * validation.QUIET_SHARE:g}%): {out} left unchanged; the refined model is kept in "
-                           f"{aside}; refine again on a quiet machine (or with --force, to install what a busy one gives)", 1)
+                           f"{100 * validate_machine.QUIET_SHARE:g}%): {out} left unchanged; the refined model is "
+                           f"kept in {aside}; refine again on a quiet machine (or with --force, to install what a busy "
+                           "one gives)", 1)
         print(rf.install(refined, out))
     except CliError as e:
         keep_root = keep_root or bool(e.kept)  # a failed run's files, which its message names

@@ -1,4 +1,16 @@
-"""simblas-hpl validate: real HPL (mpirun) against simulated HPL, on this machine."""
+"""simblas-hpl validate: real HPL (mpirun) against simulated HPL, on this machine.
+
+Ground truth on the machine you have: real HPL (xhpl-mpi under mpirun,
+realrun.py) and simulated HPL (the same configurations, simulated on a
+platform that describes this machine: one host of its cores, the
+intra-node link) side by side: the real median and spread of R runs,
+each simulation's figure and its error against the real median, as a
+table, JSON, CSV and a gnuplot figure.  One module a job:
+validate_configs.py (the configurations), validate_real.py (the real
+runs, interleaved), validate_machine.py (the machine and the load on it),
+validate_speed.py (its reference speed against the models'),
+validate_sim.py (the simulations), validate_score.py (the errors, the
+ranking: the report) and validate_report.py (table, CSV, figure)."""
 
 import json
 import os
@@ -7,7 +19,9 @@ import sys
 import tempfile
 import time
 
-from .. import builds, realrun, settings, signals, validation
+from .. import builds, realrun, settings, signals
+from .. import (validate_configs, validate_machine, validate_real, validate_report, validate_score, validate_sim,
+                validate_speed)
 from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, make_plan
@@ -93,9 +107,9 @@ def main(args):
     if args.max_error is not None and not args.max_error > 0:
         raise CliError(f"--max-error {args.max_error:g}: must be a percentage > 0")
     if args.config:
-        configs = [validation.parse_config(c) for c in args.config]
+        configs = [validate_configs.parse_config(c) for c in args.config]
     else:
-        configs = validation.default_set(cores) if args.set == "default" else validation.check_set(cores)
+        configs = validate_configs.default_set(cores) if args.set == "default" else validate_configs.check_set(cores)
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
         raise CliError("--config: the same configuration is given twice")
@@ -115,12 +129,12 @@ def main(args):
         for m in models:
             if not m:
                 raise CliError("no model file: give --model FILE or set SIMBLAS_MODEL")
-            sims.append(validation.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m),
+            sims.append(validate_sim.Simulation(model_name(m, {s.name for s in sims}), "model", os.path.abspath(m),
                                               args.network, probe))
     if args.passthrough:
         # passthrough times the real BLAS; the model only gives the hosts' speed (its reference speed on both
         # sides of SMPI's conversion), so the first --model serves, and --no-model --model FILE works
-        sims.append(validation.Simulation("passthrough", "passthrough",
+        sims.append(validate_sim.Simulation("passthrough", "passthrough",
                                           os.path.abspath(models[0]) if models[0] else None, args.network))
     if not sims and args.max_error is not None:
         raise CliError("--max-error needs a simulation: drop --no-model or add --passthrough")
@@ -138,29 +152,29 @@ def main(args):
     build, _ = builds.choose(args.build_id)
     real_from = speed = speeds = None
     if args.real:
-        real, real_from = validation.load_real(args.real, configs)
-        speeds = validation.real_speeds(real_from)
+        real, real_from = validate_real.load_real(args.real, configs)
+        speeds = validate_real.real_speeds(real_from)
     else:
         xhpl = realrun.mpi_binary(args.build_id)[1]
         mpirun = mpirun_path()
         if not args.no_reference_speed:
-            speed = validation.SpeedProbe(validation.calibrator_path(), validation.speed_shapes(sims))
+            speed = validate_speed.SpeedProbe(validate_speed.calibrator_path(), validate_speed.speed_shapes(sims))
     if not args.probe and any(s.mode == "model" for s in sims):
         if args.real:  # the real runs were made with this machine's mpirun, if it has one still
             try:
                 mpirun = mpirun_path()
             except CliError:
                 mpirun = None
-        probe, said = validation.real_probe(mpirun)
+        probe, said = validate_real.real_probe(mpirun)
         for s in sims:
             s.probe = probe if s.mode == "model" else None
         note(f"model-mode simulations with --probe {probe}: the real runs' MPI is {said}")
-    machine = validation.machine_info()
-    started = validation.now_iso()
+    machine = validate_machine.machine_info()
+    started = validate_machine.now_iso()
     t0 = time.monotonic()
-    load = validation.loadavg()
+    load = validate_machine.loadavg()
     if not args.real:
-        est = validation.estimate_seconds(configs, args.runs, speed_shapes=len(speed.shapes) if speed else 0)
+        est = validate_real.estimate_seconds(configs, args.runs, speed_shapes=len(speed.shapes) if speed else 0)
         note(f"validating {len(configs)} configuration(s) on {machine['cpu']}, {machine['cores']} core(s): "
              f"{args.runs} real run(s) each (about {est / 60:.0f} min), then {len(sims)} simulation(s) each; "
              f"load average {load}")
@@ -170,28 +184,28 @@ def main(args):
     work = tempfile.mkdtemp(prefix="simblas-validate-")
     try:
         if not args.real:
-            real = validation.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout, speed=speed)
+            real = validate_real.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout, speed=speed)
             speeds = speed.measured if speed else None
-        sim_results = {s.name: validation.simulate_configs(configs, s, cores, work, args.build_id, args.timeout)
+        sim_results = {s.name: validate_sim.simulate_configs(configs, s, cores, work, args.build_id, args.timeout)
                        for s in sims}
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report = validation.build_report(configs, real, sims, sim_results, machine,
+    report = validate_score.build_report(configs, real, sims, sim_results, machine,
                                      args.runs if not args.real else real_from.get("runs"),
                                      build.ref("validate").to_json() if build else None, started, time.monotonic() - t0,
                                      speeds=speeds, adjusted=args.speed_adjusted)
     if args.real:
         report["real_from"] = {"file": os.path.abspath(args.real), "date": real_from.get("date"),
                                "machine": real_from.get("machine")}
-    print(validation.table(report))
+    print(validate_report.table(report))
     sys.stdout.flush()
     if args.json:
         write_atomic(args.json, json.dumps(report, indent=2) + "\n")
     if args.csv:
-        write_atomic(args.csv, validation.csv_text(report))
+        write_atomic(args.csv, validate_report.csv_text(report))
     if args.plot:
-        validation.plot(report, args.plot)
-    if report["other_load_max"] is not None and report["other_load_max"] > validation.QUIET_SHARE:
+        validate_report.plot(report, args.plot)
+    if report["other_load_max"] is not None and report["other_load_max"] > validate_machine.QUIET_SHARE:
         note(f"warning: other processes used up to {100 * report['other_load_max']:.1f}% of the cores during a real "
              "run: the real figures may be low; validate again on a quiet machine")
     if args.max_error is not None:

@@ -1,0 +1,112 @@
+"""validate's real runs (validate_real.py), with a stand-in for realrun's
+mpirun: interleaved rounds and the reference speed between them, the
+summary (median, spread, phases), an earlier report's real runs (--real:
+read, or refused with what to do), the probe of their MPI."""
+
+import json
+import os
+from unittest import mock
+
+from support import Sandbox
+from simblas_hpl import validate_configs, validate_real
+from simblas_hpl.errors import CliError
+
+
+class Runs(Sandbox):
+    def test_rounds(self):
+        """Round r runs every configuration once, then round r + 1; the
+        reference speed before each round and after the last; the load of
+        other processes per run."""
+        configs = [validate_configs.make_config(4000, 1, 1), validate_configs.make_config(4000, 2, 1, swap=0)]
+        calls, said = [], []
+
+        def run_real(xhpl, n, nb, p, q, opts, workdir, timeout=None, mpirun=None):
+            calls.append((p, q, opts["swap"], mpirun))
+            return {"gflops": 100.0 + len(calls), "hpl_time_s": 1.0, "wall_s": 2.0,
+                    "phases_s": {"update": 0.5} if p == 2 else None}
+        speed = mock.Mock()
+        watch = mock.Mock()
+        watch.return_value.stop.side_effect = [0.01, None, 0.012345, 0.0]
+        with mock.patch("simblas_hpl.realrun.run_real", run_real), \
+                mock.patch("simblas_hpl.realrun.mpirun_path", return_value="/bin/true"), \
+                mock.patch("simblas_hpl.validate_real.LoadWatch", watch):
+            out = validate_real.real_runs(configs, 2, "/x/xhpl-mpi", self.root, log=said.append, speed=speed)
+        self.assertEqual(calls, [(1, 1, 2, "/bin/true"), (2, 1, 0, "/bin/true")] * 2)
+        self.assertEqual([c.args for c in speed.measure.call_args_list],
+                         [("before round 1", said.append), ("before round 2", said.append),
+                          ("after the last round", said.append)])
+        self.assertEqual(out["N=4000 1x1"]["gflops"], [101.0, 103.0])
+        self.assertEqual(out["N=4000 2x1 swap=0"]["other_load"], [None, 0.0])
+        self.assertEqual(out["N=4000 1x1"]["other_load"], [0.01, 0.0123])
+        self.assertEqual(out["N=4000 2x1 swap=0"]["phases_s"], [{"update": 0.5}] * 2)
+        self.assertEqual(said[0], "real 1/4: N=4000 1x1: 101 Gflops (1 s, other processes 1.0% of the cores)")
+        self.assertEqual(said[1], "real 2/4: N=4000 2x1 swap=0: 102 Gflops (1 s)")
+
+    def test_summary(self):
+        s = validate_real.summarize_real({"gflops": [98.0, 102.0, 100.0], "other_load": [0.01, None, 0.02],
+                                          "phases_s": [{"update": 3.0, "laswp": 1.0}, {"update": 2.0},
+                                                       {"update": 4.0, "laswp": 2.0}]})
+        self.assertEqual((s["median"], s["min"], s["max"], s["spread_pct"], s["other_load_max"]),
+                         (100.0, 98.0, 102.0, 4.0, 0.02))
+        # the phases every run printed
+        self.assertEqual(s["phases_s"], {"update": {"median": 3.0, "min": 2.0, "max": 4.0, "runs": [3.0, 2.0, 4.0]}})
+        # a run without them: none
+        s = validate_real.summarize_real({"gflops": [50.0], "phases_s": [None]})
+        self.assertEqual((s["spread_pct"], s["other_load_max"], "phases_s" in s), (0.0, None, False))
+
+    def test_estimate(self):
+        c = validate_configs.make_config(8000, 1, 2)
+        one = c.flops() / (60e9 * 2) + 3 + 8000 * 8000 * 8 / 2e9
+        self.assertAlmostEqual(validate_real.estimate_seconds([c], 3), 3 * one)
+        self.assertAlmostEqual(validate_real.estimate_seconds([c], 3, speed_shapes=2), 3 * one + 8 * 2 * 4)
+
+
+class Earlier(Sandbox):
+    """--real FILE: the real runs of an earlier validate's JSON."""
+
+    def report(self, **extra):
+        real = {"gflops": [80.0, 81.0], "hpl_time_s": [2.0, 1.9], "other_load_max": 0.01, "median": 80.5,
+                "phases_s": {"update": {"median": 1.5, "runs": [1.0, 2.0]},
+                             "laswp": {"median": 0.5, "runs": [0.4, 0.6]}}}
+        path = self.path("v.json")
+        with open(path, "w") as f:
+            json.dump(dict({"runs": 2, "configs": [{"label": "N=8000 1x2", "real": real}]}, **extra), f)
+        return path
+
+    def test_load_real(self):
+        c = validate_configs.make_config(8000, 1, 2)
+        speeds = [{"time": "t", "when": "before round 1", "gflops": 38.0}]
+        real, old = validate_real.load_real(self.report(reference_speed={"measured": speeds}), [c])
+        self.assertEqual(real, {c.label: {"gflops": [80.0, 81.0], "hpl_time_s": [2.0, 1.9], "other_load": [0.01],
+                                          "phases_s": [{"update": 1.0, "laswp": 0.4}, {"update": 2.0, "laswp": 0.6}]}})
+        self.assertEqual((old["runs"], validate_real.real_speeds(old)), (2, speeds))
+        # not measured with them: None
+        self.assertIsNone(validate_real.real_speeds(validate_real.load_real(self.report(), [c])[1]))
+        self.assertIsNone(validate_real.real_speeds({"reference_speed": None}))
+
+    def test_refused(self):
+        bad = self.path("bad.json")
+        with open(bad, "w") as f:
+            f.write("{not json")
+        for path, configs, msg in ((self.path("none.json"), [], r"^--real .*none\.json: cannot read it as a validate "),
+                                   (bad, [], r"^--real .*bad\.json: cannot read it as a validate JSON"),
+                                   (self.report(), [validate_configs.make_config(8000, 2, 1)],
+                                    r"has no real runs of N=8000 2x1: validate those configurations again without "
+                                    r"--real, or choose the ones it has with --config$")):
+            with self.subTest(path=os.path.basename(path)), self.assertRaisesRegex(CliError, msg):
+                validate_real.load_real(path, configs)
+
+
+class Probe(Sandbox):
+    def test_real_probe(self):
+        """Open MPI's lagged probe for an Open MPI mpirun, immediate for
+        the others and without one."""
+        fake = self.path("mpirun")
+        for said, want in (("mpirun (Open MPI) 4.1.4", ("lagged", "mpirun (Open MPI) 4.1.4")),
+                           ("HYDRA build details:\n    Version: 4.0.2", ("immediate", "HYDRA build details:"))):
+            with open(fake, "w") as f:
+                f.write(f"#!/bin/sh\nprintf '{said}\\n'\n")
+            os.chmod(fake, 0o755)
+            self.assertEqual(validate_real.real_probe(fake), want)
+        self.assertEqual(validate_real.real_probe(None), ("immediate", "?"))
+        self.assertEqual(validate_real.real_probe(self.path("gone")), ("immediate", "?"))

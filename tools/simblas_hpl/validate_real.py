@@ -1,0 +1,133 @@
+"""`validate`'s real runs (xhpl-mpi under mpirun, realrun.py): R rounds,
+interleaved (round r runs every configuration once, then round r + 1), so
+that a machine that drifts shows it as spread, not as a bias of one
+configuration; the load that other processes put on the cores during
+each run measured (/proc/stat, validate_machine.LoadWatch) and the
+reference speed between rounds (validate_speed.SpeedProbe).  Their
+summary (median and spread, HPL's phases), the real runs of an earlier
+report instead (--real: load_real, real_speeds), the probe of their MPI
+that the simulations take (real_probe) and how long they take
+(estimate_seconds)."""
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+
+from . import hpldat, realrun
+from .errors import CliError, note
+from .validate_machine import LoadWatch
+
+
+def real_runs(configs, runs, xhpl, workroot, timeout=None, log=note, speed=None):
+    """R interleaved rounds of real runs: {label: {"gflops": [...], "hpl_time_s": [...],
+    "other_load": [...]}}; speed (a SpeedProbe) measures the reference speed
+    before each round and after the last."""
+    out = {c.label: {"gflops": [], "hpl_time_s": [], "wall_s": [], "other_load": [], "phases_s": []}
+           for c in configs}
+    mpirun = realrun.mpirun_path()
+    watch = LoadWatch()
+    total = len(configs) * runs
+    done = 0
+    for r in range(runs):
+        if speed:
+            speed.measure(f"before round {r + 1}", log)
+        for c in configs:
+            d = os.path.join(workroot, f"real-{done}")
+            watch.start()
+            res = realrun.run_real(xhpl, c.n, c.nb, c.p, c.q, hpldat.settings(c.hpl), d,
+                                   timeout=timeout, mpirun=mpirun)
+            other = watch.stop()
+            shutil.rmtree(d, ignore_errors=True)
+            o = out[c.label]
+            o["gflops"].append(res["gflops"])
+            o["hpl_time_s"].append(res["hpl_time_s"])
+            o["wall_s"].append(res["wall_s"])
+            o["other_load"].append(None if other is None else round(other, 4))
+            o["phases_s"].append(res.get("phases_s"))
+            done += 1
+            busy = "" if other is None else f", other processes {100 * other:.1f}% of the cores"
+            log(f"real {done}/{total}: {c.label}: {res['gflops']:g} Gflops ({res['hpl_time_s']:g} s{busy})")
+    if speed:
+        speed.measure("after the last round", log)
+    return out
+
+
+def summarize_real(g):
+    """Median, min, max and spread (max-min over the median, %) of the Gflops."""
+    med = statistics.median(g["gflops"])
+    lo, hi = min(g["gflops"]), max(g["gflops"])
+    loads = [x for x in g.get("other_load", []) if x is not None]
+    out = {"gflops": g["gflops"], "hpl_time_s": g.get("hpl_time_s", []), "median": med, "min": lo, "max": hi,
+           "spread_pct": round(100 * (hi - lo) / med, 2) if med else None,
+           "other_load_max": max(loads) if loads else None}
+    phases = summarize_phases(g.get("phases_s") or [])
+    if phases:
+        out["phases_s"] = phases
+    return out
+
+
+def summarize_phases(runs):
+    """HPL's phase times (-DHPL_DETAILED_TIMING) over the real runs: {phase:
+    {"median", "min", "max", "runs": [...]}}, for the phases every run
+    printed; {} when a run printed none."""
+    if not runs or any(not r for r in runs):
+        return {}
+    names = [k for k in runs[0] if all(k in r for r in runs)]
+    return {k: {"median": statistics.median(r[k] for r in runs), "min": min(r[k] for r in runs),
+                "max": max(r[k] for r in runs), "runs": [r[k] for r in runs]} for k in names}
+
+
+def real_probe(mpirun):
+    """run --probe for the MPI of the real runs: 'lagged' for Open MPI (its
+    MPI_Iprobe looks at the messages it has taken in, then progresses:
+    ompi/mca/pml/ob1/pml_ob1_iprobe.c, and pml/ucx alike), 'immediate'
+    for the others (MPICH's looks again after progressing), with what
+    `mpirun --version` says (none without an mpirun: immediate)."""
+    try:
+        said = "" if not mpirun else subprocess.run([mpirun, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace", timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        said = ""
+    first = said.strip().splitlines()[0] if said.strip() else "?"
+    return ("lagged" if "Open MPI" in said or "OpenRTE" in said else "immediate"), first
+
+
+def load_real(path, configs):
+    """--real FILE: the real figures of an earlier validate's JSON for configs."""
+    try:
+        with open(path) as f:
+            old = json.load(f)
+    except (OSError, ValueError) as e:
+        raise CliError(f"--real {path}: cannot read it as a validate JSON ({e})")
+    have = {r["label"]: r["real"] for r in old.get("configs", []) if "real" in r}
+    missing = [c.label for c in configs if c.label not in have]
+    if missing:
+        raise CliError(f"--real {path} has no real runs of {', '.join(missing[:4])}: validate those configurations "
+                       "again without --real, or choose the ones it has with --config")
+    def phases(real):  # the runs' phases back from the summary's per-run lists
+        ph = real.get("phases_s") or {}
+        n = len(real["gflops"])
+        if not ph or any(len(v.get("runs", [])) != n for v in ph.values()):
+            return []
+        return [{k: v["runs"][i] for k, v in ph.items()} for i in range(n)]
+    return {c.label: {"gflops": have[c.label]["gflops"], "hpl_time_s": have[c.label].get("hpl_time_s", []),
+                      "other_load": [have[c.label].get("other_load_max")], "phases_s": phases(have[c.label])}
+            for c in configs}, old
+
+
+def real_speeds(old):
+    """The reference speeds measured with an earlier validate's real runs
+    (its JSON, load_real's old), or None when they were not."""
+    rs = old.get("reference_speed")
+    return rs.get("measured") if isinstance(rs, dict) and isinstance(rs.get("measured"), list) else None
+
+
+def estimate_seconds(configs, runs, rate_per_core=60e9, speed_shapes=0):
+    """A rough duration of the real runs: the flops at rate_per_core on each
+    rank, plus a few seconds per run for start-up, generation and check,
+    and about 8 s per reference speed measured (speed_shapes of them
+    before each round and after the last)."""
+    return sum(runs * (c.flops() / (rate_per_core * c.ranks) + 3 + c.n * c.n * 8 / 2e9) for c in configs) \
+        + 8 * speed_shapes * (runs + 1)
