@@ -14,6 +14,7 @@ from unittest import mock
 
 from support import SRC, fake_build
 from test_engine import FAKE, EngineCase
+from test_variability import TWO_CORES
 from simblas_hpl import study, study_plot, study_stats
 
 GOOD = """# a study
@@ -159,8 +160,11 @@ class Study(EngineCase):
         point planned by run's checks, as `study` does before running."""
         files = sorted(glob.glob(os.path.join(SRC, "examples", "studies", "*.toml")))
         self.assertGreaterEqual(len(files), 8)
+        model = self.path("cores.model")  # as a calibration writes it: per-core sets (--node-speeds model), noise terms
+        with open(model, "w") as f:
+            f.write(TWO_CORES)
         for f in files:
-            with self.subTest(f=os.path.basename(f)):
+            with self.subTest(f=os.path.basename(f)), mock.patch.dict(os.environ, {"SIMBLAS_MODEL": model}):
                 s = study.load(f, dir_opt=self.path("ex"))
                 self.assertGreater(len(s.points), 0)
                 self.assertEqual(len(study.plan_points(s)), len(s.points))
