@@ -12,8 +12,8 @@ src=${SB_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 case "${LD_PRELOAD:-}" in *libasan*) echo "SKIP: sanitizer build: pure Python, run by the plain build"; exit 77 ;; esac
 PYTHONDONTWRITEBYTECODE=1  # nothing written into the source tree
 export PYTHONDONTWRITEBYTECODE
-# the build tree's tables (SB_BUILDDIR's settings.json...), the package's only
-# way to lib/*.def: one line saying what is missing, rather than every module
-# failing to import
+# the build tree's tables (SB_BUILDDIR's settings.json, ops.json), the
+# package's only way to lib/*.def: one line saying what is missing, rather
+# than every module failing to import
 PYTHONPATH="$src/test/py" "${PYTHON:-python3}" -c 'import dryrun_fixtures; dryrun_fixtures.build_tree()' || exit 1
 exec "${PYTHON:-python3}" -m unittest discover -s "$src/test/py" -t "$src/test/py" -v

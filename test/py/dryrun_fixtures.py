@@ -3,8 +3,8 @@
 A case of dryrun/cases.txt runs with a fake libsimblas directory and
 simblas.h, a fake xhpl (--xhpl), a fake jemalloc, fake smpirun and smpicc,
 and data/measured.model, all under one temporary root that the stored files
-name @ROOT@, with the table of the build tree SB_BUILDDIR (settings.json)
-beside the fake libsimblas; nothing of the machine running it
+name @ROOT@, with the tables of the build tree SB_BUILDDIR (settings.json,
+ops.json) beside the fake libsimblas; nothing of the machine running it
 (LD_PRELOAD, SIMBLAS_*, a terminal) gets in.
 
     SB_BUILDDIR=BUILD python3 test/py/dryrun_fixtures.py OUTDIR CLI...
@@ -45,9 +45,9 @@ def cases():
     return out
 
 
-# the tables the build writes (lib/mksettings), the only way the Python side
-# reads lib/settings.def
-TABLES = ("settings.json",)
+# the tables the build writes (lib/mksettings, lib/mkops), the only way the
+# Python side reads lib/settings.def and lib/blas.def
+TABLES = ("settings.json", "ops.json")
 
 
 def build_tree():

@@ -1,5 +1,5 @@
 """What the tests of tools/simblas_hpl share: the package on sys.path, the
-build tree's tables (SB_BUILDDIR: settings.json), and
+build tree's tables (SB_BUILDDIR: settings.json, ops.json), and
 simblas-hpl run in-process in a sandbox (dryrun_fixtures.sandbox: a fake
 libsimblas, xhpl, jemalloc and smpirun under one temporary root; this
 smpirun only records that it was called)."""
