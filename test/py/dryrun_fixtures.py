@@ -3,10 +3,11 @@
 A case of dryrun/cases.txt runs with a fake libsimblas directory and
 simblas.h, a fake xhpl (--xhpl), a fake jemalloc, fake smpirun and smpicc,
 and data/measured.model, all under one temporary root that the stored files
-name @ROOT@; nothing of the machine running it (LD_PRELOAD, SIMBLAS_*, a
-terminal) gets in.
+name @ROOT@, with the tables of the build tree SB_BUILDDIR (settings.json,
+ops.json) beside the fake libsimblas; nothing of the machine running it
+(LD_PRELOAD, SIMBLAS_*, a terminal) gets in.
 
-    python3 test/py/dryrun_fixtures.py OUTDIR CLI...
+    SB_BUILDDIR=BUILD python3 test/py/dryrun_fixtures.py OUTDIR CLI...
 
 writes OUTDIR/<case>/{HPL.dat,platform.xml,hostfile,run.sh}
 from the command CLI (e.g. `python3 tools/simblas-hpl.in`): that is how
@@ -44,12 +45,20 @@ def cases():
     return out
 
 
-def settings_table():
-    """The build tree's settings.json (lib/settings.def as the Python side
-    reads it), or None outside make check."""
+# the tables the build writes (lib/mksettings, lib/mkops), the only way the
+# Python side reads lib/settings.def and lib/blas.def
+TABLES = ("settings.json", "ops.json")
+
+
+def build_tree():
+    """SB_BUILDDIR, the build tree whose tables simblas-hpl reads here; exits
+    with one line saying what is missing when it lacks them."""
     b = os.environ.get("SB_BUILDDIR")
-    p = os.path.join(b, "settings.json") if b else None
-    return p if p and os.path.isfile(p) else None
+    lacking = [t for t in TABLES if not (b and os.path.isfile(os.path.join(b, t)))]
+    if lacking:
+        sys.exit(f"test/py: no {' or '.join(lacking)} in SB_BUILDDIR ({b or 'unset'}): build SimBLAS (make) and "
+                 "set SB_BUILDDIR to its build tree (make check does)")
+    return os.path.abspath(b)
 
 
 def sandbox(root):
@@ -68,9 +77,8 @@ def sandbox(root):
     os.makedirs(os.path.join(root, "include"))
     open(os.path.join(root, "include", "simblas.h"), "w").close()
     shutil.copy(os.path.join(DATA, "measured.model"), os.path.join(root, "measured.model"))
-    table = settings_table()
-    if table:  # beside the fake libsimblas, where simblas-hpl looks for it (settings.table_path)
-        shutil.copy(table, os.path.join(root, "settings.json"))
+    for t in TABLES:  # beside the fake libsimblas, where simblas-hpl looks for them (settings.table_path)
+        shutil.copy(os.path.join(build_tree(), t), os.path.join(root, t))
     env = {k: v for k, v in os.environ.items() if k not in CLEARED}
     env.update(SIMBLAS_LIBDIR=lib, SIMBLAS_INCDIR=os.path.join(root, "include"),
                SIMBLAS_PATCHDIR=os.path.join(os.path.dirname(os.path.dirname(HERE)), "hpl-patches"),

@@ -1,4 +1,5 @@
-"""What the tests of tools/simblas_hpl share: the package on sys.path, and
+"""What the tests of tools/simblas_hpl share: the package on sys.path, the
+build tree's tables (SB_BUILDDIR: settings.json, ops.json), and
 simblas-hpl run in-process in a sandbox (dryrun_fixtures.sandbox: a fake
 libsimblas, xhpl, jemalloc and smpirun under one temporary root; this
 smpirun only records that it was called)."""
@@ -20,6 +21,10 @@ sys.path.insert(0, HERE)
 
 import dryrun_fixtures  # noqa: E402
 from simblas_hpl import cli  # noqa: E402
+
+# where a test calls the package itself (outside a sandbox), the build tree's
+# tables, as a user's SIMBLAS_DATADIR naming a build tree gives them
+os.environ["SIMBLAS_DATADIR"] = dryrun_fixtures.build_tree()
 
 DATA = dryrun_fixtures.DATA
 

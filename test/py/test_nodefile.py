@@ -9,9 +9,11 @@ import contextlib
 import io
 import os
 import re
+import shutil
 import subprocess
 import textwrap
 import unittest
+from unittest import mock
 
 from support import SRC, Sandbox
 from simblas_hpl import nodefile
@@ -59,16 +61,29 @@ def linked(flow, bw="stream_gbs = 40", count=2, extra="", offload=""):
     return LINKED.format(flow=flow, bw=bw, count=count, extra=extra, offload=offload)
 
 
-class Tables(unittest.TestCase):
-    def test_hpl_routines_are_blas_defs_hpl_focus(self):
-        # nodefile.HPL_ROUTINES repeats lib/blas.def's focus column: its rows
-        # marked HPL, each named as its double-precision real routine (the
-        # I_ precision sets' with an i first: idamax)
-        with open(os.path.join(SRC, "lib", "blas.def")) as f:
-            rows = re.findall(r"^SB_OP\(\s*\w+,\s*(\w+),\s*(\w+),\s*\w+,\s*HPL\s*[,)]", f.read(), re.M)
-        self.assertTrue(rows)
-        self.assertEqual(sorted(nodefile.HPL_ROUTINES),
-                         sorted(("i" if prec.startswith("I_") else "") + "d" + stem for stem, prec in rows))
+# a node with one accelerator, with a rate for each of ROUTINES
+ACCELERATED = """\
+schema = "simblas-node/0.1"
+[cpu]
+cores = 16
+speed_relative = 1
+bandwidth_relative = 1
+[[accelerator]]
+count = 1
+link = {{ bandwidth_gbs = 10, latency_us = 5 }}
+{rates}
+"""
+
+
+def accelerated(routines):
+    return ACCELERATED.format(rates="\n".join(f'{x} = {{ model = "linear", term = "MNK", alpha = 1e-13 }}'
+                                               for x in routines))
+
+
+def resident(routines):
+    """The accelerator holds the matrix (matrix_resident: it must run every
+    routine HPL calls) and runs all of them."""
+    return accelerated(routines) + 'matrix_resident = true\n[accelerator.offload]\npolicy = "always"\nhost_share = 0\n'
 
 
 class Compose(Sandbox):
@@ -214,22 +229,40 @@ class Compose(Sandbox):
         self.refused(r"cal\.model\.node\.toml does not exist: run `simblas-probe -o",
                      os.path.join(NODES, "theta-knl7230.toml"))
 
+    def test_resident_accelerator_runs_what_the_op_table_marks_hpl(self):
+        # the routines HPL calls are lib/blas.def's rows marked HPL (the build's ops.json), level 3 first: an
+        # accelerator that holds the matrix and lacks a rate for any one of them is refused, naming it
+        hpl = nodefile.hpl_routines()
+        self.assertEqual(hpl[:2], ["dgemm", "dtrsm"])
+        self.assertIn("idamax", hpl)  # (an index function: i, then the precision)
+        for gone in hpl:
+            with self.subTest(routine=gone):
+                self.refused(rf"the accelerator has no rate for {gone} \(accelerator\.0\.{gone}\), and the "
+                             "matrix lives on it", self.node(resident([x for x in hpl if x != gone]), f"{gone}.toml"))
+        c = self.compose(self.node(resident(hpl)))
+        self.assertEqual([ln.split()[1] for ln in c.text.splitlines() if ln.startswith("offload ")], hpl)
+
+    def test_op_table_missing_refused_saying_where_it_is(self):
+        # no ops.json (SIMBLAS_DATADIR names a directory with the settings table only, nothing installed): a node
+        # file that needs the routines HPL calls is refused in one line saying what is missing and the remedy;
+        # one without an accelerator does not need it
+        dd = self.path("share")
+        os.makedirs(dd)
+        shutil.copy(os.path.join(os.environ["SIMBLAS_DATADIR"], "settings.json"), dd)
+        with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": dd}), \
+                mock.patch("simblas_hpl.locations.installed", return_value=None):
+            self.refused(r"^cannot find SimBLAS's op table \(ops\.json\): install SimBLAS \(make install\), or "
+                         r"set SIMBLAS_DATADIR to the directory holding it \(a build tree\)$",
+                         self.node(resident(["dgemm"])))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.compose(os.path.join(NODES, "theta-knl7230.toml"))
+
     def test_accelerator_without_a_rate_says_which_routine(self):
-        base = """\
-            schema = "simblas-node/0.1"
-            [cpu]
-            cores = 16
-            speed_relative = 1
-            bandwidth_relative = 1
-            [[accelerator]]
-            count = 1
-            dgemm = { model = "linear", term = "MNK", alpha = 1e-13 }
-            link = { bandwidth_gbs = 10, latency_us = 5 }
-            """
-        resident = self.node(base + "matrix_resident = true\n[accelerator.offload]\npolicy = \"always\"\n"
-                             "host_share = 0\n")
-        self.refused(r"no rate for dtrsm, dgemv, dger, dscal, daxpy, dswap, idamax, dcopy, dtrsv "
-                     r"\(accelerator\.0\.dtrsm\), and the matrix lives on it", resident)
+        base = accelerated(["dgemm"])
+        others = ", ".join(x for x in nodefile.hpl_routines() if x != "dgemm")
+        self.refused(rf"no rate for {others} \(accelerator\.0\.dtrsm\), and the matrix lives on it",
+                     self.node(resident(["dgemm"])))
         listed = self.node(base + "[accelerator.offload]\npolicy = \"always\"\nroutines = [\"dgemm\", \"dtrsm\"]\n"
                            "host_share = 0.25\n")
         self.refused(r"no rate for dtrsm \(accelerator\.0\.dtrsm\), and it offloads them", listed)

@@ -10,6 +10,7 @@ import json
 import math
 import os
 import re
+import shutil
 from unittest import mock
 
 from support import Sandbox
@@ -206,6 +207,13 @@ class Install(RefineBase):
             f.write(text)
         return self.path(name)
 
+    def installed_datadir(self, name):
+        """A data directory as make install fills it: the settings table there."""
+        dd = self.path(name)
+        os.makedirs(dd)
+        shutil.copy(settings.table_path(), dd)
+        return dd
+
     def test_replace_keeps_original(self):
         out = self.write("m.model", "calibrated\n")
         os.chmod(out, 0o640)
@@ -229,8 +237,7 @@ class Install(RefineBase):
     def test_installed_default_kept_for_make_install(self):
         # the installed default.model: refined.model beside it too (make install's hook prefers it to
         # calibrated.model); any other file, or a default.model elsewhere: nothing more
-        dd = self.path("share")
-        os.makedirs(dd)
+        dd = self.installed_datadir("share")
         out = os.path.join(dd, "default.model")
         with open(out, "w") as f:
             f.write("calibrated\n")
@@ -244,8 +251,8 @@ class Install(RefineBase):
             rf.install(self.write("r3", "refined 3\n"), elsewhere)
         self.assertEqual(self.read(os.path.join(dd, "refined.model")), "refined 1\n")
         self.assertEqual(sorted(os.listdir(dd)), ["default.model", "default.model.calibrated", "mine.model",
-                                                  "refined.model"])
-        with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": self.path("nowhere")}):
+                                                  "refined.model", "settings.json"])
+        with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": self.installed_datadir("elsewhere")}):
             self.assertIsNone(locations.installed_copy(out))
 
     def test_failure_leaves_out(self):
@@ -562,14 +569,18 @@ class Verb(RefineBase):
         self.assertNotIn("meta solo_speed ", self.read(self.model))
 
     def test_libsimblas_of_the_build(self):
-        # no SIMBLAS_LIBDIR, not installed (the source tree): the libsimblas the HPL build was made against
+        # no SIMBLAS_LIBDIR, not installed (the source tree, SIMBLAS_DATADIR naming the build tree's tables):
+        # the libsimblas the HPL build was made against
+        tables = {"SIMBLAS_DATADIR": self.root}
         with mock.patch("simblas_hpl.locations.installed", return_value=None):
-            status, out, err = self.refine("--model", self.model, "--config", "2000:1x2", unset=("SIMBLAS_LIBDIR",))
+            status, out, err = self.refine("--model", self.model, "--config", "2000:1x2", env=tables,
+                                           unset=("SIMBLAS_LIBDIR",))
             self.assertEqual(status, 2)
             self.assertIn("cannot locate libsimblas", err)
             self.assertEqual(self.runs, [])
             self.write_build(PATCHES, libdir=self.env["SIMBLAS_LIBDIR"])
-            status, out, err = self.refine("--model", self.model, "--config", "2000:1x2", unset=("SIMBLAS_LIBDIR",))
+            status, out, err = self.refine("--model", self.model, "--config", "2000:1x2", env=tables,
+                                           unset=("SIMBLAS_LIBDIR",))
         self.assertEqual(status, 0, err)
         self.assertIn(f"LD_PRELOAD={self.env['SIMBLAS_LIBDIR']}/libsimblas.so", self.runs[-1][3])
 

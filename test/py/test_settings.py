@@ -8,6 +8,8 @@ it; SIMBLAS_FREECLOCK and SIMBLAS_CODE_CLOCK as the table says."""
 
 import os
 import shlex
+import shutil
+import tempfile
 import unittest
 from unittest import mock
 
@@ -20,10 +22,8 @@ FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dryrun")
 
 
 def build_table():
-    """The build tree's settings.json (make check runs after the build), or None."""
-    b = os.environ.get("SB_BUILDDIR")
-    p = os.path.join(b, "settings.json") if b else None
-    return p if p and os.path.isfile(p) else None
+    """The build tree's settings.json (make check runs after the build)."""
+    return os.path.join(dryrun_fixtures.build_tree(), "settings.json")
 
 
 def run_env(case):
@@ -43,10 +43,6 @@ def run_env(case):
 class Table(unittest.TestCase):
     def setUp(self):
         self.table = build_table()  # its path: rows and rules of the build tree's table
-        if self.table is None:
-            if os.environ.get("SIMBLAS_TEST_STRICT") == "1":
-                self.fail("no settings.json in SB_BUILDDIR: build SimBLAS first")
-            self.skipTest("no settings.json in SB_BUILDDIR (run through make check)")
 
     def test_every_case_sets_rows_with_accepted_values(self):
         cases = [d for d in sorted(os.listdir(FIXTURES)) if os.path.isfile(os.path.join(FIXTURES, d, "run.sh"))]
@@ -112,12 +108,9 @@ class Table(unittest.TestCase):
 
 def table_env():
     """An environment without SIMBLAS_* variables in which settings finds the
-    build tree's table (SIMBLAS_DATADIR), or else the source tree's
-    lib/settings.def."""
+    build tree's table (SIMBLAS_DATADIR)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIMBLAS_")}
-    table = dryrun_fixtures.settings_table()
-    if table:
-        env["SIMBLAS_DATADIR"] = os.path.dirname(table)
+    env["SIMBLAS_DATADIR"] = os.path.dirname(build_table())
     return env
 
 
@@ -178,22 +171,29 @@ class Accessor(unittest.TestCase):
         with self.assertRaisesRegex(CliError, "SIMBLAS_NO_SUCH is no row of SimBLAS's settings table"):
             settings.value("SIMBLAS_NO_SUCH")
 
-    def test_source_table_reads_as_the_build_writes_it(self):
-        # a source tree without a build reads lib/settings.def itself: the same rows as settings.json
-        table = dryrun_fixtures.settings_table()
-        if not table:
-            self.skipTest("no settings.json in SB_BUILDDIR (run through make check)")
-        import json
-        with open(table) as f:
-            built = json.load(f)
-        read = settings.read_def(settings.SOURCE_DEF)
-        self.assertEqual(read["needs"], built["needs"])
-        self.assertEqual([r["name"] for r in read["settings"]], [r["name"] for r in built["settings"]])
-        for mine, theirs in zip(read["settings"], built["settings"]):
-            with self.subTest(name=mine["name"]):
-                if mine["default"] is None:  # one of the build's own (SB_DEFAULT_MODEL...)
-                    mine = dict(mine, default=theirs["default"])
-                self.assertEqual(mine, theirs)
+    def test_no_table_refused_saying_where_it_is(self):
+        # no settings.json found (no SIMBLAS_DATADIR, nothing installed, no build tree beside SIMBLAS_LIBDIR):
+        # every reading refused in one line saying what is missing and the remedy; lib/settings.def is not
+        # read instead
+        with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": ""}), \
+                mock.patch("simblas_hpl.locations.installed", return_value=None):
+            self.assertIsNone(settings.load())
+            for read in (settings.value, settings.default, settings.values):
+                with self.assertRaises(CliError) as cm:
+                    read("SIMBLAS_PROBE")
+                self.assertEqual(str(cm.exception), "cannot find SimBLAS's settings table (settings.json): install "
+                                 "SimBLAS (make install), or set SIMBLAS_DATADIR to the directory holding it (a "
+                                 "build tree)")
+
+    def test_other_format_refused(self):
+        d = tempfile.mkdtemp(prefix="sbtable")
+        self.addCleanup(shutil.rmtree, d, True)
+        with open(os.path.join(d, "settings.json"), "w") as f:
+            f.write('{"format": 2, "settings": []}')
+        with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": d}), \
+                self.assertRaisesRegex(CliError, r"settings\.json is table format 2, this simblas-hpl reads 1: "
+                                                 "install SimBLAS and simblas-hpl from the same build"):
+            settings.value("SIMBLAS_PROBE")
 
 
 class ToolSide(Sandbox):

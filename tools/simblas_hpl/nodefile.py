@@ -31,22 +31,30 @@ import os
 import tomllib
 from typing import Any, Dict, List, Optional
 
-from . import model
+from . import model, settings
 from .errors import CliError, note
 
 SCHEMA = "simblas-node/0.1"
 KINDS = ("published", "measured", "nominal", "derived", "proxy", "assumed", "not-found")
-# what netlib HPL calls, in the BLAS and through its modelled kernels: an
-# accelerator that holds the matrix (matrix_resident) must run all of them.
-# The same set as lib/blas.def's focus column (its rows marked HPL, as
-# double-precision real routines), which no installed file carries yet;
-# test/py/test_nodefile.py fails when the two differ.
-HPL_ROUTINES = ("dgemm", "dtrsm", "dgemv", "dger", "dscal", "daxpy", "dswap", "idamax", "dcopy", "dtrsv")
 # the model file's terms, and the names a node file may give them
 TERMS = {"1": "1", "m": "m", "n": "n", "mn": "mn", "k": "k", "mk": "mk", "nk": "nk", "mnk": "mnk",
          "MNK": "mnk", "MN": "mn", "MK": "mk", "NK": "nk", "M": "m", "N": "n", "K": "k",
          "M2N": "mnk", "MN2": "mnk"}
 REFERENCE_SUFFIX = ".node.toml"
+LEVELS = ("3", "2", "1", "M")  # the op table's levels, the costliest first
+
+
+def hpl_routines():
+    """What netlib HPL calls in the BLAS, which an accelerator that holds the
+    matrix (matrix_resident) must all run: lib/blas.def's rows marked HPL in
+    its focus column, as their double-precision real routines (dgemm,
+    idamax), from the op table the build writes (ops.json); level 3 first,
+    then in the table's order."""
+    doc = settings.read_table("ops.json")
+    if doc is None:
+        raise settings.missing("ops.json", "op table")
+    return [op["name"] for op in sorted((op for op in doc["ops"] if op["focus"] == "HPL"),
+                                        key=lambda op: LEVELS.index(op["level"]))]
 
 
 @dataclasses.dataclass
@@ -424,8 +432,9 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
         if listed is not None and not (isinstance(listed, list) and all(isinstance(x, str) for x in listed)):
             doc.fail(f"{a}.offload.routines", "must be a list of routine names")
         if listed is None:  # what HPL calls that the file says something about
-            listed = list(HPL_ROUTINES) if resident else \
-                [x for x in HPL_ROUTINES if doc.raw(f"{a}.{x}") is not None or doc.raw(f"{a}.offload.{x}_min")]
+            hpl = hpl_routines()
+            listed = hpl if resident else \
+                [x for x in hpl if doc.raw(f"{a}.{x}") is not None or doc.raw(f"{a}.offload.{x}_min")]
         routines = [] if policy == "never" else listed
         lacking = [x for x in routines if doc.raw(f"{a}.{x}") is None or
                    (isinstance(doc.raw(f"{a}.{x}"), dict) and "missing" in doc.raw(f"{a}.{x}"))]

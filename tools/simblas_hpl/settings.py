@@ -16,20 +16,16 @@ table fails a run's preparation (and test/py) instead of being ignored by
 libsimblas at run time.
 """
 
-import ast
 import json
-import math
 import os
 import re
 
 from . import locations
 from .errors import CliError
 
-_FORMAT = 1
-_cache = {}
-# a source tree's table, where there is no settings.json (no build yet)
-SOURCE_DEF = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                          "lib", "settings.def")
+_FORMAT = 1   # of the tables the build writes (lib/mksettings, lib/mkops)
+_cache = {}   # path: the table's JSON
+_rows = {}    # path: settings.json's rows by name, and its rules
 
 
 def _env(name):
@@ -38,112 +34,63 @@ def _env(name):
     return os.environ.get(name) or None
 
 
-def table_path():
-    """settings.json: SIMBLAS_DATADIR's, the build tree's beside
-    SIMBLAS_LIBDIR (a build tree's .libs: the libsimblas the run uses), or
-    the installed one; None if none.  (These two rows are TEXT: read here
-    unchecked, since finding the table is what reading the others needs.)"""
+def table_path(name="settings.json"):
+    """NAME, one of the tables the build writes from lib/*.def (settings.json,
+    ops.json), in SimBLAS's data directory: SIMBLAS_DATADIR's, the build
+    tree's beside SIMBLAS_LIBDIR (a build tree's .libs: the libsimblas the
+    run uses), or the installed one; None if none.  (These two rows are
+    TEXT: read here unchecked, since finding the table is what reading the
+    others needs.)"""
     libdir = _env("SIMBLAS_LIBDIR")
     cands = [_env("SIMBLAS_DATADIR"), os.path.dirname(os.path.abspath(libdir)) if libdir else None,
              locations.installed("DATADIR")]
     for d in cands:
-        if d and os.path.isfile(os.path.join(d, "settings.json")):
-            return os.path.join(d, "settings.json")
+        if d and os.path.isfile(os.path.join(d, name)):
+            return os.path.join(d, name)
     return None
 
 
-# ---- lib/settings.def read directly: a source tree without a build ----------
-_TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|[(),|]|[^\s(),|"]+)')
-_USERS = {"SB_LIB": "libsimblas", "SB_TOOL": "simblas-hpl", "SB_TEST": "tests"}
+def missing(name, what):
+    """The refusal when the table NAME (WHAT it is: "settings table") cannot
+    be found."""
+    return CliError(f"cannot find SimBLAS's {what} ({name}): install SimBLAS (make install), or set "
+                    "SIMBLAS_DATADIR to the directory holding it (a build tree)")
 
 
-def _def_args(text, at):
-    """The arguments of the macro call whose '(' is at AT: [[token, ...], ...]."""
-    args, cur, depth = [], [], 0
-    for m in _TOKEN.finditer(text, at):
-        t = m.group(1)
-        if t == "(":
-            depth += 1
-            if depth == 1:
-                continue
-        elif t == ")":
-            depth -= 1
-            if depth == 0:
-                return args + [cur]
-        elif t == "," and depth == 1:
-            args.append(cur)
-            cur = []
-            continue
-        cur.append(t)
-    raise ValueError("unbalanced parentheses")
-
-
-def _def_text(tokens):
-    """A C string (adjacent literals joined), or None for a macro (the build's value)."""
-    if not all(t.startswith('"') for t in tokens):
-        return None
-    return "".join(ast.literal_eval(t) for t in tokens)
-
-
-def _def_number(tokens):
-    t = "".join(tokens)
-    return math.inf if t == "HUGE_VAL" else float.fromhex(t) if "p" in t else float(t)
-
-
-def read_def(path):
-    """lib/settings.def as settings.json says it (lib/mksettings --json):
-    {"settings": [row, ...], "needs": [rule, ...]}; a default that is one of
-    the build's macros (SB_DEFAULT_MODEL...) is None."""
-    with open(path) as f:
-        text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
-    text = re.sub(r"^[ \t]*#.*$", "", text, flags=re.M)
-    rows, needs = [], []
-    for m in re.finditer(r"^(SB_SETTING|SB_NEEDS)\s*(?=\()", text, re.M):
-        a = _def_args(text, m.end())
-        if m.group(1) == "SB_NEEDS":
-            pairs = _def_text(a[2]).split()
-            said = " and ".join([", ".join(pairs[:-1]), pairs[-1]] if len(pairs) > 1 else pairs)
-            items = (re.fullmatch(r"([^=>]*)([=>])(.*)", p).groups() for p in pairs)
-            needs.append({"name": _def_text(a[0]), "above": _def_number(a[1]),
-                          "needs": {var: (want if op == "=" else op + want) for var, op, want in items},
-                          "said": said, "why": _def_text(a[3])})
-            continue
-        row = {"name": _def_text(a[0]), "type": a[2][0], "default": _def_text(a[5])}
-        if row["type"] in ("COUNT", "REAL"):
-            row["min"], row["max"] = (None if math.isinf(v) else v for v in (_def_number(a[3]), _def_number(a[4])))
-        if _def_text(a[8]):
-            row["values"] = _def_text(a[8]).split("|")
-        row.update(read_by=[_USERS[t] for t in a[6] if t != "|"], option=_def_text(a[7]), accepts=_def_text(a[9]),
-                   help=_def_text(a[10]))
-        rows.append(row)
-    return {"format": _FORMAT, "settings": rows, "needs": needs}
-
-
-def _table(path=None):
-    """({name: row}, [needs rule]) of settings.json (PATH, else table_path()),
-    else of a source tree's lib/settings.def; None when there is neither."""
-    path = path or table_path() or (SOURCE_DEF if os.path.isfile(SOURCE_DEF) else None)
+def read_table(name, path=None):
+    """The JSON document of the table NAME (PATH, else table_path(NAME)),
+    read once; None when there is none.  CliError when it cannot be read or
+    is of another format than this simblas-hpl reads."""
+    path = path or table_path(name)
     if not path:
         return None
     if path not in _cache:
         try:
-            if path.endswith(".def"):
-                doc = read_def(path)
-            else:
-                with open(path) as f:
-                    doc = json.load(f)
-        except (OSError, ValueError, SyntaxError, IndexError, KeyError) as e:
-            raise CliError(f"cannot read SimBLAS's settings table {path}: {e}; reinstall SimBLAS (make install)")
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise CliError(f"cannot read SimBLAS's table {path}: {e}; reinstall SimBLAS (make install)")
         if doc.get("format") != _FORMAT:
-            raise CliError(f"{path} is settings table format {doc.get('format')}, this simblas-hpl reads "
+            raise CliError(f"{path} is table format {doc.get('format')}, this simblas-hpl reads "
                            f"{_FORMAT}: install SimBLAS and simblas-hpl from the same build")
-        _cache[path] = ({row["name"]: row for row in doc["settings"]}, doc.get("needs", []))
+        _cache[path] = doc
     return _cache[path]
 
 
+def _table(path=None):
+    """({name: row}, [needs rule]) of settings.json (PATH, else table_path());
+    None when there is none."""
+    path = path or table_path()
+    doc = read_table("settings.json", path)
+    if doc is None:
+        return None
+    if path not in _rows:
+        _rows[path] = ({row["name"]: row for row in doc["settings"]}, doc.get("needs", []))
+    return _rows[path]
+
+
 def load(path=None):
-    """{name: row} of the table (settings.json, or a source tree's
-    lib/settings.def), or None when there is none."""
+    """{name: row} of the table (settings.json), or None when there is none."""
     t = _table(path)
     return t[0] if t else None
 
@@ -246,8 +193,7 @@ def row(name):
     row (simblas-hpl asks for a variable lib/settings.def does not have)."""
     rows = load()
     if rows is None:
-        raise CliError("cannot find SimBLAS's settings table (settings.json): install SimBLAS (make install), or "
-                       "set SIMBLAS_DATADIR to the directory holding it (a build tree)")
+        raise missing("settings.json", "settings table")
     if name not in rows:
         raise CliError(f"{name} is no row of SimBLAS's settings table (lib/settings.def): simblas-hpl and SimBLAS "
                        "come from different versions; install both from one build", 1)
@@ -255,8 +201,7 @@ def row(name):
 
 
 def default(name):
-    """NAME's default, typed as its row says (None: none, or one of the
-    build's own that a source tree's table does not know)."""
+    """NAME's default, typed as its row says (None: none)."""
     r = row(name)
     d = r.get("default")
     if not d:
