@@ -11,6 +11,7 @@ import unittest
 from unittest import mock
 
 from support import DATA, Sandbox
+from simblas_hpl import plan
 
 RUN4 = ("run", "--n", "8000", "--nb", "128")
 
@@ -186,6 +187,27 @@ class Refused(Sandbox):
         self.refused(re.escape("--iterations 18 x --samples 4 exceeds the run's 63 panel iterations (N/NB)") +
                      ".*17 x 4 covers the loop", *run, "--iterations", 18, "--samples", 4, "--engine", "local",
                      "--xhpl", self.xhpl)
+
+    def test_short_passes(self):
+        """Sampled passes shorter than doc/scale.md's rule (K = 2 lcm(P,Q) + 1)
+        are warned about, naming the rule's K and its cost; passes that
+        follow it, or a rule only a full run would meet, are not."""
+        run = ("--n", 150000, "--nb", 256, "--p", 32, "--q", 32, "--cores-per-node", 16)
+        status, _, err, _ = self.dry(*run, "--iterations", 9, "--samples", 4, keep=self.path("k9"))
+        self.assertEqual(status, 0, err)
+        self.assertIn("simblas-hpl: warning: --iterations 9 on 32x32: passes shorter than 2 lcm(P,Q) + 1 = 65 "
+                      "iterations see part of the panel owners' cycle", err)
+        self.assertIn("give --iterations 65 (260 of the 586 iterations) or run in full", err)
+        status, _, err, _ = self.dry(*run, "--iterations", 65, "--samples", 4, keep=self.path("k65"))
+        self.assertEqual(status, 0, err)
+        self.assertNotIn("passes shorter", err)
+        # 8 x 12: the rule is 49 iterations, 4 passes of it more than the 157 of N=40,000: only a full run meets it
+        status, _, err, _ = self.dry("--n", 40000, "--nb", 256, "--p", 8, "--q", 12, "--iterations", 9,
+                                     "--samples", 4, keep=self.path("far"))
+        self.assertEqual(status, 0, err)
+        self.assertNotIn("passes shorter", err)
+        self.assertIn("2 lcm(P,Q) + 1 = 49 ", plan.short_passes(9, 3, 8, 12, 157, 1))
+        self.assertIsNone(plan.short_passes(9, 4, 4, 4, 63, 1))
 
     def test_malloc(self):
         self.refused("no-such-libjemalloc.so.2 not found; install it with apt-get install libjemalloc2",

@@ -233,6 +233,24 @@ MAX_RANKS = platforms.MAX_HOSTS   # more is surely a slip (a P or Q with digits 
                                   # otherwise fill the memory planning the hosts
 
 
+def short_passes(iters, samples, p, q, total, depth):
+    """What a sampled run (S passes of K iterations) risks when K is below
+    the rule doc/scale.md measured ("Validation against full runs": K = 2
+    lcm(P,Q) + 1, the panel owners' cycle twice over, plus the priming
+    iteration) while the rule is within reach (S passes of it cost less
+    than the whole loop); None when the passes follow it, or when only a
+    full run would (the 41,000-rank and Stampede runs: one or two
+    iterations a stratum, by design)."""
+    want = 2 * math.lcm(p, q) + max(depth, 1)
+    if iters >= want or want * samples >= total:
+        return None
+    return (f"--iterations {iters} on {p}x{q}: passes shorter than 2 lcm(P,Q) + {max(depth, 1)} = {want} "
+            "iterations see part of the panel owners' cycle, and a stratum's estimate follows where its pass "
+            "starts in it: at 32x32 such passes moved the estimate by up to 10% from seed to seed of a "
+            "machine whose full runs moved by 2% (doc/scale.md, \"Validation against full runs\"); give "
+            f"--iterations {want} ({want * samples} of the {total} iterations) or run in full")
+
+
 def make_plan(o):
     """RunOptions -> RunPlan; CliError (status 2) for anything wrong, before
     any file is written or anything runs."""
@@ -368,6 +386,9 @@ def make_plan(o):
             raise CliError("--samples S samples the run in S passes of --iterations K iterations: give --iterations")
         if samples < 1:
             raise CliError(f"--samples {samples}: must be >= 1")
+        short = short_passes(iters, samples, p, q, total, depth)
+        if short:
+            note(f"warning: {short}")
     if o.mode == "model":
         memory.check_address_space(n, nb, p, q, opts["align"])
     blocksize = memory.shared_malloc_blocksize(n, nb, p, q)
