@@ -191,8 +191,10 @@ HELD = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
 
 
 def _unblock_held():
-    """In a new worker, before it runs: the signals its engine held."""
+    """In a new worker, before it runs: the signals its engine held, and
+    its session's share of the CPU as low as the engine's."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
+    procs.keep_priority()
 
 
 def run_point(d, say=print):
