@@ -247,7 +247,7 @@ def short_passes(iters, samples, p, q, total, depth):
     return (f"--iterations {iters} on {p}x{q}: passes shorter than 2 lcm(P,Q) + {max(depth, 1)} = {want} "
             "iterations see part of the panel owners' cycle, and a stratum's estimate follows where its pass "
             "starts in it: at 32x32 such passes moved the estimate by up to 10% from seed to seed of a "
-            "machine whose full runs moved by 2% (doc/scale.md, \"Validation against full runs\"); give "
+            "machine whose full runs moved by 1% (doc/scale.md, \"Validation against full runs\"); give "
             f"--iterations {want} ({want * samples} of the {total} iterations) or run in full")
 
 
