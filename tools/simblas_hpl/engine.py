@@ -191,10 +191,8 @@ HELD = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
 
 
 def _unblock_held():
-    """In a new worker, before it runs: the signals its engine held, and
-    its session's share of the CPU as low as the engine's."""
+    """In a new worker, before it runs: the signals its engine held."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
-    procs.keep_priority()
 
 
 def run_point(d, say=print):
@@ -411,6 +409,7 @@ def _run_local(dirs, jobs, retry_failed, say, poll_s):
                         p = subprocess.Popen(worker_command("run", d), env=env, stdin=subprocess.DEVNULL,
                                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                                              preexec_fn=_unblock_held)
+                    procs.keep_priority(p.pid)  # its session's share of the CPU as low as the engine's
                     running[p] = d
                 finally:
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)

@@ -397,8 +397,8 @@ def simulate(plan, workdir, quiet=False, hold_fd=None, started=None):
             inherited = inheritable_copy(hold_fd)
             try:
                 proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdin=subprocess.DEVNULL, stdout=fo,
-                                        stderr=fe, start_new_session=True, pass_fds=inherited,
-                                        preexec_fn=procs.keep_priority)
+                                        stderr=fe, start_new_session=True, pass_fds=inherited)
+                procs.keep_priority(proc.pid)
             finally:
                 for fd in inherited:
                     os.close(fd)

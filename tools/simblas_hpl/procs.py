@@ -37,20 +37,22 @@ def group_lives(pgid):
     return False
 
 
-def keep_priority():
-    """In a child that has just started a session of its own (Popen's
-    start_new_session; call it as, or from, preexec_fn): give the session's
-    autogroup the niceness the child runs at (19 at SCHED_IDLE).  With
-    kernel.sched_autogroup_enabled, Linux shares the CPU between sessions
-    first and applies a process's nice and SCHED_IDLE only inside its own:
-    a `nice -n 19 simblas-hpl study` or `chrt -i 0 ...` whose points each
-    start a session would otherwise take as much CPU as any other session,
-    as a foreground run measured beside them showed (2026-11-30).  Nothing
-    is done where the file is absent, or for nice 0 and below."""
+def keep_priority(pid):
+    """Give the autogroup of process pid, which has just started a session
+    of its own (Popen's start_new_session), the niceness pid runs at (19 at
+    SCHED_IDLE).  With kernel.sched_autogroup_enabled, Linux shares the CPU
+    between sessions first and applies a process's nice and SCHED_IDLE only
+    inside its own: a `nice -n 19 simblas-hpl study` or `chrt -i 0 ...`
+    whose points each start a session would otherwise take as much CPU as
+    any other session, as a foreground run measured beside them showed
+    (2026-11-30).  Called by the parent after Popen, not as a preexec_fn:
+    no Python runs in a child forked from a process with threads.  Nothing
+    is done where the file is absent, for nice 0 and below, or once pid has
+    gone."""
     try:
-        n = 19 if os.sched_getscheduler(0) == os.SCHED_IDLE else os.getpriority(os.PRIO_PROCESS, 0)
+        n = 19 if os.sched_getscheduler(pid) == os.SCHED_IDLE else os.getpriority(os.PRIO_PROCESS, pid)
         if n > 0:
-            with open("/proc/self/autogroup", "w") as f:
+            with open(f"/proc/{pid}/autogroup", "w") as f:
                 f.write(str(n))
     except OSError:
         pass
