@@ -52,7 +52,7 @@ def hpl_routines():
     then in the table's order."""
     doc = settings.read_table("ops.json")
     if doc is None:
-        raise settings.missing("ops.json", "op table")
+        raise settings.missing("ops.json")
     return [op["name"] for op in sorted((op for op in doc["ops"] if op["focus"] == "HPL"),
                                         key=lambda op: LEVELS.index(op["level"]))]
 

@@ -50,10 +50,13 @@ def table_path(name="settings.json"):
     return None
 
 
-def missing(name, what):
-    """The refusal when the table NAME (WHAT it is: "settings table") cannot
-    be found."""
-    return CliError(f"cannot find SimBLAS's {what} ({name}): install SimBLAS (make install), or set "
+# the tables the build writes from lib/*.def, and what each is called
+TABLES = {"settings.json": "settings table", "ops.json": "op table"}
+
+
+def missing(name):
+    """The refusal when the table NAME (one of TABLES) cannot be found."""
+    return CliError(f"cannot find SimBLAS's {TABLES[name]} ({name}): install SimBLAS (make install), or set "
                     "SIMBLAS_DATADIR to the directory holding it (a build tree)")
 
 
@@ -193,7 +196,7 @@ def row(name):
     row (simblas-hpl asks for a variable lib/settings.def does not have)."""
     rows = load()
     if rows is None:
-        raise missing("settings.json", "settings table")
+        raise missing("settings.json")
     if name not in rows:
         raise CliError(f"{name} is no row of SimBLAS's settings table (lib/settings.def): simblas-hpl and SimBLAS "
                        "come from different versions; install both from one build", 1)
