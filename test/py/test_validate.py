@@ -192,6 +192,28 @@ class VerbSpeeds(VerbBase):
             self.assertEqual(status, 0, err)
             self.assertFalse(os.path.exists(self.path("cal.log")))
             self.assertIn("machine speed 0.950", out)
+            # --real twice: both reports' runs pooled, one median over them, each report named in the JSON
+            js2 = self.path("v2.json")
+            rep["configs"][1]["real"]["gflops"] = [90.0, 91.0]
+            rep["reference_speed"]["measured"] = [{"when": "before round 1", "time": "2026-12-07T14:00:00",
+                                                   "gflops": 44.0, "shape": m["shape"]}
+                                                  for m in rep["reference_speed"]["measured"]]
+            with open(js2, "w") as f:
+                json.dump(rep, f)
+            pj = self.path("pooled.json")
+            status, out, err = self.cli("validate", "--config", "4000:2x1", "--real", js, "--real", js2, "--model",
+                                        model, "--json", pj)
+            self.assertEqual(status, 0, err)
+            self.assertFalse(os.path.exists(self.path("cal.log")))
+            with open(pj) as f:
+                pooled = json.load(f)
+            self.assertEqual(sorted(pooled["configs"][0]["real"]["gflops"]), [90.0, 91.0, 100.0, 100.0])
+            self.assertEqual(pooled["configs"][0]["real"]["median"], 95.5)
+            self.assertEqual((pooled["runs"], [r["runs"] for r in pooled["real_from"]]), (4, [2, 2]))
+            self.assertEqual([os.path.basename(r["file"]) for r in pooled["real_from"]], ["v.json", "v2.json"])
+            self.assertIn("4 real run(s) each (pooled from 2 reports)", out)
+            # the anchor over both reports' speeds: 38, 38, 38 and 44, 44, 44 GFlop/s, median 41 against the model's 40
+            self.assertIn("machine speed 1.025", out)
 
     def test_refused(self):
         calls, *patches = self.fakes(100.0)

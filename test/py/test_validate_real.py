@@ -97,6 +97,53 @@ class Earlier(Sandbox):
                 validate_real.load_real(path, configs)
 
 
+class Pooled(Sandbox):
+    """--real FILE repeated: several reports' real runs, one median over all."""
+
+    def report(self, name, gflops, cpu="AMD EPYC", simd=("avx2", "fma"), speeds=(46.0,), phases=True, labels=None):
+        n = len(gflops)
+        real = {"gflops": gflops, "hpl_time_s": [1.0] * n, "other_load_max": 0.01,
+                "phases_s": {"update": {"runs": [0.5] * n}} if phases else {}}
+        path = self.path(name)
+        with open(path, "w") as f:
+            json.dump({"runs": n, "machine": {"cpu": cpu, "simd": list(simd), "cores": 2},
+                       "reference_speed": {"measured": [{"gflops": g} for g in speeds]} if speeds else None,
+                       "configs": [{"label": lab, "real": real} for lab in (labels or ["N=8000 1x2"])]}, f)
+        return path
+
+    def test_pooled(self):
+        c = validate_configs.make_config(8000, 1, 2)
+        a, b = self.report("a.json", [80.0, 81.0, 70.0]), self.report("b.json", [79.0, 82.0], speeds=(44.0, 45.0))
+        real, olds = validate_real.load_pooled([a, b], [c])
+        self.assertEqual(real[c.label]["gflops"], [80.0, 81.0, 70.0, 79.0, 82.0])
+        self.assertEqual(validate_real.summarize_real(real[c.label])["median"], 80.0)
+        self.assertEqual(real[c.label]["other_load"], [0.01, 0.01])
+        self.assertEqual(len(real[c.label]["phases_s"]), 5)
+        self.assertEqual([o["runs"] for o in olds], [3, 2])
+        self.assertEqual([m["gflops"] for m in validate_real.pooled_speeds(olds)], [46.0, 44.0, 45.0])
+        # one report without phases: none for the pooled runs (summarize_phases needs every run's);
+        # one without reference speeds: no pooled speeds either
+        real, olds = validate_real.load_pooled([a, self.report("c.json", [79.0], phases=False, speeds=())], [c])
+        self.assertEqual((real[c.label]["phases_s"], validate_real.pooled_speeds(olds)), ([], None))
+        # one file: as load_real
+        self.assertEqual(validate_real.load_pooled([a], [c])[0], validate_real.load_real(a, [c])[0])
+
+    def test_refused(self):
+        c = validate_configs.make_config(8000, 1, 2)
+        a = self.report("a.json", [80.0])
+        for paths, msg in (([a, self.report("i.json", [90.0], cpu="Intel Xeon")],
+                            r"^--real .*i\.json was measured on Intel Xeon \(avx2, fma\), 2 core\(s\), --real "
+                            r".*a\.json on AMD EPYC \(avx2, fma\), 2 core\(s\): pool the real runs of one machine "
+                            r"kind only$"),
+                           ([a, self.report("s.json", [90.0], simd=("avx2", "avx512f", "fma"))], r"avx512f"),
+                           ([a, os.path.join(self.root, ".", "a.json")], r"a\.json is given twice: its runs would "
+                                                                          r"count twice; give each report once$"),
+                           ([a, self.report("o.json", [90.0], labels=["N=8000 2x1"])],
+                            r"^--real .*o\.json has no real runs of N=8000 1x2")):
+            with self.subTest(paths=[os.path.basename(p) for p in paths]), self.assertRaisesRegex(CliError, msg):
+                validate_real.load_pooled(paths, [c])
+
+
 class Probe(Sandbox):
     def test_real_probe(self):
         """Open MPI's lagged probe for an Open MPI mpirun, immediate for

@@ -4,8 +4,9 @@ that a machine that drifts shows it as spread, not as a bias of one
 configuration; the load that other processes put on the cores during
 each run measured (/proc/stat, validate_machine.LoadWatch) and the
 reference speed between rounds (validate_speed.SpeedProbe).  Their
-summary (median and spread, HPL's phases), the real runs of an earlier
-report instead (--real: load_real, real_speeds), the probe of their MPI
+summary (median and spread, HPL's phases), the real runs of earlier
+reports instead (--real: load_real, pooled per configuration by
+load_pooled; real_speeds), the probe of their MPI
 that the simulations take (real_probe) and how long they take
 (estimate_seconds)."""
 
@@ -115,6 +116,57 @@ def load_real(path, configs):
     return {c.label: {"gflops": have[c.label]["gflops"], "hpl_time_s": have[c.label].get("hpl_time_s", []),
                       "other_load": [have[c.label].get("other_load_max")], "phases_s": phases(have[c.label])}
             for c in configs}, old
+
+
+def load_pooled(paths, configs):
+    """--real FILE, repeatable: the real runs of one or more earlier reports,
+    pooled per configuration (a noisy machine's rounds read together, one
+    median over all their runs).  Every report must hold every
+    configuration and come from the same kind of machine (CPU, SIMD
+    flags, cores); a file given twice would count its runs twice.
+    Returns (real, olds): load_real's real over all the files, and each
+    file's report in order."""
+    seen = set()
+    for p in paths:
+        key = os.path.realpath(p)
+        if key in seen:
+            raise CliError(f"--real {p} is given twice: its runs would count twice; give each report once")
+        seen.add(key)
+    loaded = [load_real(p, configs) for p in paths]
+    first = machine_kind(loaded[0][1])
+    for p, (_, old) in zip(paths[1:], loaded[1:]):
+        kind = machine_kind(old)
+        if kind != first:
+            raise CliError(f"--real {p} was measured on {said_kind(kind)}, --real {paths[0]} on {said_kind(first)}: "
+                           "pool the real runs of one machine kind only")
+    real = {}
+    for c in configs:
+        runs = [r[c.label] for r, _ in loaded]
+        real[c.label] = {k: [x for r in runs for x in r[k]] for k in ("gflops", "hpl_time_s", "other_load")}
+        # HPL's phases only when every report printed them for every run of this configuration
+        real[c.label]["phases_s"] = ([x for r in runs for x in r["phases_s"]]
+                                     if all(r["phases_s"] for r in runs) else [])
+    return real, [old for _, old in loaded]
+
+
+def machine_kind(old):
+    """What a report says of its machine that pooling must match: (CPU,
+    SIMD flags, cores)."""
+    m = old.get("machine") or {}
+    return (m.get("cpu"), tuple(sorted(m.get("simd") or [])), m.get("cores"))
+
+
+def said_kind(kind):
+    cpu, simd, cores = kind
+    return f"{cpu or '?'} ({', '.join(simd) or 'no SIMD flags'}), {cores or '?'} core(s)"
+
+
+def pooled_speeds(olds):
+    """The reference speeds measured with the pooled reports' real runs, all
+    of them; None unless every report has some (an anchor taken from only
+    some of the rounds would not be the pooled runs' machine speed)."""
+    got = [real_speeds(o) for o in olds]
+    return None if any(not g for g in got) else [x for g in got for x in g]
 
 
 def real_speeds(old):

@@ -83,10 +83,16 @@ def table(report):
         lines.append(f"reference speed measured with the real runs (UTC time, Gflop/s): {times}; {spread or 'none'}")
     m = report["machine"]
     lines.append(f"machine: {m['cpu']} ({', '.join(m['simd']) or 'no SIMD flags found'}), {m['cores']} core(s); "
-                 f"{report['runs']} real run(s) each; other processes at most "
+                 f"{report['runs']} real run(s) each{pooled_words(report)}; other processes at most "
                  + ("?" if report["other_load_max"] is None else f"{100 * report['other_load_max']:.1f}%")
                  + " of the cores during a real run")
     return "\n".join(lines)
+
+
+def pooled_words(report):
+    """' (pooled from N reports)' when --real pooled several, else ''."""
+    pooled = report.get("real_from")
+    return f" (pooled from {len(pooled)} reports)" if isinstance(pooled, list) and len(pooled) > 1 else ""
 
 
 PHASE_ORDER = ("rfact", "pfact", "mxswp", "update", "laswp", "uptrsv")

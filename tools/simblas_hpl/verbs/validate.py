@@ -33,7 +33,7 @@ NAME = "validate"
 ORDER = 6
 HELP = "simulated HPL against real mpirun runs, here"
 USAGE = ("%(prog)s [--set default|check | --config N:PxQ[:KEY=V,...] ...] [--runs R] [--model FILE ...] "
-         "[--passthrough] [--max-error PCT] [--json FILE] [--csv FILE] [--plot PREFIX] [--real FILE] "
+         "[--passthrough] [--max-error PCT] [--json FILE] [--csv FILE] [--plot PREFIX] [--real FILE ...] "
          "[--speed-adjusted | --no-reference-speed]")
 DESCRIPTION = ("Run HPL for real with Open MPI and OpenBLAS (xhpl-mpi, from `simblas-hpl build`), one rank bound "
                "to each core and one BLAS thread, R times per configuration in interleaved rounds; simulate the "
@@ -67,8 +67,10 @@ def add_arguments(v):
     v.add_argument("--csv", metavar="FILE", help="write one row per configuration and simulation")
     v.add_argument("--plot", metavar="PREFIX",
                    help="PREFIX.svg and PREFIX.png (gnuplot; with PREFIX.gp and PREFIX.dat): simulated against real")
-    v.add_argument("--real", metavar="FILE",
-                   help="take the real runs from an earlier validate's JSON instead of running them")
+    v.add_argument("--real", metavar="FILE", action="append",
+                   help="take the real runs from an earlier validate's JSON instead of running them; repeatable: "
+                        "the runs of several reports (rounds of one machine kind, each with every configuration) "
+                        "pooled per configuration, one median over all of them")
     v.add_argument("--speed-adjusted", action="store_true",
                    help="also a column per model of its simulated Gflops times its drift ratio (the reference speed "
                         "measured with the real runs over the model's): a diagnostic of how much of the error is the "
@@ -152,8 +154,11 @@ def main(args):
     build, _ = builds.choose(args.build_id)
     real_from = speed = speeds = None
     if args.real:
-        real, real_from = validate_real.load_real(args.real, configs)
-        speeds = validate_real.real_speeds(real_from)
+        real, real_from = validate_real.load_pooled(args.real, configs)
+        speeds = validate_real.pooled_speeds(real_from)
+        if speeds is None and len(args.real) > 1 and any(validate_real.real_speeds(o) for o in real_from):
+            note("the reference speed was measured with the real runs of only some of these reports: no drift "
+                 "figures for the pooled runs")
     else:
         xhpl = realrun.mpi_binary(args.build_id)[1]
         mpirun = mpirun_path()
@@ -191,12 +196,12 @@ def main(args):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report = validate_score.build_report(configs, real, sims, sim_results, machine,
-                                     args.runs if not args.real else real_from.get("runs"),
+                                     args.runs if not args.real else pooled_runs(real_from),
                                      build.ref("validate").to_json() if build else None, started, time.monotonic() - t0,
                                      speeds=speeds, adjusted=args.speed_adjusted)
     if args.real:
-        report["real_from"] = {"file": os.path.abspath(args.real), "date": real_from.get("date"),
-                               "machine": real_from.get("machine")}
+        report["real_from"] = [{"file": os.path.abspath(f), "date": o.get("date"), "machine": o.get("machine"),
+                                "runs": o.get("runs")} for f, o in zip(args.real, real_from)]
     print(validate_report.table(report))
     sys.stdout.flush()
     if args.json:
@@ -217,3 +222,10 @@ def main(args):
             raise CliError(f"{len(bad)} simulated figure(s) beyond --max-error {args.max_error:g}%: the worst, "
                            f"{w[1]} on {w[2]}, is {w[3]:+.1f}% from the real median", 1)
     return 0
+
+
+def pooled_runs(olds):
+    """Real runs per configuration over the pooled reports (None when one
+    does not say)."""
+    runs = [o.get("runs") for o in olds]
+    return None if any(not isinstance(r, int) for r in runs) else sum(runs)
