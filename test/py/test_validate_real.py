@@ -100,13 +100,15 @@ class Earlier(Sandbox):
 class Pooled(Sandbox):
     """--real FILE repeated: several reports' real runs, one median over all."""
 
-    def report(self, name, gflops, cpu="AMD EPYC", simd=("avx2", "fma"), speeds=(46.0,), phases=True, labels=None):
+    def report(self, name, gflops, cpu="AMD EPYC", simd=("avx2", "fma"), speeds=(46.0,), phases=True, labels=None,
+               source="/a/cache/hpcc_1.5.0.orig.tar.gz"):
         n = len(gflops)
         real = {"gflops": gflops, "hpl_time_s": [1.0] * n, "other_load_max": 0.01,
                 "phases_s": {"update": {"runs": [0.5] * n}} if phases else {}}
         path = self.path(name)
         with open(path, "w") as f:
             json.dump({"runs": n, "machine": {"cpu": cpu, "simd": list(simd), "cores": 2},
+                       "build": {"id": "hpcc-1.5.0", "source": source},
                        "reference_speed": {"measured": [{"gflops": g} for g in speeds]} if speeds else None,
                        "configs": [{"label": lab, "real": real} for lab in (labels or ["N=8000 1x2"])]}, f)
         return path
@@ -114,6 +116,7 @@ class Pooled(Sandbox):
     def test_pooled(self):
         c = validate_configs.make_config(8000, 1, 2)
         a, b = self.report("a.json", [80.0, 81.0, 70.0]), self.report("b.json", [79.0, 82.0], speeds=(44.0, 45.0))
+        b = self.report("b.json", [79.0, 82.0], speeds=(44.0, 45.0), source="/elsewhere/hpcc_1.5.0.orig.tar.gz")
         real, olds = validate_real.load_pooled([a, b], [c])
         self.assertEqual(real[c.label]["gflops"], [80.0, 81.0, 70.0, 79.0, 82.0])
         self.assertEqual(validate_real.summarize_real(real[c.label])["median"], 80.0)
@@ -138,6 +141,9 @@ class Pooled(Sandbox):
                            ([a, self.report("s.json", [90.0], simd=("avx2", "avx512f", "fma"))], r"avx512f"),
                            ([a, os.path.join(self.root, ".", "a.json")], r"a\.json is given twice: its runs would "
                                                                           r"count twice; give each report once$"),
+                           ([a, self.report("h.json", [90.0], source="/x/hpl-2.3.tar.gz")],
+                            r"^--real .*h\.json ran HPL from hpl-2\.3\.tar\.gz, --real .*a\.json from "
+                            r"hpcc_1\.5\.0\.orig\.tar\.gz: pool the real runs of one HPL source only$"),
                            ([a, self.report("o.json", [90.0], labels=["N=8000 2x1"])],
                             r"^--real .*o\.json has no real runs of N=8000 1x2")):
             with self.subTest(paths=[os.path.basename(p) for p in paths]), self.assertRaisesRegex(CliError, msg):

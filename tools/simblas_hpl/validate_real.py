@@ -123,7 +123,8 @@ def load_pooled(paths, configs):
     pooled per configuration (a noisy machine's rounds read together, one
     median over all their runs).  Every report must hold every
     configuration and come from the same kind of machine (CPU, SIMD
-    flags, cores); a file given twice would count its runs twice.
+    flags, cores) and HPL source (a build with HPL's detailed timing is
+    the same source); a file given twice would count its runs twice.
     Returns (real, olds): load_real's real over all the files, and each
     file's report in order."""
     seen = set()
@@ -139,6 +140,10 @@ def load_pooled(paths, configs):
         if kind != first:
             raise CliError(f"--real {p} was measured on {said_kind(kind)}, --real {paths[0]} on {said_kind(first)}: "
                            "pool the real runs of one machine kind only")
+        src, src0 = hpl_source(old), hpl_source(loaded[0][1])
+        if src and src0 and src != src0:
+            raise CliError(f"--real {p} ran HPL from {src}, --real {paths[0]} from {src0}: pool the real runs of one "
+                           "HPL source only")
     real = {}
     for c in configs:
         runs = [r[c.label] for r, _ in loaded]
@@ -154,6 +159,13 @@ def machine_kind(old):
     SIMD flags, cores)."""
     m = old.get("machine") or {}
     return (m.get("cpu"), tuple(sorted(m.get("simd") or [])), m.get("cores"))
+
+
+def hpl_source(old):
+    """The HPL source a report's real runs were built from (its file name:
+    the same tarball has another path on another machine), or None."""
+    src = (old.get("build") or {}).get("source")
+    return os.path.basename(src.rstrip("/")) if src else None
 
 
 def said_kind(kind):
