@@ -8,7 +8,8 @@ from unittest import mock
 import support  # noqa: F401  (the package on sys.path)
 from simblas_hpl import validate_machine
 
-CPUINFO = "processor\t: 0\nmodel name\t: Test CPU @ 2.0GHz \nflags\t\t: fpu sse4_2 avx avx2 fma hypervisor\n\n"
+CPUINFO = ("processor\t: 0\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: Test CPU @ 2.0GHz \n"
+           "flags\t\t: fpu sse4_2 avx avx2 fma hypervisor\n\n")
 
 
 def proc(files):
@@ -20,9 +21,11 @@ class Machine(unittest.TestCase):
     def test_machine_info(self):
         with proc({"/proc/cpuinfo": CPUINFO}), mock.patch("simblas_hpl.realrun.machine_cores", return_value=2):
             m = validate_machine.machine_info()
-        self.assertEqual((m["cpu"], m["simd"], m["cores"], m["hypervisor"]),
-                         ("Test CPU @ 2.0GHz", ["sse4_2", "avx", "avx2", "fma"], 2, True))
+        self.assertEqual((m["cpu"], m["family"], m["model"], m["simd"], m["cores"], m["hypervisor"]),
+                         ("Test CPU @ 2.0GHz", 25, 1, ["sse4_2", "avx", "avx2", "fma"], 2, True))
         with proc({}), mock.patch("simblas_hpl.realrun.machine_cores", return_value=1):
+            self.assertEqual((validate_machine.machine_info()["family"], validate_machine.machine_info()["model"]),
+                             (None, None))
             self.assertEqual((validate_machine.machine_info()["simd"], validate_machine.machine_info()["hypervisor"]),
                              ([], False))
 

@@ -101,13 +101,16 @@ class Pooled(Sandbox):
     """--real FILE repeated: several reports' real runs, one median over all."""
 
     def report(self, name, gflops, cpu="AMD EPYC", simd=("avx2", "fma"), speeds=(46.0,), phases=True, labels=None,
-               source="/a/cache/hpcc_1.5.0.orig.tar.gz"):
+               source="/a/cache/hpcc_1.5.0.orig.tar.gz", family=None, model=None):
         n = len(gflops)
         real = {"gflops": gflops, "hpl_time_s": [1.0] * n, "other_load_max": 0.01,
                 "phases_s": {"update": {"runs": [0.5] * n}} if phases else {}}
         path = self.path(name)
         with open(path, "w") as f:
-            json.dump({"runs": n, "machine": {"cpu": cpu, "simd": list(simd), "cores": 2},
+            machine = {"cpu": cpu, "simd": list(simd), "cores": 2}
+            if family is not None:
+                machine.update(family=family, model=model)
+            json.dump({"runs": n, "machine": machine,
                        "build": {"id": "hpcc-1.5.0", "source": source},
                        "reference_speed": {"measured": [{"gflops": g} for g in speeds]} if speeds else None,
                        "configs": [{"label": lab, "real": real} for lab in (labels or ["N=8000 1x2"])]}, f)
@@ -128,6 +131,9 @@ class Pooled(Sandbox):
         # one without reference speeds: no pooled speeds either
         real, olds = validate_real.load_pooled([a, self.report("c.json", [79.0], phases=False, speeds=())], [c])
         self.assertEqual((real[c.label]["phases_s"], validate_real.pooled_speeds(olds)), ([], None))
+        # the family and model compared where both reports give them (an older report has neither)
+        z3 = self.report("z3.json", [78.0], family=25, model=1)
+        self.assertEqual(len(validate_real.load_pooled([a, z3], [c])[0][c.label]["gflops"]), 4)
         # one file: as load_real
         self.assertEqual(validate_real.load_pooled([a], [c])[0], validate_real.load_real(a, [c])[0])
 
@@ -139,6 +145,10 @@ class Pooled(Sandbox):
                             r".*a\.json on AMD EPYC \(avx2, fma\), 2 core\(s\): pool the real runs of one machine "
                             r"kind only$"),
                            ([a, self.report("s.json", [90.0], simd=("avx2", "avx512f", "fma"))], r"avx512f"),
+                           ([self.report("z3.json", [80.0], family=25, model=1),
+                             self.report("z5.json", [90.0], family=26, model=2)],
+                            r"z5\.json was measured on AMD EPYC \(family 26 model 2; avx2, fma\), 2 core\(s\), "
+                            r"--real .*z3\.json on AMD EPYC \(family 25 model 1; "),
                            ([a, os.path.join(self.root, ".", "a.json")], r"a\.json is given twice: its runs would "
                                                                           r"count twice; give each report once$"),
                            ([a, self.report("h.json", [90.0], source="/x/hpl-2.3.tar.gz")],

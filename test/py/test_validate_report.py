@@ -38,6 +38,9 @@ class Report(Sandbox):
         self.assertRegex(text, r"N=8000 2x1 swap=0 +100 \(98-102\) +96 +-4\.0%")
         self.assertIn("full: worst 4.0%, mean -1.0%, 1 of 2 within 3%", text)
         self.assertIn("machine: Test CPU (avx2), 2 core(s)", text)
+        # the x86 family and model where the report has them
+        r["machine"].update(family=25, model=1)
+        self.assertIn("machine: Test CPU (family 25 model 1; avx2), 2 core(s)", validate_report.table(r))
         rows = validate_report.csv_text(r).splitlines()
         self.assertEqual(rows[0].split(",")[:4], ["date", "cpu", "label", "n"])
         self.assertEqual(len(rows), 3)

@@ -23,13 +23,18 @@ QUIET_SHARE = 0.02
 
 
 def machine_info():
-    """What the figures were measured on: the CPU model, its SIMD flags,
-    the cores, the kernel."""
+    """What the figures were measured on: the CPU model, its x86 family and
+    model numbers (a VM's model name can hide them: Zen 3 and Zen 5 both
+    say "AMD EPYC"; None elsewhere), its SIMD flags, the cores, the
+    kernel."""
     cpuinfo = read_text("/proc/cpuinfo")
     model = re.search(r"^model name\s*:\s*(.*)$", cpuinfo, re.M)
     flags = re.search(r"^(?:flags|Features)\s*:\s*(.*)$", cpuinfo, re.M)
+    family = re.search(r"^cpu family\s*:\s*(\d+)\s*$", cpuinfo, re.M)
+    number = re.search(r"^model\s*:\s*(\d+)\s*$", cpuinfo, re.M)
     have = set(flags.group(1).split()) if flags else set()
     return {"cpu": model.group(1).strip() if model else pyplatform.processor() or "unknown",
+            "family": int(family.group(1)) if family else None, "model": int(number.group(1)) if number else None,
             "simd": [f for f in SIMD_FLAGS if f in have], "cores": realrun.machine_cores(),
             "hypervisor": "hypervisor" in have, "kernel": pyplatform.release(), "host": pyplatform.node()}
 

@@ -137,7 +137,7 @@ def load_pooled(paths, configs):
     first = machine_kind(loaded[0][1])
     for p, (_, old) in zip(paths[1:], loaded[1:]):
         kind = machine_kind(old)
-        if kind != first:
+        if not same_kind(kind, first):
             raise CliError(f"--real {p} was measured on {said_kind(kind)}, --real {paths[0]} on {said_kind(first)}: "
                            "pool the real runs of one machine kind only")
         src, src0 = hpl_source(old), hpl_source(loaded[0][1])
@@ -156,9 +156,16 @@ def load_pooled(paths, configs):
 
 def machine_kind(old):
     """What a report says of its machine that pooling must match: (CPU,
-    SIMD flags, cores)."""
+    SIMD flags, cores, x86 family and model: None in reports before
+    2026-12-07)."""
     m = old.get("machine") or {}
-    return (m.get("cpu"), tuple(sorted(m.get("simd") or [])), m.get("cores"))
+    return (m.get("cpu"), tuple(sorted(m.get("simd") or [])), m.get("cores"), m.get("family"), m.get("model"))
+
+
+def same_kind(a, b):
+    """Two machine_kinds alike: CPU, SIMD flags and cores equal, and the
+    family and model too where both reports give them."""
+    return a[:3] == b[:3] and all(x is None or y is None or x == y for x, y in zip(a[3:], b[3:]))
 
 
 def hpl_source(old):
@@ -169,8 +176,9 @@ def hpl_source(old):
 
 
 def said_kind(kind):
-    cpu, simd, cores = kind
-    return f"{cpu or '?'} ({', '.join(simd) or 'no SIMD flags'}), {cores or '?'} core(s)"
+    cpu, simd, cores, family, model = kind
+    fm = f"family {family} model {model}; " if family is not None and model is not None else ""
+    return f"{cpu or '?'} ({fm}{', '.join(simd) or 'no SIMD flags'}), {cores or '?'} core(s)"
 
 
 def pooled_speeds(olds):

@@ -82,7 +82,9 @@ def table(report):
                            for k, v in rsp["summary"].items())
         lines.append(f"reference speed measured with the real runs (UTC time, Gflop/s): {times}; {spread or 'none'}")
     m = report["machine"]
-    lines.append(f"machine: {m['cpu']} ({', '.join(m['simd']) or 'no SIMD flags found'}), {m['cores']} core(s); "
+    fm = f"family {m['family']} model {m['model']}; " if m.get("family") is not None and m.get("model") is not None \
+        else ""
+    lines.append(f"machine: {m['cpu']} ({fm}{', '.join(m['simd']) or 'no SIMD flags found'}), {m['cores']} core(s); "
                  f"{report['runs']} real run(s) each{pooled_words(report)}; other processes at most "
                  + ("?" if report["other_load_max"] is None else f"{100 * report['other_load_max']:.1f}%")
                  + " of the cores during a real run")
