@@ -118,7 +118,7 @@ class Pooled(Sandbox):
 
     def test_pooled(self):
         c = validate_configs.make_config(8000, 1, 2)
-        a, b = self.report("a.json", [80.0, 81.0, 70.0]), self.report("b.json", [79.0, 82.0], speeds=(44.0, 45.0))
+        a = self.report("a.json", [80.0, 81.0, 70.0])
         b = self.report("b.json", [79.0, 82.0], speeds=(44.0, 45.0), source="/elsewhere/hpcc_1.5.0.orig.tar.gz")
         real, olds = validate_real.load_pooled([a, b], [c])
         self.assertEqual(real[c.label]["gflops"], [80.0, 81.0, 70.0, 79.0, 82.0])

@@ -39,6 +39,16 @@ def machine_info():
             "hypervisor": "hypervisor" in have, "kernel": pyplatform.release(), "host": pyplatform.node()}
 
 
+def describe(m):
+    """A machine_info dict in words, as validate's footer and its refusals
+    name it: 'CPU (family F model M; simd, ...), N core(s)' (the family
+    and model where it has them)."""
+    fm = f"family {m['family']} model {m['model']}; " if m.get("family") is not None and m.get("model") is not None \
+        else ""
+    return f"{m.get('cpu') or '?'} ({fm}{', '.join(m.get('simd') or []) or 'no SIMD flags found'}), " \
+           f"{m.get('cores') or '?'} core(s)"
+
+
 def cpu_busy():
     """(busy, total) jiffies of all CPUs from /proc/stat (steal counts as busy)."""
     f = read_text("/proc/stat").split("\n", 1)[0].split()

@@ -18,7 +18,7 @@ import subprocess
 
 from . import hpldat, realrun
 from .errors import CliError, note
-from .validate_machine import LoadWatch
+from .validate_machine import LoadWatch, describe
 
 
 def real_runs(configs, runs, xhpl, workroot, timeout=None, log=note, speed=None):
@@ -134,13 +134,13 @@ def load_pooled(paths, configs):
             raise CliError(f"--real {p} is given twice: its runs would count twice; give each report once")
         seen.add(key)
     loaded = [load_real(p, configs) for p in paths]
-    first = machine_kind(loaded[0][1])
+    first = loaded[0][1]
+    kind0, src0 = machine_kind(first), hpl_source(first)
     for p, (_, old) in zip(paths[1:], loaded[1:]):
-        kind = machine_kind(old)
-        if not same_kind(kind, first):
-            raise CliError(f"--real {p} was measured on {said_kind(kind)}, --real {paths[0]} on {said_kind(first)}: "
-                           "pool the real runs of one machine kind only")
-        src, src0 = hpl_source(old), hpl_source(loaded[0][1])
+        if not same_kind(machine_kind(old), kind0):
+            raise CliError(f"--real {p} was measured on {describe(old.get('machine') or {})}, --real {paths[0]} on "
+                           f"{describe(first.get('machine') or {})}: pool the real runs of one machine kind only")
+        src = hpl_source(old)
         if src and src0 and src != src0:
             raise CliError(f"--real {p} ran HPL from {src}, --real {paths[0]} from {src0}: pool the real runs of one "
                            "HPL source only")
@@ -173,12 +173,6 @@ def hpl_source(old):
     the same tarball has another path on another machine), or None."""
     src = (old.get("build") or {}).get("source")
     return os.path.basename(src.rstrip("/")) if src else None
-
-
-def said_kind(kind):
-    cpu, simd, cores, family, model = kind
-    fm = f"family {family} model {model}; " if family is not None and model is not None else ""
-    return f"{cpu or '?'} ({fm}{', '.join(simd) or 'no SIMD flags'}), {cores or '?'} core(s)"
 
 
 def pooled_speeds(olds):

@@ -14,6 +14,7 @@ import subprocess
 
 from .errors import note
 from .files import write_atomic
+from .validate_machine import describe
 from .validate_score import RANK_MARGIN
 
 
@@ -82,9 +83,7 @@ def table(report):
                            for k, v in rsp["summary"].items())
         lines.append(f"reference speed measured with the real runs (UTC time, Gflop/s): {times}; {spread or 'none'}")
     m = report["machine"]
-    fm = f"family {m['family']} model {m['model']}; " if m.get("family") is not None and m.get("model") is not None \
-        else ""
-    lines.append(f"machine: {m['cpu']} ({fm}{', '.join(m['simd']) or 'no SIMD flags found'}), {m['cores']} core(s); "
+    lines.append(f"machine: {describe(m)}; "
                  f"{report['runs']} real run(s) each{pooled_words(report)}; other processes at most "
                  + ("?" if report["other_load_max"] is None else f"{100 * report['other_load_max']:.1f}%")
                  + " of the cores during a real run")
