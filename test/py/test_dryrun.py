@@ -180,6 +180,21 @@ class DryRun(Sandbox):
                         keep=self.path("x"))[2]
         self.assertEqual(self.read(d, "hostfile").split(), ["a", "a", "b"])  # its hosts and cores
         self.assertEqual(self.read(d, "platform.xml"), self.read(DATA, "two.xml"))
+        # --placement random: the hostfile holds the hosts the seed draws, the platform is the same
+        seq = self.read(self.run_ok("--n", 8000, "--nb", 128, "--p", 4, "--q", 4, keep=self.path("s"))[2], "hostfile")
+        hosts = []
+        for seed in ("1", "2"):
+            d = self.run_ok("--n", 8000, "--nb", 128, "--p", 4, "--q", 4, "--placement", "random", "--seed", seed,
+                            keep=self.path("r" + seed))[2]
+            hosts.append(self.read(d, "hostfile").split())
+            self.assertEqual(self.read(d, "platform.xml"), self.read(self.path("s"), "platform.xml"))
+        self.assertEqual(sorted(hosts[0]), sorted(seq.split()))
+        self.assertNotEqual(hosts[0], seq.split())
+        self.assertNotEqual(hosts[0], hosts[1])
+        status, _, err, _ = self.dry("--n", 8000, "--nb", 128, "--p", 1, "--q", 3, "--platform", f"{DATA}/two.xml",
+                                     "--placement", "random")
+        self.assertEqual(status, 2)
+        self.assertIn("with --platform FILE.xml, say where each rank runs with --hostfile", err)
 
 
 class Fixtures(unittest.TestCase):

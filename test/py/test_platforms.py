@@ -45,6 +45,48 @@ class FatTree(unittest.TestCase):
             platforms.resolve(None, 16, BW, LAT, energy="platform")
 
 
+class Placement(unittest.TestCase):
+    """--placement: which hosts of a generated platform take the ranks."""
+
+    def test_sequential_is_the_default(self):
+        self.assertEqual(platforms.place(6, 8, 2), ["node-0", "node-0", "node-1", "node-1", "node-2", "node-2"])
+        p = platforms.resolve("fattree:2;4,4;1,2;1,1", 12, BW, LAT, cores_per_node=2)
+        self.assertEqual((p.placement, p.hostlist), ("sequential", platforms.place(12, 16, 2)))
+        self.assertEqual(platforms.resolve("fattree:2;4,4;1,2;1,1", 12, BW, LAT, cores_per_node=2,
+                                           placement="sequential").hostlist, p.hostlist)
+
+    def test_random_one_core(self):
+        # the seed's random mapping: every host once, in an order the seed draws
+        hosts = platforms.place(512, 512, 1, "random", 1)
+        self.assertEqual(sorted(hosts), sorted(f"node-{i}" for i in range(512)))
+        self.assertNotEqual(hosts, platforms.place(512, 512, 1))
+        self.assertEqual(hosts, platforms.place(512, 512, 1, "random", 1))  # reproducible
+        self.assertEqual(hosts, platforms.place(512, 512, 1, "random", None))  # the default seed is 1
+        self.assertNotEqual(hosts, platforms.place(512, 512, 1, "random", 2))
+
+    def test_random_larger_machine_and_cores(self):
+        # 10 ranks of 4 cores a host on 16 hosts: 3 hosts drawn among the 16,
+        # each taking its ranks in a row, the last one partly used
+        seen = set()
+        for seed in range(20):
+            hosts = platforms.place(10, 16, 4, "random", seed)
+            blocks = [hosts[i:i + 4] for i in range(0, 10, 4)]
+            self.assertEqual([len(set(b)) for b in blocks], [1, 1, 1])
+            self.assertEqual(len({b[0] for b in blocks}), 3)
+            seen.update(b[0] for b in blocks)
+        self.assertTrue(any(int(h.split("-")[1]) >= 3 for h in seen), seen)  # not only the first hosts
+        self.assertEqual(len(seen), 16)
+
+    def test_resolve(self):
+        p = platforms.resolve("torus:4,4", 16, BW, LAT, placement="random", seed=7)
+        self.assertEqual((p.placement, p.hostlist), ("random", platforms.place(16, 16, 1, "random", 7)))
+        with self.assertRaisesRegex(CliError, r"--placement 'scatter': expected one of sequential, random"):
+            platforms.resolve(None, 16, BW, LAT, placement="scatter")
+        with self.assertRaisesRegex(CliError, "--placement random places the ranks on a generated platform .*"
+                                              "--hostfile"):
+            platforms.resolve(os.path.join(DATA, "two.xml"), 3, BW, LAT, placement="random")
+
+
 class DragonflyTorus(unittest.TestCase):
     """SimGrid 3.32's two other cluster topologies, sized and checked like
     the fat tree, with the sizes that would fit when a spec is too small."""

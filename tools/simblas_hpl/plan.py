@@ -32,6 +32,7 @@ class RunOptions:
     q: Optional[int] = None
     platform: Optional[str] = None
     hostfile: Optional[str] = None
+    placement: Optional[str] = None     # sequential | random (platforms.PLACEMENTS); None: sequential
     cores_per_node: Optional[int] = None
     speedup: Optional[float] = None
     host_speed: Optional[str] = None
@@ -323,7 +324,8 @@ def make_plan(o):
                                     ("--lat", o.lat), ("--cores-per-node", o.cores_per_node)) if v is not None]
     platform = platforms.resolve(spec, ranks, bw, lat, hostfile=o.hostfile, cores_per_node=o.cores_per_node,
                                  energy=energy, shaping=shaping,
-                                 loopback=(net.intra.bw_text, net.intra.lat_text) if net else None)
+                                 loopback=(net.intra.bw_text, net.intra.lat_text) if net else None,
+                                 placement=o.placement, seed=o.seed)
 
     model_path = o.model or default_model()
     ref = model.reference_speed(model_path)

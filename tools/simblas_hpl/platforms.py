@@ -5,6 +5,7 @@ import collections
 import dataclasses
 import math
 import os
+import random
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -42,6 +43,7 @@ class Platform:
     bw_Bps: Optional[float] = None
     lat_s: Optional[float] = None
     topology: str = "FAT_TREE"
+    placement: str = "sequential"  # how a generated platform's hosts take the ranks (PLACEMENTS)
     loopback_bw: str = LOOPBACK_BW  # a generated host's link between its cores (several cores)
     loopback_lat: str = LOOPBACK_LAT
 
@@ -227,13 +229,41 @@ def read_hostfile(path):
     return hosts
 
 
-def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=None, shaping=(), loopback=None):
+PLACEMENTS = ("sequential", "random")
+
+
+def place(ranks, hosts, cores, placement="sequential", seed=None):
+    """The host of each rank on a generated platform of `hosts` hosts of
+    `cores` cores: 'sequential' fills node-0, node-1, ... in rank order;
+    'random' draws the ceil(ranks / cores) hosts from all of them in a
+    random order, as a scheduler that does not know the topology allocates
+    nodes (seed 001, section 5.2), each host taking its `cores` ranks in a
+    row (as mpirun's by-slot mapping); the draw is reproducible by seed
+    (default 1) and independent of the other draws of that seed (node
+    speeds, noise)."""
+    used = -(-ranks // cores)
+    if placement == "sequential":
+        order = range(used)
+    elif placement == "random":
+        rng = random.Random(f"placement:{1 if seed is None else seed}")
+        order = rng.sample(range(hosts), used)
+    else:
+        raise ValueError(f"placement {placement!r}")
+    return [f"node-{order[r // cores]}" for r in range(ranks)]
+
+
+def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=None, shaping=(), loopback=None,
+            placement=None, seed=None):
     """--platform SPEC (None: the default fat tree) -> a Platform; CliError
     when it does not fit.  bw, lat: (value, text) of the links (units.parse_*);
     shaping: the options given that shape a generated platform (--speedup,
     --bw, --lat, --cores-per-node), which a platform file refuses;
     loopback: (bw, lat) texts of the link between a host's cores (a
-    network file's intra link; None: LOOPBACK_BW, LOOPBACK_LAT)."""
+    network file's intra link; None: LOOPBACK_BW, LOOPBACK_LAT);
+    placement: how a generated platform's hosts take the ranks (place();
+    None: sequential), drawn by seed when random."""
+    if placement is not None and placement not in PLACEMENTS:
+        raise CliError(f"--placement {placement!r}: expected one of {', '.join(PLACEMENTS)}")
     kind = generated_topology(spec) if spec else "FAT_TREE"
     if kind:
         if energy == "platform":
@@ -275,10 +305,11 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
         if hostfile:
             raise CliError("--hostfile goes with --platform FILE.xml; the generated platform has its own")
         # a machine larger than the run (Stampede: 6,006 ranks on 6,400 nodes):
-        # the ranks fill the first hosts, the rest idle
+        # sequentially, the ranks fill the first hosts and the rest idle
+        placement = placement or "sequential"
         return Platform(kind="generated", spec=spec or "fattree:" + topo, hosts=hosts, cores_per_node=cores,
                         own_core=True, topo=topo, bw=bw[1], lat=lat[1], bw_Bps=bw[0], lat_s=lat[0],
-                        hostlist=[f"node-{r // cores}" for r in range(ranks)], topology=kind,
+                        hostlist=place(ranks, hosts, cores, placement, seed), topology=kind, placement=placement,
                         **(dict(loopback_bw=loopback[0], loopback_lat=loopback[1]) if loopback else {}))
     path = os.path.abspath(spec)
     if not spec.endswith(".xml") and not os.path.isfile(path):
@@ -287,6 +318,9 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
                        "or a SimGrid platform FILE.xml")
     if not os.path.isfile(path):
         raise CliError(f"--platform {spec}: no such file")
+    if placement is not None:
+        raise CliError(f"--placement {placement} places the ranks on a generated platform (fattree:, dragonfly:, "
+                       "torus:); with --platform FILE.xml, say where each rank runs with --hostfile")
     bad = list(shaping)
     if isinstance(energy, list):
         bad.append("--energy IDLE:EPS:ALLCORES")

@@ -11,6 +11,7 @@ from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, prepare_rundir, simulate
 from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, check_keep, make_plan
+from .. import platforms
 from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT
 from ..results import check_output_path, write_outputs
 from .. import settings, spread
@@ -33,6 +34,11 @@ def add_arguments(r):
                         "NODES or torus:D1,D2,.. (SimGrid's topo_parameters; routing: SimGrid's, doc/user-guide.md "
                         "section 3) or FILE.xml; default: a 2-level fat tree sized to P*Q ranks")
     r.add_argument("--hostfile", metavar="FILE", help="with --platform FILE.xml: rank placement (host or host:N)")
+    r.add_argument("--placement", choices=platforms.PLACEMENTS,
+                   help="how a generated platform's hosts take the ranks: 'sequential' (default) fills the hosts in "
+                        "order, rank i on host i (C ranks a host with --cores-per-node C); 'random' allocates the "
+                        "hosts at random among all of the machine's, as a scheduler that ignores the topology, "
+                        "reproducibly by --seed (JSON: placement; the hosts are in the run directory's hostfile)")
     r.add_argument("--cores-per-node", type=int, metavar="C", help="ranks (cores) per host (default 1)")
     r.add_argument("--speedup", type=float, metavar="F",
                    help="host speed = model reference-speed x F (default 1)")
@@ -136,7 +142,8 @@ def add_arguments(r):
                    help="model mode: temporal variability; each kernel's time is drawn from the model's noise "
                         "(SIMBLAS_NOISE=1), per rank, reproducibly by --seed")
     r.add_argument("--seed", type=int, metavar="S",
-                   help="the seed of the random draws: the hosts' speed factors and --noise (default 1)")
+                   help="the seed of the random draws: the hosts' speed factors, --noise and --placement random "
+                        "(default 1)")
     r.add_argument("--json", metavar="FILE", help="write the summary object to FILE")
     r.add_argument("--csv", metavar="FILE", help="append one row to FILE (header when new)")
     r.add_argument("--keep", metavar="DIR", help="run in DIR and keep HPL.dat, platform.xml, outputs")
