@@ -82,6 +82,7 @@ class Placement(unittest.TestCase):
         self.assertEqual((p.placement, p.hostlist), ("random", platforms.place(16, 16, 1, "random", 7)))
         with self.assertRaisesRegex(CliError, r"--placement 'scatter': expected one of sequential, random"):
             platforms.resolve(None, 16, BW, LAT, placement="scatter")
+        self.assertIsNone(platforms.resolve(os.path.join(DATA, "two.xml"), 3, BW, LAT).placement)  # a file's own
         with self.assertRaisesRegex(CliError, "--placement random places the ranks on a generated platform .*"
                                               "--hostfile"):
             platforms.resolve(os.path.join(DATA, "two.xml"), 3, BW, LAT, placement="random")

@@ -43,7 +43,7 @@ class Platform:
     bw_Bps: Optional[float] = None
     lat_s: Optional[float] = None
     topology: str = "FAT_TREE"
-    placement: str = "sequential"  # how a generated platform's hosts take the ranks (PLACEMENTS)
+    placement: Optional[str] = None  # how a generated platform's hosts take the ranks (PLACEMENTS); None: a file
     loopback_bw: str = LOOPBACK_BW  # a generated host's link between its cores (several cores)
     loopback_lat: str = LOOPBACK_LAT
 

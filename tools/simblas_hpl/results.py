@@ -460,7 +460,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         "peak_vm_gib": round(sampler.peak_vm_kb / 2**20, 1), "peak_mappings": sampler.peak_maps,
         "max_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0, 1),
         "tv": res.get("tv"), "result_line": res.get("result_line"),
-        "platform": platform.spec, "placement": platform.placement if platform.kind == "generated" else None,
+        "platform": platform.spec, "placement": platform.placement,
         "speedup": plan.speedup,
         "reference_speed": plan.reference_speed, "host_speed": plan.host_speed,
         "bw": platform.bw, "lat": platform.lat, "model": plan.model, "xhpl": plan.xhpl,
@@ -489,7 +489,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         if plan.hugepages:
             summary["peak_hugetlb_mb"] = round(sampler.peak_huge_kb / 1024.0, 1)
             summary["peak_rss_method"] += " + the machine's huge pages in use beyond the start's"
-    if platform.placement == "random" and platform.kind == "generated":
+    if platform.placement == "random":
         summary["seed"] = 1 if plan.seed is None else plan.seed  # the hosts' draw, in passthrough too
     if res.get("phases_s"):  # HPL built with -DHPL_DETAILED_TIMING
         summary["phases_s"] = res["phases_s"]

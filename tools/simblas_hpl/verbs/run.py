@@ -11,8 +11,7 @@ from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, prepare_rundir, simulate
 from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, check_keep, make_plan
-from .. import platforms
-from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT
+from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT, PLACEMENTS
 from ..results import check_output_path, write_outputs
 from .. import settings, spread
 
@@ -34,7 +33,7 @@ def add_arguments(r):
                         "NODES or torus:D1,D2,.. (SimGrid's topo_parameters; routing: SimGrid's, doc/user-guide.md "
                         "section 3) or FILE.xml; default: a 2-level fat tree sized to P*Q ranks")
     r.add_argument("--hostfile", metavar="FILE", help="with --platform FILE.xml: rank placement (host or host:N)")
-    r.add_argument("--placement", choices=platforms.PLACEMENTS,
+    r.add_argument("--placement", choices=PLACEMENTS,
                    help="how a generated platform's hosts take the ranks: 'sequential' (default) fills the hosts in "
                         "order, rank i on host i (C ranks a host with --cores-per-node C); 'random' allocates the "
                         "hosts at random among all of the machine's, as a scheduler that ignores the topology, "
