@@ -191,6 +191,9 @@ class DryRun(Sandbox):
         self.assertEqual(sorted(hosts[0]), sorted(seq.split()))
         self.assertNotEqual(hosts[0], seq.split())
         self.assertNotEqual(hosts[0], hosts[1])
+        # no --seed: SIMBLAS_SEED's default in lib/settings.def, 1, which libsimblas takes too
+        d = self.run_ok("--n", 8000, "--nb", 128, "--p", 4, "--q", 4, "--placement", "random", keep=self.path("r"))[2]
+        self.assertEqual(self.read(d, "hostfile").split(), hosts[0])
         status, _, err, _ = self.dry("--n", 8000, "--nb", 128, "--p", 1, "--q", 3, "--platform", f"{DATA}/two.xml",
                                      "--placement", "random")
         self.assertEqual(status, 2)

@@ -319,13 +319,17 @@ def make_plan(o):
                            f"what --mode and --no-merge set): drop it, or use --mode model without --no-merge")
     if o.roll_merge is not None:
         check_roll_merge(o.roll_merge, o.mode, opts, nb)
+    if o.seed is not None and not 0 <= o.seed < settings.UINT_LIMIT:
+        raise CliError(f"--seed {o.seed}: must be a whole number from 0 to {settings.UINT_LIMIT - 1} (SIMBLAS_SEED is "
+                       "64 bits)")
+    seed = settings.seed(o.seed)  # every draw's: the hosts', their speeds', the ranks' (SIMBLAS_SEED)
     spec = o.platform
     shaping = [name for name, v in (("--speedup", o.speedup), ("--host-speed", o.host_speed), ("--bw", o.bw),
                                     ("--lat", o.lat), ("--cores-per-node", o.cores_per_node)) if v is not None]
     platform = platforms.resolve(spec, ranks, bw, lat, hostfile=o.hostfile, cores_per_node=o.cores_per_node,
                                  energy=energy, shaping=shaping,
                                  loopback=(net.intra.bw_text, net.intra.lat_text) if net else None,
-                                 placement=o.placement, seed=o.seed)
+                                 placement=o.placement, seed=seed)
 
     model_path = o.model or default_model()
     ref = model.reference_speed(model_path)
@@ -338,16 +342,13 @@ def make_plan(o):
             raise CliError(f"--host-speed {o.host_speed}: {speedup:g} times the model's reference speed ({ref:g} "
                            f"flop/s), out of range; a host is from {SPEEDUP_RANGE[0]:g} to {SPEEDUP_RANGE[1]:g} "
                            "times it")
-    if o.seed is not None and not 0 <= o.seed < settings.UINT_LIMIT:
-        raise CliError(f"--seed {o.seed}: must be a whole number from 0 to {settings.UINT_LIMIT - 1} (SIMBLAS_SEED is "
-                       "64 bits)")
     if o.noise:
         if o.mode != "model":
             raise CliError("--noise draws the modelled kernels' times; passthrough computes them: use --mode model")
         if not model.has_noise(model_path):
             note(f"warning: --noise: {model_path} has no noise terms for dgemm (no '|' part): the run is the same "
                  "as without it; calibrate a model (simblas-calibrate writes them)")
-    node_speeds = variability.resolve(o.node_spread, o.slow_nodes, o.node_speeds, o.seed, platform,
+    node_speeds = variability.resolve(o.node_spread, o.slow_nodes, o.node_speeds, seed, platform,
                                       os.path.abspath(model_path), o.mode)
     occupancy = None if node else occupancy_factors(platform, model.solo_speed(model_path), o.mode)
     occupancy_memory = None if node else occupancy_factors(platform, model.solo_speed_memory(model_path), o.mode)

@@ -239,13 +239,15 @@ def place(ranks, hosts, cores, placement="sequential", seed=None):
     random order, as a scheduler that does not know the topology allocates
     nodes (seed 001, section 5.2), each host taking its `cores` ranks in a
     row (as mpirun's by-slot mapping); the draw is reproducible by seed
-    (default 1) and independent of the other draws of that seed (node
-    speeds, noise)."""
+    (settings.seed(): make_plan gives it) and independent of the other
+    draws of that seed (node speeds, noise)."""
     used = -(-ranks // cores)
     if placement == "sequential":
         order = range(used)
     elif placement == "random":
-        rng = random.Random(f"placement:{1 if seed is None else seed}")
+        if seed is None:
+            raise ValueError("a random placement needs its seed (settings.seed())")
+        rng = random.Random(f"placement:{seed}")
         order = rng.sample(range(hosts), used)
     else:
         raise ValueError(f"placement {placement!r}")

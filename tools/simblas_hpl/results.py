@@ -13,7 +13,7 @@ import resource
 import tempfile
 from typing import Any, Dict, Optional
 
-from . import network
+from . import network, settings
 from .errors import CliError
 from .files import read_text, write_atomic
 
@@ -479,7 +479,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         summary["pivot_every"] = plan.pivot_every or 1
         summary["roll_merge"] = 1 if plan.roll_merge is None else plan.roll_merge
         summary["hugepages"] = plan.hugepages
-        summary["seed"] = 1 if plan.seed is None else plan.seed
+        summary["seed"] = settings.seed(plan.seed)
         summary["noise"] = plan.noise
         summary["node_speed"] = plan.node_speeds.summary() if plan.node_speeds else None
         # hosts with idle cores, faster by the model's meta solo_speed
@@ -490,7 +490,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
             summary["peak_hugetlb_mb"] = round(sampler.peak_huge_kb / 1024.0, 1)
             summary["peak_rss_method"] += " + the machine's huge pages in use beyond the start's"
     if platform.placement == "random":
-        summary["seed"] = 1 if plan.seed is None else plan.seed  # the hosts' draw, in passthrough too
+        summary["seed"] = settings.seed(plan.seed)  # the hosts' draw, in passthrough too
     if res.get("phases_s"):  # HPL built with -DHPL_DETAILED_TIMING
         summary["phases_s"] = res["phases_s"]
     if "residual" in res:

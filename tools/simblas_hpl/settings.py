@@ -215,6 +215,13 @@ def default(name):
     return v
 
 
+def seed(given):
+    """The seed of a run's random draws: GIVEN (--seed), else SIMBLAS_SEED's
+    default in lib/settings.def -- what libsimblas takes when simblas-hpl
+    does not set the variable, so the hosts' draws and the ranks' agree."""
+    return default("SIMBLAS_SEED") if given is None else given
+
+
 def values(name):
     """The values an ENUM row accepts, in the table's order."""
     return tuple(row(name).get("values", ()))

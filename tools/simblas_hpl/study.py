@@ -351,7 +351,8 @@ def default_of(name):
     (not a decision of make_plan); None otherwise."""
     if name.startswith("hpl."):
         return hpldat.DEFAULTS.get(name[4:])
-    known = {"bw": platforms.DEFAULT_BW, "lat": platforms.DEFAULT_LAT, "speedup": 1.0, "seed": 1, "noise": False}
+    known = {"bw": platforms.DEFAULT_BW, "lat": platforms.DEFAULT_LAT, "speedup": 1.0, "seed": settings.seed(None),
+             "noise": False}
     if name in known:
         return known[name]
     f = {f.name: f for f in dataclasses.fields(RunOptions)}.get(name)

@@ -223,7 +223,8 @@ def resolve(spread_pct, slow_nodes, node_speeds, seed, platform, model_path, mod
                        "(e.g. 3)")
     slow = parse_slow(slow_nodes) if slow_nodes is not None else None
     hosts = hosts_of(platform)
-    seed = 1 if seed is None else seed
+    if seed is None:
+        raise ValueError("the hosts' draw needs its seed (settings.seed())")
     if node_speeds is not None and node_speeds != "model":
         if spread_pct is not None or slow is not None:
             raise CliError(f"--node-speeds {node_speeds} gives every host's factor: drop --node-spread and --slow-nodes")
