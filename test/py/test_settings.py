@@ -67,6 +67,24 @@ class Table(unittest.TestCase):
         with self.assertRaisesRegex(CliError, "SIMBLAS_HPL_BUILD, which libsimblas does not read"):
             settings.check_env({"SIMBLAS_HPL_BUILD": "x"}, self.table)
 
+    def test_inherited_library_rows_refused(self):
+        # smpirun passes the caller's environment on: a row only libsimblas
+        # reads would change the run behind its settings; the rows
+        # simblas-hpl reads too (it records what they give), empty ones and
+        # other variables pass
+        rows = settings.load(self.table)
+        lib_only = [n for n, r in rows.items() if r.get("read_by") == ["libsimblas"]]
+        self.assertIn("SIMBLAS_ITERATIONS", lib_only)
+        for name in lib_only:
+            with self.subTest(name=name), self.assertRaisesRegex(CliError, f"^{name}=x is set in the environment"):
+                settings.check_inherited({"PATH": "/bin", name: "x"}, self.table)
+        shared = {n: "x" for n, r in rows.items() if "simblas-hpl" in r.get("read_by", []) or
+                  "libsimblas" not in r.get("read_by", [])}
+        self.assertIn("SIMBLAS_MODEL", shared)
+        settings.check_inherited({**shared, **{n: "" for n in lib_only}, "OTHER": "1"}, self.table)
+        with self.assertRaisesRegex(CliError, r"^SIMBLAS_PIVOT_EVRY is set .*did you mean SIMBLAS_PIVOT_EVERY\?"):
+            settings.check_inherited({"SIMBLAS_PIVOT_EVRY": "8"}, self.table)
+
     def test_values_checked_by_type(self):
         for name, bad in (("SIMBLAS_PIVOT_EVERY", "0"), ("SIMBLAS_MERGE", "yes"), ("SIMBLAS_MODE", "smpy"),
                           ("SIMBLAS_POLL_USAGE", "1.5"), ("SIMBLAS_SEED", "abc"), ("SIMBLAS_FOLD_BLOCK", "64Q"),
@@ -235,6 +253,17 @@ class ToolSide(Sandbox):
             with self.subTest(extra=extra):
                 self.refused(r"SIMBLAS_CODE_CLOCK=1 in the environment .*unset it", *extra,
                              env={"SIMBLAS_CODE_CLOCK": "1"})
+
+    def test_inherited_library_settings_refused(self):
+        # SIMBLAS_ITERATIONS=3 from the shell made a run simulate 6
+        # iterations of N=8000 and call it whole (1,385 Gflops on 4 ranks)
+        self.refused(r"^simblas-hpl: SIMBLAS_ITERATIONS=3 is set in the environment: .*give --iterations, "
+                     r"--alloc-only \(0\) instead, and unset SIMBLAS_ITERATIONS$", env={"SIMBLAS_ITERATIONS": "3"})
+        self.refused(r"simblas-hpl sets it itself where a run needs it .*unset SIMBLAS_IDLE_MERGE$",
+                     "--mode", "passthrough", env={"SIMBLAS_IDLE_MERGE": "1"})
+        self.refused(r"^simblas-hpl: SIMBLAS_SEEDS is set in the environment, and SimBLAS has no such setting "
+                     r"\(did you mean SIMBLAS_SEED\?\)", env={"SIMBLAS_SEEDS": "2"})
+        self.assertIn("SIMBLAS_SEED=4", self.run_sh("--seed", "4", env={"SIMBLAS_SEED": ""}))
 
 
 if __name__ == "__main__":

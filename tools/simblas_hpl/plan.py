@@ -259,6 +259,7 @@ def make_plan(o):
         if getattr(o, k) is None:
             raise CliError(f"--{k} is required")
     n, nb, p, q = o.n, o.nb, o.p, o.q
+    settings.check_inherited()  # a SIMBLAS_* of the shell that the program would read unrecorded
     if p <= 0 or q <= 0:
         raise CliError(f"--p {p} --q {q}: the process grid must be positive")
     if nb <= 0:

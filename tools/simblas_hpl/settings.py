@@ -16,6 +16,7 @@ table fails a run's preparation (and test/py) instead of being ignored by
 libsimblas at run time.
 """
 
+import difflib
 import json
 import os
 import re
@@ -246,6 +247,36 @@ def value(name):
     default (default()) when unset or empty."""
     v = given(name)
     return default(name) if v is None else v
+
+
+def check_inherited(env=None, path=None):
+    """Refuse, before a run is planned, the SIMBLAS_* variables of the
+    caller's environment (ENV, else os.environ) that the simulated program
+    would read behind simblas-hpl's back: smpirun passes the environment
+    on, so libsimblas would take SIMBLAS_ITERATIONS=3 from the shell and
+    simulate 6 iterations of a run whose JSON says it is whole.  Those
+    rows are libsimblas's alone (simblas-hpl reads the rows it shares,
+    SIMBLAS_MODEL for one, and records what they give); a name of no row
+    is a misspelling, which libsimblas would stop at once the simulator
+    has started.  CliError (status 2) naming the first and the remedy."""
+    env = os.environ if env is None else env
+    table = load(path)
+    if table is None:
+        return
+    for name in sorted(n for n in env if n.startswith("SIMBLAS_") and env[n]):
+        row = table.get(name)
+        if row is None:
+            near = difflib.get_close_matches(name, list(table), 1)
+            raise CliError(f"{name} is set in the environment, and SimBLAS has no such setting"
+                           + (f" (did you mean {near[0]}?)" if near else "")
+                           + f": libsimblas would stop at it once the simulation had started; unset {name} "
+                             "(doc/settings.md lists the settings)")
+        users = row.get("read_by", [])
+        if "libsimblas" in users and "simblas-hpl" not in users:
+            how = (f"give {row['option']} instead" if row.get("option") else
+                   "simblas-hpl sets it itself where a run needs it (doc/settings.md)")
+            raise CliError(f"{name}={env[name]} is set in the environment: the simulated program would read it, "
+                           f"but the run's settings and its JSON would not say so; {how}, and unset {name}")
 
 
 def check_env(env, path=None):
