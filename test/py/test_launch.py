@@ -165,6 +165,35 @@ class Failed(Launch):
         self.assertNotIn("first error", err)
 
 
+class Environment(Launch):
+    """What the simulator gets of the caller's environment: libsimblas's
+    settings only as the run says them (the JSON's), the rest untouched."""
+
+    def simulator_env(self, *args, env=None):
+        dump = self.path("env.txt")
+        self.finishes(f"env > {dump}")
+        status, out, err = self.run_cli("--json", self.path("r.json"), *args, env=env)
+        self.assertEqual(status, 0, err)
+        with open(dump) as f:
+            got = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+        with open(self.path("r.json")) as f:
+            return got, json.load(f)
+
+    def test_shared_rows_reach_libsimblas_as_recorded(self):
+        # SIMBLAS_PROBE: simblas-hpl reads it (the default of --probe) and records it
+        got, r = self.simulator_env(env={"SIMBLAS_PROBE": "lagged", "SB_OTHER": "kept"})
+        self.assertEqual((got.get("SIMBLAS_PROBE"), r["probe"], got.get("SB_OTHER")), ("lagged", "lagged", "kept"))
+        # --probe immediate wins, and the shell's lagged no longer reaches the program
+        got, r = self.simulator_env("--probe", "immediate", env={"SIMBLAS_PROBE": "lagged"})
+        self.assertEqual((got.get("SIMBLAS_PROBE"), r["probe"]), (None, "immediate"))
+        # SIMBLAS_CODE_CLOCK=0: SMPI times HPL's code, and libsimblas is not told otherwise
+        got, r = self.simulator_env(env={"SIMBLAS_CODE_CLOCK": "0"})
+        self.assertEqual((got.get("SIMBLAS_CODE_CLOCK"), r["hpl_code_timer"]), (None, "smpi"))
+        # the passthrough backend passes as given
+        got, _ = self.simulator_env(env={"SIMBLAS_BACKEND": "libopenblas.so.0"})
+        self.assertEqual(got.get("SIMBLAS_BACKEND"), "libopenblas.so.0")
+
+
 class Reuse(Sandbox):
     """The launch as a study would call it: a plan made directly, a result."""
 

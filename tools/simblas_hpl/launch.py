@@ -377,7 +377,7 @@ def simulate(plan, workdir, quiet=False, hold_fd=None, started=None):
     held while any of them lives, were this process killed.  started(pid),
     once the simulator has started: its process group."""
     cmd, env, line = prepare_rundir(plan, workdir, quiet)
-    full_env = dict(os.environ)
+    full_env = settings.inherited_env()  # nothing of libsimblas's from the caller but what env sets
     full_env.update(env)
     sampler, progress = start_monitors(plan, env, quiet)
     if not quiet:

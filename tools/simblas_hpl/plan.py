@@ -296,7 +296,7 @@ def make_plan(o):
 
     hpl_code = o.hpl_code or DEFAULT_HPL_CODE
     waits = o.waits or ("poll" if energy else "block")
-    probe = o.probe or settings.default("SIMBLAS_PROBE")
+    probe = o.probe or settings.value("SIMBLAS_PROBE")  # the environment's, as its row says, else the default
     if probe not in settings.values("SIMBLAS_PROBE"):
         raise CliError(f"--probe {probe}: not one of {', '.join(settings.values('SIMBLAS_PROBE'))}")
     if probe == "lagged" and o.mode != "model":

@@ -279,6 +279,20 @@ def check_inherited(env=None, path=None):
                            f"but the run's settings and its JSON would not say so; {how}, and unset {name}")
 
 
+def inherited_env(env=None, path=None, keep=("SIMBLAS_BACKEND",)):
+    """ENV (else os.environ) without the variables libsimblas reads, but
+    KEEP: what smpirun is to get of the caller's environment.  A run's own
+    variables (launch.run_env) are all the settings libsimblas takes from
+    it, so that a shared row simblas-hpl read and recorded (SIMBLAS_PROBE,
+    SIMBLAS_CODE_CLOCK) reaches it only as the run says (check_inherited
+    refuses the others, libsimblas's alone).  KEEP: the passthrough
+    backend, which a run passes on as given."""
+    env = os.environ if env is None else env
+    table = load(path) or {}
+    return {k: v for k, v in env.items()
+            if k in keep or "libsimblas" not in table.get(k, {}).get("read_by", [])}
+
+
 def check_env(env, path=None):
     """Every SIMBLAS_* variable of ENV is a row libsimblas reads, its value
     one the row accepts, and together they break no rule of what settings
