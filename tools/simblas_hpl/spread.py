@@ -17,6 +17,7 @@ passes done are kept, the failed ones run again.
 """
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -66,8 +67,29 @@ def pass_plans(plan):
     return [dataclasses.replace(plan, sample_only=s, progress_every=0) for s in range(plan.samples)]
 
 
+# identity's keys added after spread directories were made: a directory
+# made before one is checked without it (and gets it when resumed)
+ADDED = ("model_sha256", "platform_sha256", "hosts_sha256", "cores_per_node", "network_sha256", "node_sha256",
+         "energy")
+
+
+def _sha(data):
+    return None if data is None else hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
+
+
+def _file_sha(path):
+    try:
+        with open(path, "rb") as f:
+            return _sha(f.read())
+    except OSError:
+        return None
+
+
 def identity(plan):
-    """What makes two spread runs the same run (spread.json)."""
+    """What makes two spread runs the same run (spread.json): the options,
+    and the content of what they name (the model file, a platform file, a
+    network file, the composed node), the hosts the ranks run on (a random
+    placement's draw) and the seed as the draws take it."""
     keep = ("n", "nb", "p", "q", "mode", "hpl", "speedup", "model", "xhpl", "hpl_code", "waits", "no_merge",
             "iprobe", "pivot_every", "roll_merge", "iterations", "samples", "malloc", "hugepages", "seed", "noise")
     ident = {k: getattr(plan, k) for k in keep}
@@ -76,6 +98,14 @@ def identity(plan):
     ident["platform"] = plan.platform.spec
     ident["bw"], ident["lat"] = plan.platform.bw, plan.platform.lat
     ident["node_speeds"] = plan.node_speeds.file_text() if plan.node_speeds else None
+    ident["seed"] = settings.seed(plan.seed)
+    ident["model_sha256"] = _file_sha(plan.model)
+    ident["platform_sha256"] = _file_sha(plan.platform.spec) if plan.platform.kind == "file" else None
+    ident["hosts_sha256"] = _sha("\n".join(plan.platform.hostlist))
+    ident["cores_per_node"] = plan.platform.cores_per_node
+    ident["network_sha256"] = _file_sha(plan.network.path) if plan.network else None
+    ident["node_sha256"] = _sha(plan.node.text) if plan.node else None
+    ident["energy"] = plan.energy
     return json.loads(json.dumps(ident, default=str))
 
 
@@ -85,6 +115,11 @@ def prepare(plan, d):
     ident = identity(plan)
     path = os.path.join(d, SPREAD_JSON)
     old = engine._read_json(path)
+    if old is not None:
+        if old.get("seed", 0) is None:  # written before the default seed was one value
+            old["seed"] = settings.seed(None)
+        made_before = [k for k in ADDED if k not in old]
+        old.update({k: ident[k] for k in made_before})
     if old is not None and old != ident:
         diff = [k for k in sorted(set(old) | set(ident)) if old.get(k) != ident.get(k)]
         raise CliError(f"{d} holds the passes of another run ({', '.join(f'{k} {old.get(k)!r} -> {ident.get(k)!r}' for k in diff[:3])}): "
