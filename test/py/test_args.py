@@ -161,6 +161,11 @@ class Refused(Sandbox):
         for t in ("0", "-1", "nan", "inf"):
             self.refused(f"--timeout {t}: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--timeout", t)
         self.refused("--iprobe 0: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--iprobe", "0")
+        # what only model mode changes is refused in passthrough, not ignored
+        self.refused("--hpl-code free leaves HPL's code between the modelled calls uncharged; passthrough computes",
+                     *RUN4, "--p", 2, "--q", 2, "--mode", "passthrough", "--hpl-code", "free")
+        self.refused("--waits block is HPL patch 12 through libsimblas in model mode; passthrough runs plain HPL",
+                     *RUN4, "--p", 2, "--q", 2, "--mode", "passthrough", "--waits", "block")
         self.refused(r"--seed 18446744073709551616: must be a whole number from 0 to 18446744073709551615 "
                      r"\(SIMBLAS_SEED is 64 bits\)", *RUN4, "--p", 2, "--q", 2, "--seed", "18446744073709551616")
 

@@ -294,6 +294,13 @@ def make_plan(o):
     if o.cores_per_node is not None and o.cores_per_node < 1:
         raise CliError(f"--cores-per-node {o.cores_per_node}: must be >= 1")
 
+    if o.mode != "model":  # what only model mode changes: refused, not ignored
+        if o.hpl_code == "free":
+            raise CliError("--hpl-code free leaves HPL's code between the modelled calls uncharged; passthrough "
+                           "computes every call and SMPI times all of it: drop --hpl-code, or use --mode model")
+        if o.waits == "block":
+            raise CliError("--waits block is HPL patch 12 through libsimblas in model mode; passthrough runs plain "
+                           "HPL, whose waits poll: drop --waits, or use --mode model")
     hpl_code = o.hpl_code or DEFAULT_HPL_CODE
     waits = o.waits or ("poll" if energy else "block")
     probe = o.probe or settings.value("SIMBLAS_PROBE")  # the environment's, as its row says, else the default
