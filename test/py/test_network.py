@@ -153,10 +153,10 @@ class NetworkFile(Sandbox):
         work = self.path("w")
         os.mkdir(work)
         with mock.patch.dict(os.environ, self.env, clear=True):
-            plan = make_plan(RunOptions(n=8000, p=1, q=2, cores_per_node=2, hpl_code="free", xhpl=self.xhpl,
+            plan = make_plan(RunOptions(n=8000, p=1, q=2, cores_per_node=2, xhpl=self.xhpl,
                                         mode="passthrough", network=path))
             net = launch.simulate(plan, work, quiet=True).summary["network"]
-            plan = make_plan(RunOptions(n=8000, p=1, q=2, cores_per_node=2, hpl_code="free", xhpl=self.xhpl,
+            plan = make_plan(RunOptions(n=8000, p=1, q=2, cores_per_node=2, xhpl=self.xhpl,
                                         mode="passthrough", network="none"))
             none = launch.simulate(plan, work, quiet=True).summary["network"]
         self.assertEqual((net["file"], net["factors"], net["lat_factor"], net["date"]),
