@@ -169,6 +169,40 @@ class Refused(Sandbox):
         self.refused(r"--seed 18446744073709551616: must be a whole number from 0 to 18446744073709551615 "
                      r"\(SIMBLAS_SEED is 64 bits\)", *RUN4, "--p", 2, "--q", 2, "--seed", "18446744073709551616")
 
+    def one_line(self, pattern, *args):
+        status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, *args)
+        self.assertEqual((status, len(err.rstrip("\n").split("\n"))), (2, 1), err)
+        self.assertRegex(err, pattern)
+        self.assertFalse(os.path.exists(self.called), "smpirun was called")
+
+    def test_keep_and_outputs(self):
+        """--keep DIR that cannot be made, or that holds files a run would
+        replace; --json and --csv on one file; --dry-run with a result file."""
+        afile = self.path("afile")
+        open(afile, "w").close()
+        self.one_line(f"^simblas-hpl: --keep {afile}/sub cannot be made: {afile} is not a directory",
+                      "--keep", f"{afile}/sub")
+        self.one_line(f"--keep {afile}/sub/deeper cannot be made: {afile} is not a directory",
+                      "--iterations", 9, "--samples", 4, "--engine", "local", "--keep", f"{afile}/sub/deeper")
+        self.one_line("contains a comma, at which SimGrid splits its options", "--keep", self.path("a,b"))
+        mine = self.path("mine")
+        os.mkdir(mine)
+        for name in ("platform.xml", "run.sh"):
+            with open(os.path.join(mine, name), "w") as f:
+                f.write("the user's own\n")
+        self.one_line(f"--keep {mine} holds platform.xml, run.sh, which the run writes and no run wrote", "--keep", mine)
+        with open(os.path.join(mine, "platform.xml")) as f:
+            self.assertEqual(f.read(), "the user's own\n")
+        # a run's directory is a run's to rewrite: a dry run in it, then another
+        run_dir = self.path("rd")
+        for _ in range(2):
+            status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--dry-run", "--keep", run_dir)
+            self.assertEqual(status, 0, err)
+        same = self.path("same.out")
+        self.one_line(f"--json and --csv both name {same}", "--json", same, "--csv", same)
+        self.one_line("--dry-run simulates nothing, so there is no result for --json", "--dry-run", "--json",
+                      self.path("x.json"))
+
     def test_spread(self):
         """run --engine: the passes of one sampled run as jobs of their own."""
         run = (*RUN4, "--p", 2, "--q", 2)

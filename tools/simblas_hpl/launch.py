@@ -32,6 +32,9 @@ SPIN_MAX_S = 1e-5           # and at most 10 us
 STALE = ("hpccoutf.txt", "HPL.out", "stdout.txt", "stderr.txt", "iterations.log")
 NODE_FILE = "simblas.node"  # --node: the node file libsimblas reads (SIMBLAS_NODE)
 HOST_FACTORS = "host-factors.txt"  # --node-spread, --slow-nodes, --node-speeds: SIMBLAS_HOST_FACTORS
+# what a run writes in its directory (write_run_files, the simulator's outputs)
+RUN_FILES = ("HPL.dat", "hpccinf.txt", "hostfile", "platform.xml", "run.sh", NODE_FILE, HOST_FACTORS) + STALE
+RUN_MARK = "# written by simblas-hpl: the simulation, as run"  # run.sh's second line
 HOLD_FD_MIN = 100           # simulate(hold_fd=): the simulator inherits it at this number or above
 
 
@@ -235,15 +238,32 @@ def write_run_files(plan, workdir, cmd, env):
             f.write(host_factors_text(plan))
     line = shell_line(cmd, env, workdir)
     with open(os.path.join(workdir, "run.sh"), "w") as f:
-        f.write("#!/bin/sh\n# written by simblas-hpl: the simulation, as run\n" + line + "\n")
+        f.write(f"#!/bin/sh\n{RUN_MARK}\n" + line + "\n")
     os.chmod(os.path.join(workdir, "run.sh"), 0o755)
     return line
+
+
+def foreign_run_files(workdir):
+    """The files of workdir that a run would replace when no simblas-hpl
+    run wrote them (its run.sh has RUN_MARK): [] when it is a run's
+    directory, new or empty."""
+    present = [n for n in RUN_FILES if os.path.lexists(os.path.join(workdir, n))]
+    try:
+        with open(os.path.join(workdir, "run.sh")) as f:
+            if RUN_MARK in f.read(4096).splitlines():
+                return []
+    except (OSError, UnicodeDecodeError):
+        pass
+    return present
 
 
 def check_workdir(workdir):
     if any(c.isspace() for c in workdir):
         raise CliError(f"the run directory {workdir!r} contains white space, which smpirun cannot handle; "
                        "use --keep DIR without spaces")
+    if "," in workdir:  # SimGrid splits its options (TMPDIR's too) at commas
+        raise CliError(f"the run directory {workdir!r} contains a comma, at which SimGrid splits its options; "
+                       "use --keep DIR without commas")
 
 
 def prepare_rundir(plan, workdir, quiet=False):

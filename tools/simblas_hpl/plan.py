@@ -460,12 +460,37 @@ def make_plan(o):
         noise=o.noise, node_speeds=node_speeds, occupancy=occupancy, occupancy_memory=occupancy_memory, node=node, network=net)
 
 
-def check_keep(keep, what):
+def check_keep(keep, what, run=False):
     """--keep DIR: a directory smpirun can run in, made if need be; WHAT
-    says what it holds ("to run in", "for the passes")."""
+    says what it holds ("to run in", "for the passes").  RUN: one run's
+    directory, which must not hold files of the names a run writes that no
+    run wrote (the user's own platform.xml or run.sh would be replaced)."""
     launch.check_workdir(os.path.abspath(keep))
     if os.path.exists(keep) and not os.path.isdir(keep):
         raise CliError(f"--keep {keep} is not a directory: give a directory {what} (made if need be)")
+    if not os.path.exists(keep):
+        up = os.path.dirname(os.path.abspath(keep))
+        while not os.path.exists(up):
+            up = os.path.dirname(up)
+        if not os.path.isdir(up):
+            raise CliError(f"--keep {keep} cannot be made: {up} is not a directory; give a directory {what}")
+        if not os.access(up, os.W_OK | os.X_OK):
+            raise CliError(f"--keep {keep} cannot be made: no permission to write in {up}; give a directory {what} "
+                           "where you can write")
+    elif run:
+        theirs = launch.foreign_run_files(keep)
+        if theirs:
+            raise CliError(f"--keep {keep} holds {', '.join(theirs[:4])}, which the run writes and no run wrote "
+                           "(its run.sh is not simblas-hpl's): they would be replaced; give a new or empty "
+                           "directory, or move them")
+
+
+def make_dir(path, opt="--keep"):
+    """os.makedirs, its failure (a file system that refuses, /proc) one line."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise CliError(f"{opt} {path}: cannot make the directory ({e.strerror}); give one where you can write")
 
 
 def check_roll_merge(g, mode, opts, nb):

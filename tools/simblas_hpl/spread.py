@@ -111,7 +111,11 @@ def identity(plan):
 
 def prepare(plan, d):
     """Write d's passes (the done ones kept); their directories."""
-    os.makedirs(os.path.join(d, PASSES), exist_ok=True)
+    try:
+        os.makedirs(os.path.join(d, PASSES), exist_ok=True)
+    except OSError as e:
+        raise CliError(f"--keep {d}: cannot make the passes' directory there ({e.strerror}); give a directory where "
+                       "you can write")
     ident = identity(plan)
     path = os.path.join(d, SPREAD_JSON)
     old = engine._read_json(path)

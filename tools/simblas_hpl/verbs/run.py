@@ -10,7 +10,7 @@ import tempfile
 from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, prepare_rundir, simulate
-from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, check_keep, make_plan
+from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, check_keep, make_dir, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT, PLACEMENTS
 from ..results import check_output_path, write_outputs
 from .. import settings, spread
@@ -164,17 +164,23 @@ def main(args):
     if spreads:
         check_spread_args(args)  # before the plan: the build, the model
     plan = make_plan(RunOptions.from_namespace(args))
+    if args.dry_run and (args.json or args.csv):
+        raise CliError(f"--dry-run simulates nothing, so there is no result for {'--json' if args.json else '--csv'}: "
+                       "drop it, or drop --dry-run")
     for opt, path in (("--json", args.json), ("--csv", args.csv)):
-        if path and not args.dry_run:
+        if path:
             check_output_path(path, opt)
+    if args.json and args.csv and os.path.abspath(args.json) == os.path.abspath(args.csv):
+        raise CliError(f"--json and --csv both name {args.csv}: the CSV row would follow the JSON in one file; "
+                       "give two files")
     keep = args.keep
     if keep:
-        check_keep(keep, "for the passes" if spreads else "to run in")
+        check_keep(keep, "for the passes" if spreads else "to run in", run=not spreads)
     if spreads:
         return main_spread(plan, args)
     if keep:
         workdir = os.path.abspath(keep)
-        os.makedirs(workdir, exist_ok=True)
+        make_dir(workdir)
     else:
         workdir = tempfile.mkdtemp(prefix="simblas-hpl-")
     if args.dry_run:
