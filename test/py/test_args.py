@@ -175,6 +175,24 @@ class Refused(Sandbox):
         self.assertRegex(err, pattern)
         self.assertFalse(os.path.exists(self.called), "smpirun was called")
 
+    def test_model_libsimblas_refuses(self):
+        """A model that libsimblas's parser refuses is one line, status 2,
+        before anything runs (it stopped inside the simulation, status 1)."""
+        with open(self.env["SIMBLAS_MODEL"]) as f:
+            good = f.read()
+        for bad, said in ((good.replace("mnk=1.6e-11", "mnk=abc"), r":7: coefficient 'abc' of dgemm.mnk is not a number"),
+                          (good.replace("end\n", ""), r": truncated model file: no 'end' line"),
+                          (good.replace("dgemm ", "dgemmx"), r":7: .*dgemmx")):
+            with self.subTest(said=said):
+                path = self.path("bad.model")
+                with open(path, "w") as f:
+                    f.write(bad)
+                self.one_line(r"^simblas-hpl: libsimblas refuses the model before the run: .*bad\.model" + said,
+                              "--model", path)
+        status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--dry-run", "--keep",
+                                  self.path("ok"))  # the fixture's model loads
+        self.assertEqual(status, 0, err)
+
     def test_keep_and_outputs(self):
         """--keep DIR that cannot be made, or that holds files a run would
         replace; --json and --csv on one file; --dry-run with a result file."""

@@ -1,12 +1,65 @@
 """What simblas-hpl reads of a SimBLAS model file (doc/model-format.md):
 its reference speed and whether it is the nominal, uncalibrated one.
-libsimblas parses the whole file when the run starts."""
+libsimblas parses the whole file; check_loads has it do so before a run
+starts."""
 
 import math
 import os
+import subprocess
+import sys
+import tempfile
 
+from . import settings
 from .errors import CliError
 from .files import read_text
+
+# the loads check_loads saw succeed in this process: (path, size, mtime, node text)
+_loaded = set()
+_LOAD = ("import ctypes, sys\n"
+         "lib = ctypes.CDLL(sys.argv[1])\n"
+         "lib.simblas_mode.restype = ctypes.c_char_p\n"
+         "sys.exit(0 if lib.simblas_mode() == b'null' else 3)\n")
+
+
+def check_loads(libdir, path, node_text=None, node_from=None):
+    """libsimblas's own loader on the model file PATH (and the node that
+    --node NODE_FROM composed, NODE_TEXT), in a child process in null mode
+    (predictions, nothing run), before a simulation starts: a coefficient
+    that is not a number, a missing 'end', an unknown routine -- anything
+    that libsimblas would stop at inside the simulation, after SimGrid's
+    set-up, in a block of lines with status 1 -- is one line here, status
+    2, in libsimblas's words.  One parser: the C one."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, node_text)
+    if key in _loaded:
+        return
+    lib = os.path.join(libdir, "libsimblas.so")
+    with tempfile.TemporaryDirectory(prefix="simblas-check-") as d:
+        env = settings.inherited_env(keep=())
+        env.update(SIMBLAS_MODE="null", SIMBLAS_MODEL=os.path.abspath(path))
+        node = os.path.join(d, "simblas.node")
+        if node_text is not None:
+            with open(node, "w") as f:
+                f.write(node_text)
+            env["SIMBLAS_NODE"] = node
+        try:
+            r = subprocess.run([sys.executable, "-c", _LOAD, lib], env=env, stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, errors="replace", timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise CliError(f"could not have {lib} load the model {path} to check it ({e}); check the "
+                           "installation (make install), or SIMBLAS_LIBDIR", 1)
+    if r.returncode != 0:
+        said = [ln[len("simblas: "):] for ln in r.stderr.splitlines() if ln.startswith("simblas: ")]
+        if not said:
+            tail = (r.stderr.strip().splitlines() or [f"status {r.returncode}"])[-1]
+            raise CliError(f"{lib} could not be loaded to check the model {path} ({tail}): check the "
+                           "installation (make install), or SIMBLAS_LIBDIR", 1)
+        why = said[0]
+        if node_text is not None and node in why:
+            why = why.replace(node, f"the node that --node {node_from} composes")
+        raise CliError(f"libsimblas refuses {'the model or node' if node_text is not None else 'the model'} "
+                       f"before the run: {why}")
+    _loaded.add(key)
 
 
 def reference_speed(path):
