@@ -152,6 +152,35 @@ class Verb(VerbBase):
             self.assertIn("run `simblas-hpl build --build-id b1 --mode mpi`", err)
 
 
+class VerbRealChecked(VerbBase):
+    def test_malformed_report_refused_first(self):
+        """A --real report that is not a validate's is refused in one line
+        (the file, the entry, the key), status 2, before any simulation: an
+        empty real.gflops was a StatisticsError after the simulations."""
+        calls, *patches = self.fakes(100.0)
+        bad = self.path("r3.json")
+        with patches[0], patches[1], patches[2], patches[3]:
+            for report, msg in (({"configs": [{"label": "N=4000 1x1", "real": {"gflops": []}}]},
+                                 r"configs\[0\] \(N=4000 1x1\): real\.gflops is \[\], not a list of one or more "
+                                 r"Gflops > 0"),
+                                ({"configs": [{"label": "N=4000 1x1", "real": {"gflops": ["x"]}}]},
+                                 r"configs\[0\] \(N=4000 1x1\): real\.gflops is \[\"x\"\]"),
+                                ({"configs": [{"label": "N=4000 1x1", "real": {}}]},
+                                 r"configs\[0\] \(N=4000 1x1\): no real\.gflops"),
+                                ({"configs": [{"real": {"gflops": [1.0]}}]}, r"configs\[0\]: no label"),
+                                ([1, 2], r"the top level is \[1, 2\]")):
+                with open(bad, "w") as f:
+                    json.dump(report, f)
+                status, out, err = self.cli("validate", "--config", "4000:1x1", "--real", bad, "--json",
+                                            self.path("v.json"))
+                with self.subTest(report=report):
+                    self.assertEqual((status, err.count("\n")), (2, 1), err)
+                    self.assertRegex(err, r"^simblas-hpl: --real .*r3\.json: " + msg + r".*: give a report that "
+                                     r"`simblas-hpl validate --json` wrote$")
+                    self.assertEqual((calls, out), ([], ""))
+                    self.assertFalse(os.path.exists(self.path("v.json")))
+
+
 class OneRankOnTwoCores(Sandbox):
     def test_platform(self):
         status, out, err, d = self.dry("--n", 4000, "--p", 1, "--q", 1, "--cores-per-node", 2)

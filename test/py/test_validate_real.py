@@ -97,6 +97,74 @@ class Earlier(Sandbox):
                 validate_real.load_real(path, configs)
 
 
+class Malformed(Sandbox):
+    """--real FILE that is JSON but not a validate report, or one edited by
+    hand: refused when it is loaded, in one line naming the file, the entry
+    and the key, with what to give (before, a traceback: some only after the
+    simulations, from the median of no runs or of strings)."""
+
+    GOOD = {"label": "N=8000 1x2", "real": {"gflops": [80.0, 81.0]}}
+
+    def refused(self, report, configs=None):
+        path = self.path("r.json")
+        with open(path, "w") as f:
+            json.dump(report, f)
+        with self.assertRaises(CliError) as e:
+            validate_real.load_real(path, configs or [validate_configs.make_config(8000, 1, 2)])
+        msg = str(e.exception)
+        self.assertEqual(e.exception.status, 2)
+        self.assertNotIn("\n", msg)
+        self.assertTrue(msg.startswith(f"--real {path}: "), msg)
+        self.assertIn(": give a report that `simblas-hpl validate --json` wrote", msg)
+        return msg[len(f"--real {path}: "):]
+
+    def test_refused(self):
+        g = dict(self.GOOD)
+        for report, want in (
+                ([1, 2], "the top level is [1, 2], not an object with configs"),
+                ({"runs": 3}, "no configs (a list of configurations)"),
+                ({"configs": {"N=8000 1x2": {}}}, 'configs is {"N=8000 1x2": {}}, not a list'),
+                ({"configs": [g, 7]}, "configs[1]: the entry is 7, not an object with label and real"),
+                ({"configs": [{"real": {"gflops": [1.0]}}]}, "configs[0]: no label"),
+                ({"configs": [g, g]}, "configs[1] (N=8000 1x2): the label is configs[0]'s too"),
+                ({"configs": [{"label": "N=8000 1x2", "real": [80.0]}]}, "configs[0] (N=8000 1x2): real is [80.0]"),
+                ({"configs": [{"label": "N=8000 1x2", "real": {}}]}, "configs[0] (N=8000 1x2): no real.gflops (a list "
+                                                                      "of one or more Gflops > 0, one per real run)"),
+                ({"configs": [{"label": "N=8000 1x2", "real": {"gflops": []}}]}, "real.gflops is [], not a list"),
+                ({"configs": [{"label": "N=8000 1x2", "real": {"gflops": ["x"]}}]}, 'real.gflops is ["x"], not'),
+                ({"configs": [{"label": "N=8000 1x2", "real": {"gflops": [0]}}]}, "real.gflops is [0], not"),
+                ({"configs": [{"label": "N=8000 1x2", "real": {"gflops": [True]}}]}, "real.gflops is [true], not"),
+                ({"configs": [{"label": "N=8000 1x2", "real": {"gflops": [1.0], "hpl_time_s": 3}}]},
+                 "real.hpl_time_s is 3, not a list of seconds"),
+                ({"configs": [{"label": "N=8000 1x2", "real": {"gflops": [1.0], "other_load_max": "low"}}]},
+                 'real.other_load_max is "low"'),
+                ({"configs": [{"label": "N=8000 1x2", "real": {"gflops": [1.0], "phases_s": {"update": [1]}}}]},
+                 "real.phases_s.update is [1], not an object with runs"),
+                # an entry the run does not choose is checked too: the whole report is a validate's or not
+                ({"configs": [g, {"label": "N=8000 2x1", "real": {"gflops": None}}]},
+                 "configs[1] (N=8000 2x1): real.gflops is null"),
+                ({"configs": [g], "machine": {"cpu": "x", "simd": "avx2"}}, 'machine.simd is "avx2", not a list'),
+                ({"configs": [g], "machine": [1]}, "machine is [1], not an object"),
+                ({"configs": [g], "build": {"source": 1}}, "build is {\"source\": 1}"),
+                ({"configs": [g], "reference_speed": {"measured": [{"gflops": 40.0}]}},
+                 'reference_speed.measured[0] is {"gflops": 40.0}, not an object with time and when')):
+            with self.subTest(report=report):
+                self.assertIn(want, self.refused(report))
+        # a long value is named by its kind
+        self.assertIn("real.gflops is a list of 30 items", self.refused(
+            {"configs": [{"label": "N=8000 1x2", "real": {"gflops": [1.0] * 29 + ["x"]}}]}))
+
+    def test_pooled(self):
+        """Every report of the pool is checked, the second too."""
+        a, b = self.path("a.json"), self.path("b.json")
+        with open(a, "w") as f:
+            json.dump({"configs": [self.GOOD]}, f)
+        with open(b, "w") as f:
+            json.dump({"configs": [{"label": "N=8000 1x2", "real": {"gflops": []}}]}, f)
+        with self.assertRaisesRegex(CliError, r"^--real .*b\.json: configs\[0\] \(N=8000 1x2\): real\.gflops is \[\]"):
+            validate_real.load_pooled([a, b], [validate_configs.make_config(8000, 1, 2)])
+
+
 class Pooled(Sandbox):
     """--real FILE repeated: several reports' real runs, one median over all."""
 
@@ -112,7 +180,8 @@ class Pooled(Sandbox):
                 machine.update(family=family, model=model)
             json.dump({"runs": n, "machine": machine,
                        "build": {"id": "hpcc-1.5.0", "source": source},
-                       "reference_speed": {"measured": [{"gflops": g} for g in speeds]} if speeds else None,
+                       "reference_speed": {"measured": [{"time": "2026-12-07T14:00:00", "when": "before round 1",
+                                                           "gflops": g} for g in speeds]} if speeds else None,
                        "configs": [{"label": lab, "real": real} for lab in (labels or ["N=8000 1x2"])]}, f)
         return path
 

@@ -5,12 +5,13 @@ configuration; the load that other processes put on the cores during
 each run measured (/proc/stat, validate_machine.LoadWatch) and the
 reference speed between rounds (validate_speed.SpeedProbe).  Their
 summary (median and spread, HPL's phases), the real runs of earlier
-reports instead (--real: load_real, pooled per configuration by
-load_pooled; real_speeds), the probe of their MPI
-that the simulations take (real_probe) and how long they take
-(estimate_seconds)."""
+reports instead (--real: load_real, each report checked whole by
+check_report, pooled per configuration by load_pooled; real_speeds), the
+probe of their MPI that the simulations take (real_probe) and how long
+they take (estimate_seconds)."""
 
 import json
+import math
 import os
 import shutil
 import statistics
@@ -102,7 +103,8 @@ def load_real(path, configs):
             old = json.load(f)
     except (OSError, ValueError) as e:
         raise CliError(f"--real {path}: cannot read it as a validate JSON ({e})")
-    have = {r["label"]: r["real"] for r in old.get("configs", []) if "real" in r}
+    check_report(path, old)
+    have = {r["label"]: r["real"] for r in old["configs"] if "real" in r}
     missing = [c.label for c in configs if c.label not in have]
     if missing:
         raise CliError(f"--real {path} has no real runs of {', '.join(missing[:4])}: validate those configurations "
@@ -116,6 +118,101 @@ def load_real(path, configs):
     return {c.label: {"gflops": have[c.label]["gflops"], "hpl_time_s": have[c.label].get("hpl_time_s", []),
                       "other_load": [have[c.label].get("other_load_max")], "phases_s": phases(have[c.label])}
             for c in configs}, old
+
+
+REMEDY = "give a report that `simblas-hpl validate --json` wrote"
+MISSING = object()
+
+
+def said(value):
+    """A JSON value as a refusal shows it: itself when short, else its kind."""
+    if value is MISSING:
+        return "missing"
+    text = json.dumps(value)
+    if len(text) <= 40:
+        return text
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    return "an object" if isinstance(value, dict) else "a long string" if isinstance(value, str) else text[:37] + "..."
+
+
+def number(x, positive=False):
+    """A finite JSON number (not a boolean), > 0 when positive."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and (x > 0 or not positive)
+
+
+def numbers(x, positive=False, empty=True):
+    """A list of such numbers (not empty unless empty)."""
+    return isinstance(x, list) and (empty or bool(x)) and all(number(v, positive) for v in x)
+
+
+def check_report(path, old):
+    """Refuse (one line: the file, the entry, the key, what to give) an
+    earlier validate's JSON that is not one: everything of it that --real
+    reads, checked when it is loaded, before anything runs (not a
+    traceback after the simulations)."""
+    def bad(where, key, value, want):
+        what = f"no {key} ({want})" if value is MISSING else f"{key} is {said(value)}, not {want}"
+        raise CliError(f"--real {path}: {where}{what}: {REMEDY}")
+    if not isinstance(old, dict):
+        bad("", "the top level", old, "an object with configs (a list of configurations)")
+    if not isinstance(old.get("configs", MISSING), list):
+        bad("", "configs", old.get("configs", MISSING), "a list of configurations")
+    seen = {}
+    for i, r in enumerate(old["configs"]):
+        at = f"configs[{i}]"
+        if not isinstance(r, dict):
+            bad(f"{at}: ", "the entry", r, "an object with label and real")
+        label = r.get("label", MISSING)
+        if not isinstance(label, str) or not label:
+            bad(f"{at}: ", "label", label, 'a configuration\'s label, e.g. "N=8000 1x2"')
+        at = f"{at} ({label}): "
+        if label in seen:
+            raise CliError(f"--real {path}: {at}the label is configs[{seen[label]}]'s too (the runs of one of "
+                           f"them would be left out): {REMEDY}, one entry per configuration")
+        seen[label] = i
+        if "real" not in r:
+            continue  # no real runs of it: refused if it is chosen (load_real)
+        real = r["real"]
+        if not isinstance(real, dict):
+            bad(at, "real", real, "an object with gflops (the real runs)")
+        g = real.get("gflops", MISSING)
+        if not numbers(g, positive=True, empty=False):
+            bad(at, "real.gflops", g, "a list of one or more Gflops > 0, one per real run")
+        v = real.get("hpl_time_s")
+        if v is not None and not numbers(v):
+            bad(at, "real.hpl_time_s", v, "a list of seconds")
+        v = real.get("other_load_max")
+        if v is not None and not number(v):
+            bad(at, "real.other_load_max", v, "a share of the cores (a number) or null")
+        ph = real.get("phases_s")
+        if ph is not None and not isinstance(ph, dict):
+            bad(at, "real.phases_s", ph, "an object of HPL's phases")
+        for k, v in (ph or {}).items():
+            if not isinstance(v, dict) or not numbers(v.get("runs", [])):
+                bad(at, f"real.phases_s.{k}", v, "an object with runs (a list of seconds)")
+    m = old.get("machine")
+    if m is not None:
+        if not isinstance(m, dict):
+            bad("", "machine", m, "an object")
+        for k, ok, want in (("cpu", lambda v: isinstance(v, str), "a string"),
+                            ("simd", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+                             "a list of strings"),
+                            ("cores", lambda v: number(v, positive=True), "a number > 0"),
+                            ("family", number, "a number"), ("model", number, "a number")):
+            if m.get(k) is not None and not ok(m[k]):
+                bad("", f"machine.{k}", m[k], f"{want} or null")
+    b = old.get("build")
+    if b is not None and not (isinstance(b, dict) and (b.get("source") is None or isinstance(b["source"], str))):
+        bad("", "build", b, "null or an object whose source is a string")
+    rs = old.get("reference_speed")
+    measured = rs.get("measured") if isinstance(rs, dict) else None
+    for i, x in enumerate(measured if isinstance(measured, list) else []):
+        at = f"reference_speed.measured[{i}]"
+        if not (isinstance(x, dict) and isinstance(x.get("time"), str) and isinstance(x.get("when"), str)
+                and (x.get("gflops") is None or number(x["gflops"], positive=True))
+                and (x.get("shape") is None or isinstance(x["shape"], str))):
+            bad("", at, x, "an object with time and when (strings), gflops (> 0 or null) and shape")
 
 
 def load_pooled(paths, configs):
