@@ -152,6 +152,60 @@ class Verb(VerbBase):
             self.assertIn("run `simblas-hpl build --build-id b1 --mode mpi`", err)
 
 
+class VerbOptions(VerbBase):
+    def test_refused_together(self):
+        """An option that another one would make do nothing, or out of range,
+        is refused in one line before anything runs (before: --set with
+        --config, --runs or --no-reference-speed with --real, --probe with
+        --no-model, --model or --network with --no-model alone were dropped
+        without a word; --cores-per-node 0 became this machine's cores, and
+        --timeout went unchecked for the real runs alone)."""
+        calls, *patches = self.fakes(100.0)
+        model = self.env["SIMBLAS_MODEL"]
+        js = self.path("v.json")
+        with open(js, "w") as f:
+            json.dump({"runs": 1, "configs": [{"label": "N=4000 1x1", "real": {"gflops": [100.0]}}]}, f)
+        with patches[0], patches[1], patches[2], patches[3]:
+            for args, msg in (
+                    (("--set", "check", "--config", "4000:1x1"),
+                     r"^--set check and --config both choose the configurations: give one of them$"),
+                    (("--set", "default", "--config", "4000:1x1"), r"^--set default and --config both choose"),
+                    (("--cores-per-node", 0), r"^--cores-per-node 0: must be >= 1 \(leave it out for this machine's "
+                                              r"2\)$"),
+                    (("--cores-per-node", -1, "--no-model"), r"^--cores-per-node -1: must be >= 1"),
+                    (("--config", "4000:1x1", "--no-model", "--model", model),
+                     r"^--model: --no-model without --passthrough simulates nothing: drop --model, or add "
+                     r"--passthrough \(it takes the hosts' speed from the first --model\)$"),
+                    (("--config", "4000:1x1", "--no-model", "--network", "none"),
+                     r"^--network: --no-model without --passthrough simulates nothing: drop --network, or add "
+                     r"--passthrough$"),
+                    (("--config", "4000:1x1", "--no-model", "--passthrough", "--probe", "lagged"),
+                     r"^--probe lagged is the model-mode simulations', and --no-model runs none: drop --probe or "
+                     r"--no-model$"),
+                    (("--config", "4000:1x1", "--real", js, "--runs", 3),
+                     r"^--runs 3 counts the real runs made now, and --real takes an earlier report's instead: drop "
+                     r"--runs or --real$"),
+                    (("--config", "4000:1x1", "--real", js, "--no-reference-speed"),
+                     r"^--no-reference-speed: with --real no reference speed is measured \(the report's are used\): "
+                     r"drop --no-reference-speed$"),
+                    (("--config", "4000:1x1", "--no-model", "--timeout", 0),
+                     r"^--timeout 0: must be a number of seconds > 0$")):
+                status, out, err = self.cli("validate", *args)
+                with self.subTest(args=args):
+                    self.assertEqual((status, err.count("\n")), (2, 1), err)
+                    self.assertRegex(err.rstrip("\n"), msg.replace("^", "^simblas-hpl: ", 1))
+            self.assertEqual(calls, [])
+            # each alone: --set check is make check's one Cx1 run; --no-model alone the real runs
+            status, out, err = self.cli("validate", "--set", "check", "--runs", 1, "--no-reference-speed")
+            self.assertEqual(status, 0, err)
+            self.assertEqual([c[:4] for c in calls], [("real", 12000, 2, 1), ("sim", 12000, 2, 1)])
+            calls.clear()
+            status, out, err = self.cli("validate", "--config", "4000:1x1", "--runs", 1, "--no-model",
+                                        "--no-reference-speed")
+            self.assertEqual(status, 0, err)
+            self.assertEqual([c[0] for c in calls], ["real"])
+
+
 class VerbRealChecked(VerbBase):
     def test_malformed_report_refused_first(self):
         """A --real report that is not a validate's is refused in one line

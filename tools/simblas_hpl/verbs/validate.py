@@ -13,6 +13,7 @@ validate_sim.py (the simulations), validate_score.py (the errors, the
 ranking: the report) and validate_report.py (table, CSV, figure)."""
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -32,6 +33,7 @@ from ..files import write_atomic
 NAME = "validate"
 ORDER = 6
 HELP = "simulated HPL against real mpirun runs, here"
+DEFAULT_RUNS = 3
 USAGE = ("%(prog)s [--set default|check | --config N:PxQ[:KEY=V,...] ...] [--runs R] [--model FILE ...] "
          "[--passthrough] [--max-error PCT] [--json FILE] [--csv FILE] [--plot PREFIX] [--real FILE ...] "
          "[--speed-adjusted | --no-reference-speed]")
@@ -48,13 +50,15 @@ DESCRIPTION = ("Run HPL for real with Open MPI and OpenBLAS (xhpl-mpi, from `sim
 
 
 def add_arguments(v):
-    v.add_argument("--set", choices=["default", "check"], default="default",
-                   help="default: 1x1, 1xC, Cx1 at two or three sizes, the three row swaps, two broadcasts, depth 0 "
-                        "and 1 (C = this machine's cores; about 8 min on 2 cores); check: one Cx1 run (make check)")
+    v.add_argument("--set", choices=["default", "check"],
+                   help="default (the default): 1x1, 1xC, Cx1 at two or three sizes, the three row swaps, two "
+                        "broadcasts, depth 0 and 1 (C = this machine's cores; about 8 min on 2 cores); check: one Cx1 "
+                        "run (make check)")
     v.add_argument("--config", action="append", metavar="N:PxQ[:KEY=V,...]",
-                   help="a configuration instead of the set (repeatable), e.g. 12000:2x1:swap=0; keys: NB and "
-                        "--hpl-opt's")
-    v.add_argument("--runs", type=int, default=3, metavar="R", help="real runs per configuration (default 3)")
+                   help="a configuration instead of the set (repeatable; not with --set), e.g. 12000:2x1:swap=0; "
+                        "keys: NB and --hpl-opt's")
+    v.add_argument("--runs", type=int, metavar="R",
+                   help="real runs per configuration (default %d; not with --real)" % DEFAULT_RUNS)
     v.add_argument("--model", action="append", metavar="FILE",
                    help="a model to simulate with (repeatable; default $SIMBLAS_MODEL or the installed one)")
     v.add_argument("--no-model", action="store_true", help="no model-mode simulation (with --passthrough)")
@@ -99,19 +103,50 @@ def model_name(path, taken):
     return out
 
 
+def check_options(args):
+    """The options alone, refused in one line before anything is looked at
+    or run: a value out of range, and an option that another one would make
+    do nothing (said, not silently dropped)."""
+    if args.runs is not None and args.runs < 1:
+        raise CliError(f"--runs {args.runs}: must be >= 1 (3 or more for a median and a spread)")
+    if args.max_error is not None and not args.max_error > 0:
+        raise CliError(f"--max-error {args.max_error:g}: must be a percentage > 0")
+    if args.cores_per_node is not None and args.cores_per_node < 1:
+        raise CliError(f"--cores-per-node {args.cores_per_node}: must be >= 1 (leave it out for this machine's "
+                       f"{machine_cores()})")
+    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
+        raise CliError(f"--timeout {args.timeout:g}: must be a number of seconds > 0")
+    if args.set and args.config:
+        raise CliError(f"--set {args.set} and --config both choose the configurations: give one of them")
+    if args.real and args.runs is not None:
+        raise CliError(f"--runs {args.runs} counts the real runs made now, and --real takes an earlier report's "
+                       "instead: drop --runs or --real")
+    if args.real and args.no_reference_speed:
+        raise CliError("--no-reference-speed: with --real no reference speed is measured (the report's are used): "
+                       "drop --no-reference-speed")
+    if args.no_model and args.probe:
+        raise CliError(f"--probe {args.probe} is the model-mode simulations', and --no-model runs none: drop --probe "
+                       "or --no-model")
+    if args.no_model and not args.passthrough:
+        # nothing is simulated: the simulations' options would do nothing
+        for opt, given in (("--model", args.model), ("--network", args.network)):
+            if given:
+                raise CliError(f"{opt}: --no-model without --passthrough simulates nothing: drop {opt}, or add "
+                               "--passthrough" + (" (it takes the hosts' speed from the first --model)"
+                                                  if opt == "--model" else ""))
+
+
 def main(args):
     # SIGTERM and SIGHUP stop validate as Ctrl-C does: the running mpirun or simulation, started in a session
     # of its own, is stopped with it (before, a SIGTERM left mpirun and its ranks running)
     signals.raise_on_term(interrupt=True)
+    check_options(args)
     cores = args.cores_per_node or machine_cores()
-    if args.runs < 1:
-        raise CliError(f"--runs {args.runs}: must be >= 1 (3 or more for a median and a spread)")
-    if args.max_error is not None and not args.max_error > 0:
-        raise CliError(f"--max-error {args.max_error:g}: must be a percentage > 0")
+    runs = args.runs or DEFAULT_RUNS
     if args.config:
         configs = [validate_configs.parse_config(c) for c in args.config]
     else:
-        configs = validate_configs.default_set(cores) if args.set == "default" else validate_configs.check_set(cores)
+        configs = validate_configs.check_set(cores) if args.set == "check" else validate_configs.default_set(cores)
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
         raise CliError("--config: the same configuration is given twice")
@@ -179,9 +214,9 @@ def main(args):
     t0 = time.monotonic()
     load = validate_machine.loadavg()
     if not args.real:
-        est = validate_real.estimate_seconds(configs, args.runs, speed_shapes=len(speed.shapes) if speed else 0)
+        est = validate_real.estimate_seconds(configs, runs, speed_shapes=len(speed.shapes) if speed else 0)
         note(f"validating {len(configs)} configuration(s) on {machine['cpu']}, {machine['cores']} core(s): "
-             f"{args.runs} real run(s) each (about {est / 60:.0f} min), then {len(sims)} simulation(s) each; "
+             f"{runs} real run(s) each (about {est / 60:.0f} min), then {len(sims)} simulation(s) each; "
              f"load average {load}")
         if load is not None and load > 0.5:
             note(f"warning: the load average is {load:g}: other processes are running, and the real runs will "
@@ -189,14 +224,14 @@ def main(args):
     work = tempfile.mkdtemp(prefix="simblas-validate-")
     try:
         if not args.real:
-            real = validate_real.real_runs(configs, args.runs, xhpl, work, timeout=args.timeout, speed=speed)
+            real = validate_real.real_runs(configs, runs, xhpl, work, timeout=args.timeout, speed=speed)
             speeds = speed.measured if speed else None
         sim_results = {s.name: validate_sim.simulate_configs(configs, s, cores, work, args.build_id, args.timeout)
                        for s in sims}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report = validate_score.build_report(configs, real, sims, sim_results, machine,
-                                     args.runs if not args.real else pooled_runs(real_from),
+                                     runs if not args.real else pooled_runs(real_from),
                                      build.ref("validate").to_json() if build else None, started, time.monotonic() - t0,
                                      speeds=speeds, adjusted=args.speed_adjusted)
     if args.real:
