@@ -16,7 +16,11 @@ class Configs(Sandbox):
                          "N=8000 NB=256 1x2 bcast=4")
         for bad, msg in (("12000", "expected N:PxQ"), ("12000:2x1:swap", "not KEY=VALUE"),
                          ("12000:2x1:swap=7", "out of range"), ("100:1x1:nb=128", "N >= NB"),
-                         ("12000:2x1:nosuch=1", "unknown HPL option")):
+                         ("12000:2x1:nosuch=1", "unknown HPL option"),
+                         # a key twice: the last one won without a word
+                         ("12000:2x1:swap=0,swap=1", r"^--config '12000:2x1:swap=0,swap=1': swap is given twice: "
+                                                     r"give it once$"),
+                         ("12000:2x1:NB=128,nb=256", "NB is given twice")):
             with self.subTest(bad=bad), self.assertRaisesRegex(CliError, msg):
                 validate_configs.parse_config(bad)
 

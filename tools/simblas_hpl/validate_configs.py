@@ -57,7 +57,7 @@ def parse_config(text):
     if not m:
         raise CliError(f"--config {text!r}: expected N:PxQ[:KEY=VALUE,...], e.g. 12000:2x1:swap=0,depth=0")
     n, p, q = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    opts, nb = {}, DEFAULT_NB
+    opts, nb, seen = {}, DEFAULT_NB, set()
     for item in filter(None, (m.group(4) or "").split(",")):
         if "=" not in item:
             raise CliError(f"--config {text!r}: {item!r} is not KEY=VALUE")
@@ -67,9 +67,13 @@ def parse_config(text):
                 nb = int(v)
             except ValueError:
                 raise CliError(f"--config {text!r}: NB={v} is not a whole number")
-            continue
-        key, val = hpldat.setting(k, v)
-        opts[key] = val
+            key = "NB"
+        else:
+            key, val = hpldat.setting(k, v)
+            opts[key] = val
+        if key in seen:  # the last one would win without a word
+            raise CliError(f"--config {text!r}: {key} is given twice: give it once")
+        seen.add(key)
     if n < 1 or p < 1 or q < 1 or nb < 1 or n < nb:
         raise CliError(f"--config {text!r}: N >= NB >= 1 and P, Q >= 1")
     return Config(n=n, p=p, q=q, nb=nb, opts=tuple(sorted(opts.items())))
