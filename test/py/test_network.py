@@ -89,6 +89,22 @@ class NetworkFile(Sandbox):
         self.refused("\n".join(g for g in good if not g.startswith("intra bw-factor")) + "\n", "",
                      "no bw-factor line")
 
+    def test_whole_sizes_in_any_form_reach_libsimblas_as_digits(self):
+        # 1e3 is a whole size: SMPI and libsimblas get 1000 (libsimblas's
+        # SIMBLAS_LAT_FACTOR takes digits only)
+        good = network_text().splitlines()
+        path = self.write("\n".join(good[:4] + ["intra lat-factor 1e3:2.0;0:1.5"] + good[5:]) + "\n")
+        self.assertEqual(network.read(path).intra.lat_factor, "1000:2.0;0:1.5")
+        line, xml = self.run_sh("--cores-per-node", 2, "--network", path)
+        self.assertIn("SIMBLAS_LAT_FACTOR='1000:2.0;0:1.5'", line)
+        self.assertIn("'--cfg=smpi/lat-factor:1000:2.0;0:1.5'", line)
+
+    def test_sizes_and_factors_libsimblas_would_refuse_are_refused_at_read(self):
+        good = network_text().splitlines()
+        for bad in ("1.5e0:2;0:1", "1000.5:2;0:1", "1_000:2;0:1", "1000:1_5;0:1", "1000:2;0:nan", "1e300:2;0:1"):
+            self.refused("\n".join(good[:4] + [f"intra lat-factor {bad}"] + good[5:]) + "\n", ":5",
+                         "sizes whole numbers of bytes")
+
     def test_a_missing_file_is_refused(self):
         status, out, err = self.cli("run", "--n", 8000, "--p", 1, "--q", 2, "--dry-run", "--xhpl", self.xhpl,
                                     "--network", self.path("nowhere.network"))
@@ -182,7 +198,9 @@ class NetworkFile(Sandbox):
 
     def test_factor_lists_as_libsimblas_takes_them(self):
         self.assertEqual(network.parse_factors("65536:9.5;0:1"), [(65536, 9.5), (0, 1)])
-        for bad in ("", "0", "0:1;", "x:1", "0:-1", "1.5:2", ";".join(f"{i}:1" for i in range(33))):
+        self.assertEqual(network.parse_factors("6.5536e4:9.5;0:1"), [(65536, 9.5), (0, 1)])
+        self.assertEqual(network.factors_text("6.5536e4:9.5;+0:1e-1"), "65536:9.5;0:1e-1")
+        for bad in ("", "0", "0:1;", "x:1", "0:-1", "1.5:2", "1_0:1", "0:inf", ";".join(f"{i}:1" for i in range(33))):
             self.assertIsNone(network.parse_factors(bad), bad)
 
 

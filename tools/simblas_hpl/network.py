@@ -15,6 +15,7 @@ factors for every message of a run).
 import dataclasses
 import math
 import os
+import re
 from typing import Optional
 
 from . import units
@@ -60,19 +61,31 @@ class Network:
     date: Optional[str] = None
 
 
+_NUMBER = re.compile(r"[+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")  # what strtod reads, and SimGrid (no inf, nan, _)
+SIZE_MAX = 2 ** 53          # a message size, in bytes: whole, and exact in a double
+
+
 def parse_factors(text):
-    """SMPI's list ("size:factor;...") -> [(size, factor)], or None."""
+    """SMPI's list ("size:factor;...") -> [(size, factor)], or None.  A
+    size is a whole number of bytes, however written (65536, 6.5536e4); a
+    factor a plain decimal number > 0."""
     out = []
     for part in text.split(";"):
         size, sep, value = part.partition(":")
-        try:
-            s, v = float(size), float(value)
-        except ValueError:
+        if not sep or not _NUMBER.fullmatch(size) or not _NUMBER.fullmatch(value):
             return None
-        if not sep or s < 0 or not (v > 0) or not math.isfinite(s + v) or s != int(s):
+        s, v = float(size), float(value)
+        if not (v > 0) or not math.isfinite(s + v) or s != int(s) or s > SIZE_MAX:
             return None
-        out.append((s, v))
+        out.append((int(s), v))
     return out if out and len(out) <= 32 else None  # libsimblas keeps up to 32 (SB_MAX_FACTORS)
+
+
+def factors_text(text):
+    """A list parse_factors takes, as libsimblas (SIMBLAS_LAT_FACTOR: sizes
+    of digits only) and SimGrid (smpi/lat-factor, sizes as integers) read
+    it: each size as its digits, each factor as written."""
+    return ";".join(f"{s}:{part.partition(':')[2]}" for (s, _), part in zip(parse_factors(text), text.split(";")))
 
 
 def read(path):
@@ -123,8 +136,9 @@ def read(path):
         elif key in ("lat-factor", "bw-factor"):
             if len(args) != 1 or parse_factors(args[0]) is None:
                 raise bad(n, f"{sec} {key}: '{' '.join(args)}' is not a list of size:factor pairs (SMPI's "
-                             f"smpi/{key}, e.g. 65472:11.6436;0:2.01467; factors > 0, at most 32)")
-            found[sec][key] = args[0]
+                             f"smpi/{key}, e.g. 65472:11.6436;0:2.01467: sizes whole numbers of bytes, factors "
+                             "> 0, at most 32 pairs)")
+            found[sec][key] = factors_text(args[0])
     if not started:
         raise CliError(f"{path}:1: an empty file, not a SimBLAS network file; {REMEDY}")
     links = {}
