@@ -101,6 +101,18 @@ class Factors(Sandbox):
         self.refused_line(r"no factor for 2 host\(s\) of the run: node-2, node-3", "--p", 2, "--q", 2,
                           "--node-speeds", named)
         self.refused_line("no such file", "--p", 2, "--q", 2, "--node-speeds", self.path("none"))
+        # a factor below the drawn ones' floor: each kernel 1e300 times longer, "Simulated time: inf"
+        with open(named, "w") as fh:
+            fh.write("node-0 1\nnode-1 1\n# slow\nnode-2 1e-300\nnode-3 1\n")
+        self.refused_line(f"^simblas-hpl: {named}:4: factor 1e-300 is below 0.05, .*; give a factor >= 0.05$",
+                          "--p", 2, "--q", 2, "--node-speeds", named)
+        with open(bare, "w") as fh:
+            fh.write("1\n0.049\n")
+        self.refused_line(f"{bare}:2: factor 0.049 is below 0.05", "--p", 2, "--q", 1, "--node-speeds", bare)
+        with open(bare, "w") as fh:
+            fh.write("1\n0.05\n")
+        f, _ = self.dry_factors("--p", 2, "--q", 1, "--node-speeds", bare, keep=self.path("floor"))
+        self.assertEqual(f, {"node-0": 1.0, "node-1": 0.05})
 
     def refused_line(self, pattern, *args):
         keep = self.path("refused")
@@ -116,6 +128,10 @@ class Factors(Sandbox):
         self.refused_line("--node-spread 120: a standard deviation in %", "--p", 2, "--q", 2, "--node-spread", 120)
         self.refused_line("--slow-nodes '0.01': expected FRACTION:SPEED", "--p", 2, "--q", 2, "--slow-nodes", "0.01")
         self.refused_line("--slow-nodes '2:0.8': expected FRACTION:SPEED", "--p", 2, "--q", 2, "--slow-nodes", "2:0.8")
+        self.refused_line("--slow-nodes '0.5:1e-300': a speed of 1e-300 is below 0.05, .*; give a SPEED >= 0.05$",
+                          "--p", 2, "--q", 2, "--slow-nodes", "0.5:1e-300")
+        self.refused_line("--slow-nodes '0.5:0.01': a speed of 0.01 is below 0.05", "--p", 2, "--q", 2,
+                          "--node-spread", 3, "--slow-nodes", "0.5:0.01")
         self.refused_line("gives every host's factor: drop --node-spread", "--p", 2, "--q", 2, "--node-spread", 3,
                           "--node-speeds", f"{DATA}/two.hosts")
         self.refused_line("fits the spread to the model's per-core sets: drop --node-spread", "--p", 2, "--q", 2,
@@ -237,7 +253,8 @@ class Summary(unittest.TestCase):
 
     def test_parse_slow(self):
         self.assertEqual(variability.parse_slow("0.01:0.8"), (0.01, 0.8))
-        for bad in ("0.01", "x:1", "0.1:0", "-0.1:0.5", "0.1:inf"):
+        self.assertEqual(variability.parse_slow("1:0.05"), (1.0, 0.05))
+        for bad in ("0.01", "x:1", "0.1:0", "-0.1:0.5", "0.1:inf", "0.5:1e-300", "0.5:0.0499"):
             with self.assertRaises(CliError):
                 variability.parse_slow(bad)
 

@@ -27,7 +27,8 @@ from typing import Dict, List, Optional
 from .errors import CliError
 from .files import read_text
 
-FACTOR_MIN = 0.05           # a draw below this is clipped: a host 20 times slower is a broken one
+FACTOR_MIN = 0.05           # a host 20 times slower is a broken one: a draw below is clipped, a factor given
+                            # below refused (1e-300 made every kernel infinite: "Simulated time: inf")
 REFERENCE_SIZE = 4096       # the calibrator's reference-speed is dgemm's rate at m = n = k = 4096
 TERMS = ("1", "m", "n", "mn", "k", "mk", "nk", "mnk")
 
@@ -75,7 +76,12 @@ def parse_slow(text):
         frac = speed = None
     if frac is None or not (0 <= frac <= 1) or not (0 < speed and math.isfinite(speed)):
         raise CliError(f"--slow-nodes {text!r}: expected FRACTION:SPEED, the fraction of hosts that are slow (0 to 1) "
-                       "and their speed factor (> 0), e.g. 0.01:0.8 for 1% of the hosts at 80% of the speed")
+                       f"and their speed factor (>= {FACTOR_MIN:g}), e.g. 0.01:0.8 for 1% of the hosts at 80% of "
+                       "the speed")
+    if speed < FACTOR_MIN:
+        raise CliError(f"--slow-nodes {text!r}: a speed of {speed:g} is below {FACTOR_MIN:g}, a host "
+                       f"{1 / FACTOR_MIN:g} times slower than the model (a broken one, where drawn factors stop); "
+                       f"give a SPEED >= {FACTOR_MIN:g}")
     return frac, speed
 
 
@@ -186,6 +192,10 @@ def read_file(path, hosts):
         if len(f) > 2 or v is None or not (v > 0 and math.isfinite(v)):
             raise CliError(f"{path}:{i}: expected 'HOST FACTOR' or 'FACTOR', a speed factor > 0 (1: the model's "
                            "speed, 0.8: 80% of it)")
+        if v < FACTOR_MIN:
+            raise CliError(f"{path}:{i}: factor {f[-1]} is below {FACTOR_MIN:g}, a host {1 / FACTOR_MIN:g} times "
+                           f"slower than the model (a broken one, where drawn factors stop); give a factor >= "
+                           f"{FACTOR_MIN:g}")
         if len(f) == 2:
             if f[0] in named:
                 raise CliError(f"{path}:{i}: host {f[0]} has a factor already")
