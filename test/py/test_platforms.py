@@ -7,7 +7,7 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-from support import DATA
+from support import DATA, Sandbox
 from simblas_hpl import platforms, units
 from simblas_hpl.errors import CliError
 
@@ -200,6 +200,59 @@ class Energy(unittest.TestCase):
         for bad in ("100:200", "a:b:c", "-1:2:3", "1:2:inf"):
             with self.subTest(text=bad), self.assertRaisesRegex(CliError, "IDLE:EPSILON:ALLCORES"):
                 platforms.parse_energy(bad)
+
+
+WATTS = '<prop id="wattage_per_state" value="100:120:200"/>'
+
+
+class EnergyPlatform(Sandbox):
+    """--energy platform with a platform file: every host that runs ranks
+    carries wattage_per_state, or SimGrid counts its energy as 0 J."""
+
+    def xml(self, a="", b="", cluster=""):
+        path = self.path("p.xml")
+        with open(path, "w") as f:
+            f.write("<?xml version='1.0'?>\n<platform version=\"4.1\">\n  <zone id=\"z\" routing=\"Full\">\n"
+                    f'    <host id="a" speed="1Gf" core="2">{a}</host>\n    <host id="b" speed="1Gf">{b}</host>\n'
+                    f'    <cluster id="c" prefix="c-" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us">{cluster}'
+                    "</cluster>\n  </zone>\n</platform>\n")
+        return path
+
+    def energy_run(self, path, hostfile=None):
+        keep = self.path("k")
+        r = self.cli("run", "--n", 4000, "--p", 1, "--q", 3 if hostfile else 5, "--platform", path, "--energy", "platform",
+                     *(("--hostfile", hostfile) if hostfile else ()), "--dry-run", "--keep", keep, "--xhpl", self.xhpl)
+        if r[0] == 2:
+            self.assertEqual(r[2].count("\n"), 1, r[2])
+            self.assertFalse(os.path.exists(keep))
+        return r
+
+    def test_a_host_without_wattage_is_refused(self):
+        path = self.xml(a=WATTS)
+        status, out, err = self.energy_run(path)
+        self.assertEqual(status, 2, err)
+        self.assertIn(f"--energy platform: host b of {path} runs ranks and has no wattage_per_state property", err)
+        self.assertIn('<prop id="wattage_per_state" value="IDLE:EPSILON:ALLCORES"/> (watts', err)
+        # a cluster's hosts take its <prop>
+        hosts = self.path("hosts")
+        with open(hosts, "w") as f:
+            f.write("a:2\nc-1\n")
+        status, out, err = self.energy_run(self.xml(a=WATTS), hostfile=hosts)
+        self.assertEqual(status, 2, err)
+        self.assertIn("host c-1 of", err)
+        # b runs no rank: it needs none (an idle host, energy_idle_hosts_j)
+        status, out, err = self.energy_run(self.xml(a=WATTS, cluster=WATTS), hostfile=hosts)
+        self.assertEqual(status, 0, err)
+
+    def test_malformed_wattage_is_refused_and_pstates_taken(self):
+        bad = '<prop id="wattage_per_state" value="100-200"/>'
+        status, out, err = self.energy_run(self.xml(a=WATTS, b=bad, cluster=WATTS))
+        self.assertEqual(status, 2, err)
+        self.assertIn("host b of", err)
+        self.assertIn("'100-200', which SimGrid's energy plugin does not read", err)
+        two = '<prop id="wattage_per_state" value="100:200, 90:150"/>'   # two pstates, IDLE:ALLCORES each
+        status, out, err = self.energy_run(self.xml(a=WATTS, b=two, cluster=WATTS))
+        self.assertEqual(status, 0, err)
 
 
 if __name__ == "__main__":

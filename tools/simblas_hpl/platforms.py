@@ -217,6 +217,47 @@ def platform_hosts(path):
     return hosts
 
 
+def host_wattage(path):
+    """{host id: its wattage_per_state text, None without one} of a
+    platform file's <host> and <cluster>/<cabinet> hosts (a cluster's
+    <prop> is each of its hosts')."""
+    root = ET.parse(path).getroot()   # platform_hosts read it
+    out = {}
+    for el in root.iter():
+        props = {p.get("id"): p.get("value") for p in el.findall("prop")}
+        if el.tag == "host":
+            out[el.get("id")] = props.get("wattage_per_state")
+        elif el.tag in ("cluster", "cabinet"):
+            for i in expand_radical(el.get("radical", "")):
+                out[f"{el.get('prefix', '')}{i}{el.get('suffix', '')}"] = props.get("wattage_per_state")
+    return out
+
+
+def check_wattage(path, hostlist):
+    """--energy platform: every host of the file that runs a rank has a
+    wattage_per_state that SimGrid's energy plugin reads (pstates separated
+    by ',', each IDLE:ALLCORES or IDLE:EPSILON:ALLCORES watts); without it,
+    the plugin counts the host's energy as 0 J.  CliError naming the first
+    host that has none, or a malformed one."""
+    watts = host_wattage(path)
+    form = "<prop id=\"wattage_per_state\" value=\"IDLE:EPSILON:ALLCORES\"/> (watts, e.g. 100:120:200)"
+    for h in dict.fromkeys(hostlist):
+        if h not in watts:
+            continue  # a host the file declares in a way this reader does not follow: SimGrid checks it
+        text = watts[h]
+        if text is None:
+            raise CliError(f"--energy platform: host {h} of {path} runs ranks and has no wattage_per_state "
+                           f"property, so SimGrid would count its energy as 0 J; give it (or its <cluster>) {form}, "
+                           "or drop --energy")
+        try:
+            states = [[float(x) for x in state.split(":")] for state in text.split(",")]
+        except ValueError:
+            states = [[]]
+        if any(len(v) not in (2, 3) or not all(w >= 0 and math.isfinite(w) for w in v) for v in states):
+            raise CliError(f"--energy platform: host {h} of {path} has wattage_per_state {text!r}, which SimGrid's "
+                           f"energy plugin does not read; give {form}, pstates separated by ','")
+
+
 def read_hostfile(path):
     """The hosts of a hostfile, one per rank (host, or host:N for N ranks)."""
     hosts = []
@@ -348,6 +389,8 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
         raise CliError(f"P*Q = {ranks} ranks, but {src} provides {len(hostlist)}: they must be equal; give --p and "
                        f"--q with P*Q = {len(hostlist)}, or " + (f"a hostfile of {ranks} lines (one per rank)" if hostfile
                                                                  else f"a platform of {ranks} cores"))
+    if energy == "platform":
+        check_wattage(path, hostlist)
     # every rank a core of its own: no host gets more ranks than cores
     cores_of = dict(phosts)
     per_host = collections.Counter(hostlist)
