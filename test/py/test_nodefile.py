@@ -339,11 +339,73 @@ class Compose(Sandbox):
                                 os.path.join(NODES, "theta-knl7230.toml"), "--model", self.model, "--speedup", 2,
                                 "--dry-run", "--xhpl", self.xhpl)
         self.assertEqual(st, 2)
-        self.assertIn("--node sets the ranks' speed from the node file; drop --speedup", err)
+        self.assertIn("--node sets the ranks' speed from the node file, and --speedup would scale it a second time; "
+                      "drop --speedup", err)
         st, out, err = self.cli("run", "--n", 4000, "--nb", 128, "--p", 2, "--q", 2, "--energy", "node",
                                 "--dry-run", "--xhpl", self.xhpl)
         self.assertEqual(st, 2)
         self.assertIn("--energy node takes the node's power from its node file: give --node FILE", err)
+
+    def node_run(self, *args, keep=None):
+        keep = keep or self.path("k")
+        st, out, err = self.cli("run", "--n", 4000, "--nb", 128, "--model", self.model, *args, "--dry-run",
+                                "--keep", keep, "--xhpl", self.xhpl)
+        if st == 2:
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertFalse(os.path.exists(keep), err)
+            self.assertFalse(os.path.exists(self.called))
+        return st, err, keep
+
+    def test_host_speed_is_refused_as_speedup_is(self):
+        # --host-speed sets the hosts' speed as --speedup does: the node file's rate times it
+        st, err, _ = self.node_run("--p", 2, "--q", 2, "--node", os.path.join(NODES, "theta-knl7230.toml"),
+                                   "--host-speed", "100Gf")
+        self.assertEqual(st, 2, err)
+        self.assertIn("--node sets the ranks' speed from the node file, and --host-speed would scale it a second "
+                      "time; drop --host-speed", err)
+
+    def test_platform_file_hosts_give_the_ranks_per_node(self):
+        # a node of 4 cores at the calibrated core's speed: each of 4 ranks a host gets one core's speed
+        # (flops 1), not the whole node's (4: 402.8 Gflops on 8 ranks, above the node's peak)
+        four = self.node('schema = "simblas-node/0.1"\nname = "four"\n[cpu]\ncores = 4\nspeed_relative = 1\n'
+                         'bandwidth_relative = 1\n')
+        xml = self.path("p.xml")
+        with open(xml, "w") as f:
+            f.write('<?xml version="1.0"?>\n<platform version="4.1">\n  <zone id="z" routing="Full">\n'
+                    '    <host id="h0" speed="1Gf" core="4"/>\n    <host id="h1" speed="1Gf" core="4"/>\n'
+                    '  </zone>\n</platform>\n')
+        st, err, keep = self.node_run("--p", 2, "--q", 4, "--platform", xml, "--node", four)
+        self.assertEqual(st, 0, err)
+        lines = self.read(keep, "simblas.node").splitlines()
+        self.assertIn("flops 1.0", lines)
+        self.assertIn("bandwidth 1.0", lines)
+        # a hostfile that loads the hosts unevenly: one rank's share of a node is not the same on each
+        hosts = self.path("hosts")
+        with open(hosts, "w") as f:
+            f.write("h0:4\nh1:2\n")
+        st, err, _ = self.node_run("--p", 2, "--q", 3, "--platform", xml, "--hostfile", hosts, "--node", four,
+                                   keep=self.path("k2"))
+        self.assertEqual(st, 2, err)
+        self.assertIn(f"--node with --platform {xml}: its hosts run different numbers of ranks (h0: 4, h1: 2)", err)
+        # two ranks a host of a 4-core node: each gets two cores
+        with open(hosts, "w") as f:
+            f.write("h0:2\nh1:2\n")
+        st, err, keep = self.node_run("--p", 2, "--q", 2, "--platform", xml, "--hostfile", hosts, "--node", four,
+                                      keep=self.path("k3"))
+        self.assertEqual(st, 0, err)
+        self.assertIn("flops 2.0", self.read(keep, "simblas.node").splitlines())
+        # more ranks a host than the node has cores
+        two = self.node('schema = "simblas-node/0.1"\n[cpu]\ncores = 2\nspeed_relative = 1\nbandwidth_relative = 1\n',
+                        "two.toml")
+        st, err, _ = self.node_run("--p", 2, "--q", 4, "--platform", xml, "--node", two, keep=self.path("k4"))
+        self.assertEqual(st, 2, err)
+        self.assertIn("4 ranks per node (the hosts of p.xml) but the node has 2 cores", err)
+        # --energy node: the file's hosts have wattage of their own
+        st, err, _ = self.node_run("--p", 2, "--q", 4, "--platform", xml, "--node", four, "--energy", "node",
+                                   keep=self.path("k5"))
+        self.assertEqual(st, 2, err)
+        self.assertIn(f"--energy node gives the generated platform's hosts the node file's power; --platform {xml} "
+                      "has hosts of its own", err)
 
     def test_libsimblas_reads_the_composition(self):
         """The composed text through libsimblas (SIMBLAS_NODE, null mode):

@@ -25,13 +25,14 @@ Composition, for a rank of a node of C cores run with R ranks per node:
              (policy, size bounds, routines), the host's share, the link.
 """
 
+import collections
 import dataclasses
 import math
 import os
 import tomllib
 from typing import Any, Dict, List, Optional
 
-from . import model, settings
+from . import model, platforms, settings
 from .errors import CliError, note
 
 SCHEMA = "simblas-node/0.1"
@@ -320,18 +321,19 @@ def read_reference(model_path, why):
     return NodeDoc(path)
 
 
-def compose(path, model_path, ranks_per_node=1, energy=None):
+def compose(path, model_path, ranks_per_node=1, energy=None, ranks_by="--cores-per-node"):
     """The node file at path, for a run with ranks_per_node ranks on each
-    node against the model at model_path; energy: the --energy option's
-    text ('node': the node file's power figures; I:E:A: the host triple
-    given, the accelerators' watts still from the node file)."""
+    node (as ranks_by says: --cores-per-node, or a platform file's hosts)
+    against the model at model_path; energy: the --energy option's text
+    ('node': the node file's power figures; I:E:A: the host triple given,
+    the accelerators' watts still from the node file)."""
     doc = NodeDoc(path)
     cores = doc.need("cpu.cores", "the cores a rank's flop rate and bandwidth are made of", lo=1)
     if cores != int(cores):
         doc.fail("cpu.cores", f"is {cores}: a whole number of cores")
     r = ranks_per_node
     if r > cores:
-        raise CliError(f"--node {path}: {r} ranks per node (--cores-per-node) but the node has {cores:g} cores "
+        raise CliError(f"--node {path}: {r} ranks per node ({ranks_by}) but the node has {cores:g} cores "
                        f"(cpu.cores): at most one rank per core")
     per_rank = cores / r
     ref = ref_speed = None
@@ -422,7 +424,7 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
         acc_per_node = doc.need(f"{a}.count", "how many accelerators a node has", lo=1)
         if acc_per_node != int(acc_per_node) or acc_per_node % r:
             raise CliError(f"--node {path}: {a}.count is {acc_per_node:g} for {r} rank(s) per node: each rank "
-                           "needs a whole number of devices; run a divisor of the count as --cores-per-node")
+                           f"needs a whole number of devices; run a divisor of the count per node ({ranks_by})")
         per_rank_acc = int(acc_per_node) // r
         policy = doc.raw(f"{a}.offload.policy") or "threshold"
         if policy not in ("threshold", "always", "never"):
@@ -545,18 +547,50 @@ def compose(path, model_path, ranks_per_node=1, energy=None):
                        accelerators_per_node=int(acc_per_node))
 
 
-def resolve(o, model_path):
-    """--node FILE of a run's options (plan.RunOptions): its Composition,
-    None without it; CliError for what does not go with it."""
+def check_options(o):
+    """What does not go with --node FILE (or --energy node) among a run's
+    options (plan.RunOptions), before the platform is resolved: CliError."""
     if o.energy == "node" and not o.node:
         raise CliError("--energy node takes the node's power from its node file: give --node FILE")
     if not o.node:
-        return None
+        return
     if o.mode != "model":
         raise CliError("--node composes the model's predictions for another node; passthrough computes on this "
                        "one: drop --node, or use --mode model")
-    if o.speedup is not None:
-        raise CliError("--node sets the ranks' speed from the node file; drop --speedup")
+    for opt, v in (("--speedup", o.speedup), ("--host-speed", o.host_speed)):
+        if v is not None:
+            raise CliError(f"--node sets the ranks' speed from the node file, and {opt} would scale it a second "
+                           f"time; drop {opt}")
+    if o.energy == "node" and o.platform and not platforms.generated_topology(o.platform):
+        raise CliError(f"--energy node gives the generated platform's hosts the node file's power; --platform "
+                       f"{o.platform} has hosts of its own: put wattage_per_state on them and give --energy "
+                       "platform, or drop --platform")
+
+
+def ranks_per_host(platform):
+    """(the ranks each host runs, what says so) for a node file's
+    composition: a generated platform's --cores-per-node; a platform
+    file's hostlist (its hosts' cores, or --hostfile), which must give
+    every host the same number.  CliError if not."""
+    if platform.kind == "generated":
+        return platform.cores_per_node or 1, "--cores-per-node"
+    counts = collections.Counter(platform.hostlist)
+    if len(set(counts.values())) > 1:
+        (h1, r1), (h2, r2) = counts.most_common()[0], counts.most_common()[-1]
+        raise CliError(f"--node with --platform {platform.spec}: its hosts run different numbers of ranks ({h1}: "
+                       f"{r1}, {h2}: {r2}), and a node file composes one rank's share of a node for every host: "
+                       "give every host the same number of ranks (its core count, or --hostfile), or drop --node")
+    return next(iter(counts.values())), f"the hosts of {os.path.basename(platform.spec)}"
+
+
+def resolve(o, model_path, platform):
+    """--node FILE of a run's options (plan.RunOptions) on its platform
+    (platforms.Platform, whose hosts say how many ranks share a node): its
+    Composition, None without it; CliError for what does not go with it."""
+    check_options(o)
+    if not o.node:
+        return None
     if not os.path.isfile(model_path):
         return None  # plan.make_plan says what is wrong with the model
-    return compose(o.node, os.path.abspath(model_path), o.cores_per_node or 1, o.energy)
+    r, by = ranks_per_host(platform)
+    return compose(o.node, os.path.abspath(model_path), r, o.energy, by)

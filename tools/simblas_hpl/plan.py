@@ -276,9 +276,7 @@ def make_plan(o):
                        f"{MAX_RANKS * platforms.HOST_BYTES / 1e9:.0f} GB at the limit); a smaller grid")
     opts = hpldat.settings(o.hpl)
     energy = platforms.parse_energy(o.energy) if o.energy and o.energy != "node" else None
-    node = nodefile.resolve(o, o.model or default_model())
-    if o.energy == "node":
-        energy = node.energy if node else None
+    nodefile.check_options(o)
     if o.speedup is not None and not (o.speedup > 0 and math.isfinite(o.speedup)):
         raise CliError(f"--speedup {o.speedup}: must be a positive number")
     if o.speedup is not None and not SPEEDUP_RANGE[0] <= o.speedup <= SPEEDUP_RANGE[1]:
@@ -302,7 +300,6 @@ def make_plan(o):
             raise CliError("--waits block is HPL patch 12 through libsimblas in model mode; passthrough runs plain "
                            "HPL, whose waits poll: drop --waits, or use --mode model")
     hpl_code = o.hpl_code or DEFAULT_HPL_CODE
-    waits = o.waits or ("poll" if energy else "block")
     probe = o.probe or settings.value("SIMBLAS_PROBE")  # the environment's, as its row says, else the default
     if probe not in settings.values("SIMBLAS_PROBE"):
         raise CliError(f"--probe {probe}: not one of {', '.join(settings.values('SIMBLAS_PROBE'))}")
@@ -338,6 +335,11 @@ def make_plan(o):
                                  energy=energy, shaping=shaping,
                                  loopback=(net.intra.bw_text, net.intra.lat_text) if net else None,
                                  placement=o.placement, seed=seed)
+    # the node file composed for the ranks its hosts run (a platform file's, or --cores-per-node)
+    node = nodefile.resolve(o, o.model or default_model(), platform)
+    if o.energy == "node":
+        energy = node.energy if node else None
+    waits = o.waits or ("poll" if energy else "block")
 
     model_path = o.model or default_model()
     ref = model.reference_speed(model_path)
