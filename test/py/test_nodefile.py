@@ -278,6 +278,29 @@ class Compose(Sandbox):
         self.refused(r"accelerator\.0\.offload\.dgemm_min is not given, and policy \"threshold\" needs",
                      self.node(base + "[accelerator.offload]\nhost_share = 0.5\n", "t.toml"))
 
+    def test_routines_are_the_op_tables(self):
+        # a name libsimblas does not model stopped it at the generated simblas.node once the simulation had
+        # started; the node file is refused at composition, naming the key
+        base = accelerated(["dgemm"])
+        offload = "[accelerator.offload]\npolicy = \"always\"\nhost_share = 0.25\n"
+        self.refused(r"^--node .*: accelerator\.0\.offload\.routines names 'dfoo', which is no BLAS routine: give a "
+                     r"routine libsimblas models, by its model name \(dgemm, dtrsm, idamax, \.\.\.: the op table",
+                     self.node(base + offload + 'routines = ["dgemm", "dfoo"]\n', "foo.toml"))
+        self.refused(r"accelerator\.0\.offload\.routines names dgemm more than once",
+                     self.node(base + offload + 'routines = ["dgemm", "dgemm"]\n', "twice.toml"))
+        self.refused(r"accelerator\.0\.offload\.routines names 'dtrsm\.right', which is no BLAS routine",
+                     self.node(base + offload + 'routines = ["dtrsm.right"]\n', "right.toml"))
+        self.refused(r"accelerator\.0\.dgem is a rate model, and 'dgem' is no BLAS routine",
+                     self.node(base.replace("dgemm =", "dgem =") + offload, "typo.toml"))
+        self.refused(r"accelerator\.0\.offload\.dgem_min bounds 'dgem', which is no BLAS routine",
+                     self.node(base + "[accelerator.offload]\nhost_share = 0.25\ndgem_min = { m = 1000 }\n",
+                               "min.toml"))
+        # the shipped files name routines of the table
+        for name in sorted(os.listdir(NODES)):
+            doc = nodefile.NodeDoc(os.path.join(NODES, name))
+            for a in range(len(doc.raw("accelerator") or [])):
+                nodefile.check_routines(doc, f"accelerator.{a}")
+
     def test_link_flow(self):
         """What crosses the link and when (accelerator.link.c, .overlap):
         the options of the `link` line, each refusal naming the key."""

@@ -45,17 +45,57 @@ REFERENCE_SUFFIX = ".node.toml"
 LEVELS = ("3", "2", "1", "M")  # the op table's levels, the costliest first
 
 
+def ops():
+    """The op table the build writes (ops.json): the routines libsimblas
+    models, as their model keys (dgemm, idamax, hpl_dlaswp00N)."""
+    doc = settings.read_table("ops.json")
+    if doc is None:
+        raise settings.missing("ops.json")
+    return doc["ops"]
+
+
 def hpl_routines():
     """What netlib HPL calls in the BLAS, which an accelerator that holds the
     matrix (matrix_resident) must all run: lib/blas.def's rows marked HPL in
     its focus column, as their double-precision real routines (dgemm,
-    idamax), from the op table the build writes (ops.json); level 3 first,
-    then in the table's order."""
-    doc = settings.read_table("ops.json")
-    if doc is None:
-        raise settings.missing("ops.json")
-    return [op["name"] for op in sorted((op for op in doc["ops"] if op["focus"] == "HPL"),
+    idamax), from the op table (ops()); level 3 first, then in the table's
+    order."""
+    return [op["name"] for op in sorted((op for op in ops() if op["focus"] == "HPL"),
                                         key=lambda op: LEVELS.index(op["level"]))]
+
+
+RATE_KEYS = ("model", "term", "terms", "alpha", "points")   # what makes a table a rate model (rate_lines)
+
+
+def check_routines(doc, a):
+    """The routines the accelerator's tables name -- offload.routines, a
+    rate model's key (accelerator.0.dgemm), a bound's (offload.dgemm_min)
+    -- are routines of the op table, as libsimblas's `offload` and `accel`
+    lines need (it stops at any other, once the simulation has started);
+    offload.routines names each once (a second `offload` line for it is
+    refused too).  Refused naming the key."""
+    names = {op["name"] for op in ops()}
+    remedy = ("a routine libsimblas models, by its model name (dgemm, dtrsm, idamax, ...: the op table, "
+              "ops.json, from lib/blas.def)")
+    listed = doc.raw(f"{a}.offload.routines")
+    if listed is not None:
+        if not (isinstance(listed, list) and all(isinstance(x, str) for x in listed)):
+            doc.fail(f"{a}.offload.routines", "must be a list of routine names")
+        for x in listed:
+            if x not in names:
+                doc.fail(f"{a}.offload.routines", f"names {x!r}, which is no BLAS routine: give {remedy}")
+        twice = sorted({x for x in listed if listed.count(x) > 1})
+        if twice:
+            doc.fail(f"{a}.offload.routines", f"names {', '.join(twice)} more than once: name each routine once")
+    table = doc.raw(a)
+    for k, v in table.items() if isinstance(table, dict) else ():
+        if isinstance(v, dict) and any(r in v for r in RATE_KEYS) and k not in names:
+            doc.fail(f"{a}.{k}", f"is a rate model, and {k!r} is no BLAS routine: key it by {remedy}")
+    offload = doc.raw(f"{a}.offload")
+    for k in offload if isinstance(offload, dict) else ():
+        if k.endswith("_min") and k[:-len("_min")] not in names:
+            doc.fail(f"{a}.offload.{k}", f"bounds {k[:-len('_min')]!r}, which is no BLAS routine: name it "
+                                         f"ROUTINE_min, with ROUTINE {remedy}")
 
 
 @dataclasses.dataclass
@@ -430,9 +470,8 @@ def compose(path, model_path, ranks_per_node=1, energy=None, ranks_by="--cores-p
         if policy not in ("threshold", "always", "never"):
             doc.fail(f"{a}.offload.policy", f"is {policy!r}: one of threshold, always, never")
         resident = doc.raw(f"{a}.matrix_resident") is True
+        check_routines(doc, a)
         listed = doc.raw(f"{a}.offload.routines")
-        if listed is not None and not (isinstance(listed, list) and all(isinstance(x, str) for x in listed)):
-            doc.fail(f"{a}.offload.routines", "must be a list of routine names")
         if listed is None:  # what HPL calls that the file says something about
             hpl = hpl_routines()
             listed = hpl if resident else \
