@@ -189,7 +189,12 @@ class VerbOptions(VerbBase):
                      r"^--no-reference-speed: with --real no reference speed is measured \(the report's are used\): "
                      r"drop --no-reference-speed$"),
                     (("--config", "4000:1x1", "--no-model", "--timeout", 0),
-                     r"^--timeout 0: must be a number of seconds > 0$")):
+                     r"^--timeout 0: must be a number of seconds > 0$"),
+                    (("--config", "4000:1x1", "--real", js, "--json", js),
+                     r"^--json .*v\.json is also a --real report: writing it would replace the real runs it holds; "
+                     r"give another file$"),
+                    (("--config", "4000:1x1", "--json", self.path("o"), "--csv", self.path("o")),
+                     r"^--json and --csv both name .*o: give two files$")):
                 status, out, err = self.cli("validate", *args)
                 with self.subTest(args=args):
                     self.assertEqual((status, err.count("\n")), (2, 1), err)

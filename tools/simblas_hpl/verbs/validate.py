@@ -124,6 +124,14 @@ def check_options(args):
     if args.real and args.no_reference_speed:
         raise CliError("--no-reference-speed: with --real no reference speed is measured (the report's are used): "
                        "drop --no-reference-speed")
+    outs = [(opt, p) for opt, p in (("--json", args.json), ("--csv", args.csv)) if p]
+    outs += [("--plot", args.plot + ext) for ext in (".svg", ".png", ".gp", ".dat")] if args.plot else []
+    for opt, path in outs:
+        if any(os.path.abspath(path) == os.path.abspath(r) for r in args.real or ()):
+            raise CliError(f"{opt} {path} is also a --real report: writing it would replace the real runs it holds; "
+                           "give another file")
+    if args.json and args.csv and os.path.abspath(args.json) == os.path.abspath(args.csv):
+        raise CliError(f"--json and --csv both name {args.csv}: give two files")
     if args.no_model and args.probe:
         raise CliError(f"--probe {args.probe} is the model-mode simulations', and --no-model runs none: drop --probe "
                        "or --no-model")
