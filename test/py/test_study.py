@@ -136,6 +136,18 @@ class Study(EngineCase):
         self.refused("[factors]\nbw = [10]\n", rf"{b}:2: bw = 10: expected a text in quotes")
         self.refused("[factors]\nn = 1000\n", rf"{b}:2: n = 1000: a factor has a list of levels")
         self.refused("[base]\nn = 1000\n[factors]\nn = [1000, 2000]\n", rf"{b}:4: n is both in \[base\] and a factor")
+        # one HPL.dat key in two places, in whichever spelling: the base's silently won over the factor's levels
+        self.refused('[base]\nn = 1000\nhpl.bcast = 5\n[factors]\nhpl-opt = [["bcast=0"], ["bcast=2"]]\n',
+                     rf"{b}:5: hpl-opt sets HPL's bcast, which \[base\] sets too \(hpl.bcast\): every level would run "
+                     r"\[base\]'s value; keep it in one place")
+        self.refused('[base]\nhpl-opt = ["depth=0"]\n[factors]\nhpl.depth = [1, 2]\n',
+                     rf"{b}:4: hpl.depth sets HPL's depth, which \[base\] sets too \(hpl-opt\)")
+        self.refused('[base]\nhpl-opt = ["bcast=1"]\n[[points]]\nhpl.bcast = 2\n',
+                     rf"{b}:4: hpl.bcast sets HPL's bcast, which \[base\] sets too \(hpl-opt\)")
+        self.refused('[factors]\nhpl.bcast = [1, 2]\n[[points]]\nhpl-opt = ["bcast=0"]\n',
+                     rf"{b}:4: hpl-opt sets HPL's bcast, which factor hpl.bcast sets too")
+        self.refused('[base]\nhpl.bcast = 1\nhpl-opt = ["bcast=2"]\n',
+                     rf"{b}:3: hpl-opt sets HPL's bcast, which hpl.bcast sets too")
         self.refused("[factors]\nn = [1000]\n[[points]]\np = 2\n[[points]]\nn = 2000\n",
                      rf"{b}:6: n is both a factor and in a point")
         self.refused("[study]\nreplicats = 3\n", rf"{b}:2: unknown key 'replicats' in \[study\]; its keys are name, ")

@@ -100,7 +100,7 @@ class Source:
                 continue
             here = cur == table and (index is None or count.get(cur) == index)
             for k in ([key] if here else [sub_key] if sub_table and cur == sub_table else []):
-                pat = re.escape(k).replace("\\-", "[-_]").replace("_", "[-_]")
+                pat = re.escape(k).replace("_", "[-_]").replace("\\-", "[-_]")
                 if re.match(rf'\s*"?{pat}"?\s*[=.]', raw):
                     return i
         return header or 1
@@ -154,6 +154,22 @@ def option_name(src, key, table, index=None):
         raise src.error(f"unknown factor or option '{key}'{hint}; the valid ones are "
                         f"{', '.join(valid_names())}", table, key, index)
     return name
+
+
+def hpl_keys(src, name, values, table, index=None):
+    """The HPL.dat keys that option name sets with values (hpl.KEY: KEY;
+    hpl-opt: the keys of its KEY=VALUE items), whichever the spelling."""
+    if name.startswith("hpl."):
+        return [name[4:]]
+    if name != "hpl_opt":
+        return []
+    keys = []
+    for v in values:
+        try:
+            keys += [k for k in hpldat.parse_hpl_opts(v) if k not in keys]
+        except CliError as e:
+            raise src.error(f"hpl-opt = {v!r}: {str(e).removeprefix('simblas-hpl: ')}", table, "hpl-opt", index)
+    return keys
 
 
 def flat_table(d):
@@ -249,13 +265,18 @@ def load(path, dir_opt=None, text=None):
     base_raw = doc.get("base", {})
     if not isinstance(base_raw, dict):
         raise src.error("[base] must be a table of run options", "base")
-    base = {}
+    base, base_hpl = {}, {}   # base_hpl: HPL.dat key -> how [base] sets it (hpl.KEY or hpl-opt)
     for k, v in flat_table(base_raw).items():
         n = option_name(src, k, "base")
         base[n] = check_value(src, n, v, "base")
+        for key in hpl_keys(src, n, [base[n]], "base"):
+            if key in base_hpl:
+                raise src.error(f"{k} sets HPL's {key}, which {base_hpl[key]} sets too: keep it in one place",
+                                "base", k)
+            base_hpl[key] = k
     # factors and points: every combination of the factors' levels, for
     # each listed point (the points alone, the factors alone, or both)
-    factors, rows = {}, [{}]
+    factors, rows, factor_hpl = {}, [{}], {}
     if "factors" in doc:
         if not isinstance(doc["factors"], dict):
             raise src.error("[factors] must be a table: FACTOR = [level, level, ...]", "factors")
@@ -267,6 +288,14 @@ def load(path, dir_opt=None, text=None):
             if n in base:
                 raise src.error(f"{k} is both in [base] and a factor: keep it in one place", "factors", k)
             vals = [check_value(src, n, v, "factors") for v in levels]
+            for key in hpl_keys(src, n, vals, "factors"):
+                if key in base_hpl:  # run_options would apply [base]'s over the factor's levels
+                    raise src.error(f"{k} sets HPL's {key}, which [base] sets too ({base_hpl[key]}): every level "
+                                    "would run [base]'s value; keep it in one place", "factors", k)
+                if key in factor_hpl:
+                    raise src.error(f"{k} sets HPL's {key}, which factor {factor_hpl[key]} sets too: keep it in "
+                                    "one place", "factors", k)
+                factor_hpl[key] = k
             if len({json.dumps(v) for v in vals}) != len(vals):
                 raise src.error(f"{k}: a level is given twice", "factors", k)
             factors[n] = vals
@@ -279,12 +308,20 @@ def load(path, dir_opt=None, text=None):
             raise src.error("points: expected [[points]] tables, each a point's options", "points")
         crossed = dict(factors)
         for i, p in enumerate(pts):
-            row = {}
+            row, point_hpl = {}, {}
             for k, v in flat_table(p).items():
                 n = option_name(src, k, "points", i)
                 if n in crossed:
                     raise src.error(f"{k} is both a factor and in a point: keep it in one place", "points", k, i)
                 row[n] = check_value(src, n, v, "points", i)
+                for key in hpl_keys(src, n, [row[n]], "points", i):
+                    where = (f"[base] sets too ({base_hpl[key]})" if key in base_hpl else
+                             f"factor {factor_hpl[key]} sets too" if key in factor_hpl else
+                             f"this point sets too ({point_hpl[key]})" if key in point_hpl else None)
+                    if where:
+                        raise src.error(f"{k} sets HPL's {key}, which {where}: one would silently override the "
+                                        "other; keep it in one place", "points", k, i)
+                    point_hpl[key] = k
                 factors.setdefault(n, [])
                 if row[n] not in factors[n]:
                     factors[n].append(row[n])
