@@ -14,6 +14,7 @@ from unittest import mock
 
 from support import SRC, fake_build
 from test_engine import FAKE, EngineCase
+from test_network import network_text
 from test_variability import TWO_CORES
 from simblas_hpl import study, study_plot, study_stats
 
@@ -80,11 +81,14 @@ class Study(EngineCase):
         s = study.load(self.write('[base]\nn = 2000\np = 2\nq = 2\n[[points]]\nbw = "1Gbps"\n'
                                   '[[points]]\nplatform = "fattree:2;4,1;1,2;1,1"\nhpl.depth = 0\n', "pts.toml"))
         self.assertEqual(s.design, "points")
-        # a factor a point does not set: the base's value or run's default, where known
-        self.assertEqual(s.factors, {"bw": ["10Gbps", "1Gbps"], "platform": ["fattree:2;4,1;1,2;1,1"],
+        self.assertEqual([p.values for p in s.points], [None, None])  # known once planned
+        study.settle(s, study.plan_points(s))
+        # a factor a point does not set: what its run uses (its plan's), never a guess
+        self.assertEqual(s.factors, {"bw": ["10Gbps", "1Gbps"], "platform": ["fattree:2;4,1;1,4;1,1",
+                                                                           "fattree:2;4,1;1,2;1,1"],
                                      "hpl.depth": [1, 0]})
         self.assertEqual([p.values for p in s.points],
-                         [{"bw": "1Gbps", "platform": None, "hpl.depth": 1},
+                         [{"bw": "1Gbps", "platform": "fattree:2;4,1;1,4;1,1", "hpl.depth": 1},
                           {"bw": "10Gbps", "platform": "fattree:2;4,1;1,2;1,1", "hpl.depth": 0}])
         self.assertEqual([p.factors for p in s.points],
                          [{"bw": "1Gbps", "platform": None, "hpl.depth": None},
@@ -96,6 +100,7 @@ class Study(EngineCase):
         # listed points crossed with factors: each point at each level
         s = study.load(self.write('[base]\np = 2\nq = 2\n[factors]\nn = [1000, 2000]\n[[points]]\n[[points]]\n'
                                   'speedup = 10\n[[points]]\nbw = "1Gbps"\n', "cross.toml"))
+        study.settle(s, study.plan_points(s))
         self.assertEqual((s.design, s.factors), ("points x factorial", {"n": [1000, 2000], "speedup": [1.0, 10.0],
                                                                         "bw": ["10Gbps", "1Gbps"]}))
         self.assertEqual([(p.factors["n"], p.factors["speedup"], p.factors["bw"]) for p in s.points],
@@ -180,6 +185,42 @@ class Study(EngineCase):
                 s = study.load(f, dir_opt=self.path("ex"))
                 self.assertGreater(len(s.points), 0)
                 self.assertEqual(len(study.plan_points(s)), len(s.points))
+
+    def test_unset_factors_are_what_ran(self):
+        """A factor a point does not set is what its run used (here the
+        network file's link, 1.25e9 B/s), not a guess (10Gbps, 24us): a
+        1.25 GB/s run and a 10 Gbps one were averaged as two replicates of
+        bw=10Gbps, and collect wrote the guess over the JSON's bw."""
+        with open(self.path("n.network"), "w") as f:
+            f.write(network_text())
+        path = self.write(f'[base]\nn = 1000\np = 1\nq = 2\nnetwork = "{self.path("n.network")}"\n'
+                          '[[points]]\nlat = "1us"\n[[points]]\nlat = "1us"\nbw = "10Gbps"\n', "lab.toml")
+        status, out, err = self.cli("study", path, "-j", 1)
+        self.assertEqual(status, 0, err)
+        rows = self.csv("lab", "results.csv")
+        self.assertEqual([(r["lat"], r["bw"]) for r in rows], [("1us", "1.25e+09Bps"), ("1us", "10Gbps")])
+        self.assertEqual([(m["bw"], m["replicates"]) for m in self.csv("lab", "means.csv")],
+                         [("1.25e+09Bps", "1"), ("10Gbps", "1")])
+        self.assertEqual(self.read(self.path("lab", "study.json")).count('"bw": "1.25e+09Bps"'), 1)
+        # a level written otherwise than the JSON writes it: the JSON's value is kept beside it
+        path = self.write('[base]\nn = 1000\np = 1\nq = 2\n[factors]\nhpl.bcast = ["1rM", "2rM"]\n', "sp.toml")
+        self.assertEqual(self.cli("study", path, "-j", 1)[0], 0)
+        self.assertEqual([(r["hpl.bcast"], r["run.hpl.bcast"]) for r in self.csv("sp", "results.csv")],
+                         [("1rM", "1"), ("2rM", "3")])
+
+    def test_same_run_twice(self):
+        """Two points that are one run (the same [[points]] twice, two
+        empty ones, a point at what the base gives) ran once and counted as
+        two replicates with an interval of width 0."""
+        self.refused('[base]\nn = 1000\np = 1\nq = 2\n[[points]]\nbw = "1Gbps"\n[[points]]\nbw = "1Gbps"\n',
+                     r"bad.toml:7: \[\[points\]\] 2 \(bw=1Gbps\) is the same run as \[\[points\]\] 1 \(bw=1Gbps\): it would "
+                     r"run once and count as two replicates; list each point once")
+        self.refused('[study]\nreplicates = 2\n[base]\nn = 1000\np = 1\nq = 2\n[[points]]\n[[points]]\n',
+                     r"bad.toml:8: \[\[points\]\] 2 \(the base run\) is the same run as \[\[points\]\] 1 \(the base run\)")
+        self.refused('[base]\nn = 1000\np = 1\nq = 2\n[[points]]\n[[points]]\nbw = "10Gbps"\n',
+                     r"\[\[points\]\] 2 \(bw=10Gbps\) is the same run as \[\[points\]\] 1 \(the base run\)")
+        self.refused('[base]\nn = 1000\np = 1\nq = 2\n[factors]\nhpl.bcast = [1, "1rM"]\n',
+                     r"bad.toml: points hpl.bcast=1 and hpl.bcast=1rM are the same run")
 
     def test_a_level_run_refuses_refuses_the_whole_study(self):
         err = self.refused("[base]\nn = 1000\np = 2\nq = 2\n[factors]\nspeedup = [1, 1e9]\n",

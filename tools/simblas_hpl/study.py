@@ -47,7 +47,7 @@ import tomllib
 import typing
 from typing import Any, Dict, List, Optional
 
-from . import hpldat, platforms, settings
+from . import hpldat, settings
 from .errors import CliError
 from .plan import RunOptions, make_plan
 
@@ -189,7 +189,8 @@ class Point:
     factors: Dict[str, Any]     # the factors' values at this point (None: the base's)
     seed: Optional[int]
     options: RunOptions
-    values: Dict[str, Any] = None  # the same, None replaced by the base's value or run's default when known
+    values: Dict[str, Any] = None  # the same, None replaced by what the run uses (settle(), from its plan)
+    listed: Optional[int] = None   # the [[points]] table it comes from (0-based), None for the factors alone
 
 
 @dataclasses.dataclass
@@ -301,7 +302,7 @@ def load(path, dir_opt=None, text=None):
             factors[n] = vals
         too_many(src, math.prod(len(v) for v in factors.values()) * len(seeds), "factors")
         rows = [dict(zip(factors, combo)) for combo in itertools.product(*factors.values())]
-    listed = []
+    listed, row_index = [], None
     if "points" in doc:
         pts = doc["points"]
         if not isinstance(pts, list) or not all(isinstance(p, dict) for p in pts):
@@ -328,6 +329,7 @@ def load(path, dir_opt=None, text=None):
             listed.append(row)
         listed = [{n: row.get(n) for n in factors if n not in crossed} for row in listed]
         too_many(src, len(listed) * len(rows) * len(seeds), "points")
+        row_index = [i for i in range(len(listed)) for _ in rows]
         rows = [{**pt, **combo} for pt in listed for combo in rows]
     design = "factorial" if not listed else "points" if "factors" not in doc else "points x factorial"
     # outputs
@@ -346,22 +348,18 @@ def load(path, dir_opt=None, text=None):
     if any(c.isspace() for c in d):
         raise CliError(f"the study directory {d!r} contains white space, which smpirun cannot handle; "
                        "give --dir DIR without spaces")
-    # the points; a listed point's factors that it does not set take the
-    # base's value, or run's default, where known (the baseline of a
-    # one-at-a-time study is then at its place on every axis)
+    # the points; a listed point's factors that it does not set take what
+    # its run uses (settle(), from its plan: the base's value, or what run
+    # takes -- the network file's link, HPL.dat's default...), so that the
+    # baseline of a one-at-a-time study is at its place on every axis
     points = []
-    for row in rows:
-        values = {k: v if v is not None else base.get(k, default_of(k)) for k, v in row.items()}
-        for k, v in values.items():
-            if v is not None and v not in factors[k]:
-                factors[k].insert(0, v)
+    for row, index in zip(rows, row_index or [None] * len(rows)):
         for seed in seeds:
             try:
                 options = run_options(base, row, seed)
             except CliError as e:  # an HPL.dat setting: said as make_plan's checks are (plan_points)
-                raise point_error(os.path.abspath(path), Point(id=None, factors=row, seed=seed, options=None,
-                                                               values=values), e)
-            points.append(Point(id=point_id(row, seed), factors=row, seed=seed, options=options, values=values))
+                raise point_error(os.path.abspath(path), Point(id=None, factors=row, seed=seed, options=None), e)
+            points.append(Point(id=point_id(row, seed), factors=row, seed=seed, options=options, listed=index))
     return Study(path=os.path.abspath(path), text=text, name=name, dir=d,
                  base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
 
@@ -381,21 +379,6 @@ def too_many(src, count, section):
     if count > MAX_POINTS:
         raise src.error(f"{count:,} points with the replicates: more than {MAX_POINTS:,}, which is surely not what "
                         "was meant; fewer levels or replicates, or split the study into several files", section)
-
-
-def default_of(name):
-    """What `run` takes when option name is not given, when it is a value
-    (not a decision of make_plan); None otherwise."""
-    if name.startswith("hpl."):
-        return hpldat.DEFAULTS.get(name[4:])
-    known = {"bw": platforms.DEFAULT_BW, "lat": platforms.DEFAULT_LAT, "speedup": 1.0, "seed": settings.seed(None),
-             "noise": False}
-    if name in known:
-        return known[name]
-    f = {f.name: f for f in dataclasses.fields(RunOptions)}.get(name)
-    if f is not None and f.default is not dataclasses.MISSING and f.default not in (None, (), False):
-        return f.default
-    return None
 
 
 def run_options(base, row, seed):
@@ -445,6 +428,59 @@ def plan_points(study):
                     warned.add(ln)
                     print(ln, file=sys.stderr)
     return plans
+
+
+def used_value(name, plan):
+    """What the run of plan uses for option name, as a study level gives it
+    (a text, a number), when the plan says it; None otherwise -- never a
+    guess of what run would take."""
+    if name.startswith("hpl."):
+        return plan.hpl.get(name[4:])
+    if name in ("bw", "lat"):  # as given, else the network file's link, else the platform's default
+        return getattr(plan.platform, name)
+    if name == "platform":
+        return plan.platform.spec
+    if name == "cores_per_node":
+        return plan.platform.cores_per_node
+    if name == "placement":
+        return plan.platform.placement
+    if name == "network":
+        return plan.network.path if plan.network else "none"
+    v = getattr(plan, name, None)
+    return v if isinstance(v, (int, float, str, bool)) else None
+
+
+def run_key(plan):
+    """Two plans with the same key are the same run."""
+    fields = dataclasses.asdict(dataclasses.replace(plan, progress_every=0))
+    return json.dumps(fields, sort_keys=True, default=repr)
+
+
+def settle(study, plans):
+    """With the points' plans (plan_points): each point's values (a factor
+    it does not set: what its run uses), and the factors' levels with them;
+    two points that are the same run (a [[points]] listed twice, two empty
+    ones, levels that name one value) are one CliError naming both: run
+    once, they were counted as two replicates."""
+    seen = {}
+    for pt, plan in zip(study.points, plans):
+        key = run_key(plan)
+        if key in seen:
+            first = seen[key]
+            if pt.listed is not None and first.listed is not None and pt.listed != first.listed:
+                line = Source(study.path, study.text).line("points", None, pt.listed)
+                said = lambda x: describe(x) if x.factors and any(v is not None for v in x.factors.values()) \
+                    else "the base run"  # noqa: E731
+                raise CliError(f"{study.path}:{line}: [[points]] {pt.listed + 1} ({said(pt)}) is the same run "
+                               f"as [[points]] {first.listed + 1} ({said(first)}): it would run once and count "
+                               "as two replicates; list each point once (replicates are [study] replicates = R)")
+            raise CliError(f"{study.path}: points {describe(first)} and {describe(pt)} are the same run: it would run "
+                           "once and count as two replicates; give each point (each level) once")
+        seen[key] = pt
+        pt.values = {k: v if v is not None else used_value(k, plan) for k, v in pt.factors.items()}
+        for k, v in pt.values.items():
+            if v is not None and v not in study.factors[k]:
+                study.factors[k].insert(0, v)
 
 
 def point_error(path, pt, e):

@@ -45,6 +45,20 @@ def cell(v):
     return str(v) if isinstance(v, (int, str)) else json.dumps(v)
 
 
+def levels_of(p, info, f, factors):
+    """A done point's value of each factor: its level where it sets the
+    factor (point.json's factors), else what its run used -- its JSON's
+    field of that name (flattened: hpl.bcast), else study.json's value,
+    which the point's plan gave (directories made before this version hold
+    a guess there, which the JSON replaces)."""
+    asked = info.get("factors") if isinstance(info, dict) and isinstance(info.get("factors"), dict) else None
+    out = {}
+    for k in factors:
+        given = asked.get(k) if asked is not None else p["factors"].get(k)
+        out[k] = p["factors"].get(k) if given is not None else f[k] if k in f else p["factors"].get(k)
+    return out
+
+
 def collect(d, design, out=None):
     """Write results.csv (one row per done point: factors, seed, every JSON
     field, the means and 95% intervals of the outputs over the point's
@@ -59,28 +73,33 @@ def collect(d, design, out=None):
         r = engine.result(dd)
         if r is None:
             continue
-        key = tuple(json.dumps(p["factors"].get(f), sort_keys=True) for f in factors)
-        combos.setdefault(key, {"factors": p["factors"], "results": []})["results"].append(r)
-        rows.append((p, r, key))
+        f = flatten(r)
+        vals = levels_of(p, engine.info(dd), f, factors)
+        key = tuple(json.dumps(vals[k], sort_keys=True) for k in factors)
+        combos.setdefault(key, {"factors": vals, "results": []})["results"].append(r)
+        rows.append((p, f, vals, key))
     stats = {}
     for key, c in combos.items():
         stats[key] = {o: mean_ci([r.get(o) for r in c["results"]]) for o in outputs}
     fields = []
-    flat_rows = []
-    for p, r, key in rows:
-        f = flatten(r)
+    for p, f, vals, key in rows:
         for k in f:
             if k not in fields:
                 fields.append(k)
-        flat_rows.append((p, f, key))
+    # a JSON field named as a factor shares its column while they agree; where
+    # a point's level is written otherwise (hpl.bcast "1rM" for 1, a relative
+    # model path), the JSON's own value is kept in run.FIELD
+    apart = [k for k in factors if k in fields and
+             any(k in f and cell(f[k]) != cell(vals[k]) for p, f, vals, key in rows)]
     stat_cols = [c for o in outputs for c in (f"{o}_mean", f"{o}_ci95", f"{o}_n")]
-    header = factors + ["seed", "point"] + [k for k in fields if k not in factors and k not in ("seed",)] + stat_cols
+    header = factors + ["seed", "point"] + [("run." + k if k in apart else k) for k in fields
+                                            if (k not in factors or k in apart) and k not in ("seed",)] + stat_cols
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
-    for p, f, key in flat_rows:
-        row = {**f, **{k: p["factors"].get(k) for k in factors}, "seed": p["seed"] if p["seed"] is not None else
-               f.get("seed"), "point": p["id"]}
+    for p, f, vals, key in rows:
+        row = {**f, **{"run." + k: f.get(k) for k in apart}, **vals,
+               "seed": p["seed"] if p["seed"] is not None else f.get("seed"), "point": p["id"]}
         for o in outputs:
             m, ci, sd, n = stats[key][o]
             row.update({f"{o}_mean": m, f"{o}_ci95": ci, f"{o}_n": n})
@@ -90,10 +109,7 @@ def collect(d, design, out=None):
     w = csv.writer(buf, lineterminator="\n")
     mean_cols = [c for o in outputs for c in (f"{o}_mean", f"{o}_ci95", f"{o}_sd")]
     w.writerow(factors + ["replicates"] + mean_cols)
-    order = {json.dumps([json.dumps(p["factors"].get(f), sort_keys=True) for f in factors]): i
-             for i, p in reversed(list(enumerate(design["points"])))}
-    for key in sorted(combos, key=lambda k: order.get(json.dumps(list(k)), 0)):
-        c = combos[key]
+    for key, c in combos.items():  # in the order of the study's points
         cells = [cell(c["factors"].get(f)) for f in factors] + [len(c["results"])]
         for o in outputs:
             m, ci, sd, n = stats[key][o]

@@ -83,6 +83,7 @@ def run(args, path):
             engine.check_slurm()
     study = st.load(path, args.dir)
     plans = st.plan_points(study)  # every point as `run` checks it, before anything is written
+    st.settle(study, plans)        # what each point runs with; two points that are one run refused
     dirs = study_dir.prepare(study, plans)
     note(f"study {study.name}: {len(dirs)} point(s) ({len(study.points) // len(study.seeds)} combination(s) x "
          f"{len(study.seeds)} replicate(s)) in {study.dir}")
