@@ -6,6 +6,7 @@ resumed, status, collect (results.csv, means.csv, 95% intervals from
 scipy's t quantiles) and plot."""
 
 import csv
+import fcntl
 import glob
 import os
 import shutil
@@ -16,7 +17,7 @@ from support import SRC, fake_build
 from test_engine import FAKE, EngineCase
 from test_network import network_text
 from test_variability import TWO_CORES
-from simblas_hpl import study, study_plot, study_stats
+from simblas_hpl import study, study_dir, study_plot, study_stats
 
 GOOD = """# a study
 [study]
@@ -277,6 +278,54 @@ class Study(EngineCase):
         self.assertEqual(status, 0)
         self.assertIn("12 done, 0 running, 0 queued, 0 failed, 0 to do", out)
 
+    def test_changed_inputs_and_busy_points(self):
+        """A second study on the directory is refused when a point done,
+        running or queued would mix with other settings: the model's
+        content changed under the same path (was accepted, the done points
+        kept), a base changed while a point runs (was accepted, even with
+        --dry-run, and the queued points' plans rewritten); collect refuses
+        a done point that study.json does not describe."""
+        path = self.write(GOOD.replace("replicates = 3", "replicates = 1"))
+        self.assertEqual(self.cli("study", path, "-j", 2)[0], 0)
+        with open(self.env["SIMBLAS_MODEL"], "a") as f:
+            f.write("# recalibrated\n")
+        status, out, err = self.cli("study", path, "--dry-run")
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertRegex(err, r"was run with other settings than .*grid.toml now gives \(the content of its model file "
+                              r"\(model_sha256 [0-9a-f]{12} -> [0-9a-f]{12}\)\).*give another --dir")
+        # a directory made before the content was recorded stays usable
+        for d in glob.glob(self.path("grid", "points", "*")):
+            info = study_dir.engine.info(d)
+            del info["content"]
+            study_dir.engine._write_json(os.path.join(d, "point.json"), info)
+        self.assertEqual(self.cli("study", path, "--dry-run")[0], 0)
+        # a point running (its lock held) with a changed base: refused, its plan kept
+        path = self.write(GOOD.replace("replicates = 3", "replicates = 1"), "busy.toml")
+        self.assertEqual(self.cli("study", path, "--dry-run")[0], 0)
+        point = sorted(glob.glob(self.path("busy", "points", "*")))[0]
+        plan = self.read(point, "point.json")
+        fd = os.open(os.path.join(point, "lock"), os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            self.write(GOOD.replace("replicates = 3", "replicates = 1").replace("nb = 128", "nb = 100"), "busy.toml")
+            status, out, err = self.cli("study", path, "--dry-run")
+        finally:
+            os.close(fd)
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertRegex(err, r"points/n-\d+_p-\d_q-2_\w+ is running with other settings than .*busy.toml now gives "
+                              r"\(nb 128 -> 100\).* once it has ended")
+        self.assertEqual(self.read(point, "point.json"), plan)
+        # collect: a done point of another design (a study run before this check) is named, not mixed in
+        self.write(GOOD.replace("replicates = 3", "replicates = 1"), "busy.toml")
+        self.assertEqual(self.cli("study", path, "-j", 2)[0], 0)
+        info = study_dir.engine.info(point)
+        info["options"]["nb"] = 100
+        study_dir.engine._write_json(os.path.join(point, "point.json"), info)
+        status, out, err = self.cli("study", "collect", path)
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertRegex(err, r"was run with other settings than .*busy/study.json gives \(nb 100 -> 128\): its "
+                              r"result is not this study's; remove that point's directory")
+
     def test_collect_without_scipy(self):
         path = self.write(GOOD)
         self.assertEqual(self.cli("study", path, "-j", 2)[0], 0)
@@ -310,6 +359,22 @@ class Study(EngineCase):
         self.assertEqual(study_plot.axis("bw", ["1Gbps", "100Gbps"]), ("bw (*Gbps)", ["1", "100"], [1.0, 100.0]))
         self.assertEqual(study_plot.axis("bw", ["10Gbps", "10Mbps"]), ("bw", ["10Gbps", "10Mbps"], None))
         self.assertEqual(study_plot.axis("node_spread", [0, 3.5]), ("node-spread", ["0", "3.5"], [0.0, 3.5]))
+
+    def test_dir_that_cannot_be(self):
+        """--dir on a file's path or in /proc was a traceback; with a comma it
+        was accepted and every point failed in SimGrid."""
+        path = self.write("[base]\nn = 1000\np = 1\nq = 2\n", "one.toml")
+        with open(self.path("file"), "w") as f:
+            f.write("x")
+        for d, pattern in ((self.path("file", "s"), r"--dir .*file/s cannot be made: .*file is not a directory"),
+                           ("/proc/simblas-study", r"--dir /proc/simblas-study(/points: cannot make the directory| cannot be made)"),
+                           (self.path("a,b"), r"the study directory .*a,b' contains a comma, at which SimGrid splits "
+                                              r"its options; use --dir DIR without commas")):
+            status, out, err = self.cli("study", path, "--dir", d, "--dry-run")
+            with self.subTest(d=d):
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertRegex(err, pattern)
+        self.assertFalse(os.path.exists(self.path("a,b")))
 
     def test_no_study_there(self):
         status, out, err = self.cli("study", "status", self.root)

@@ -14,6 +14,7 @@ import threading
 import unittest
 from unittest import mock
 
+from support import fake_build
 from test_engine import EngineCase
 from simblas_hpl import hpldat, tune as tn
 from simblas_hpl.plan import RunOptions
@@ -158,6 +159,44 @@ class Tune(EngineCase):
         self.assertRegex(err, r"holds a tune made by another simblas-hpl \(tune.json format 1, not 2.*give another --dir")
         self.assertEqual(self.calls_made(), 2)
 
+    def test_a_resumed_tune_is_the_same_tune(self):
+        """The model's content is part of a tune (SIMBLAS_MODEL's file
+        recalibrated in place was silently the old tune); a differing option
+        is named (was "machine differ"); --timeout changes no point's
+        result and is not refused; a directory made before stays usable."""
+        self.assertEqual(self.tune("--budget", 2)[0], 0)
+        self.assertEqual(self.tune("--budget", 2, "--timeout", 600)[0], 0)
+        status, out, err = self.tune("--budget", 2, "--speedup", 2)
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertRegex(err, r"holds a tune of another machine or space \(--speedup None -> 2.0\): .*give another --dir")
+        with open(self.env["SIMBLAS_MODEL"], "a") as f:
+            f.write("# recalibrated\n")
+        status, out, err = self.tune("--budget", 3)
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertRegex(err, r"\(the content of the model file\): its points would mix with these; give another --dir")
+        with open(self.path("t", "tune.json")) as f:
+            ident = json.load(f)
+        del ident["content"], ident["model_file"]
+        with open(self.path("t", "tune.json"), "w") as f:
+            json.dump(ident, f)
+        self.assertEqual(self.tune("--budget", 3)[0], 0)
+        with open(self.path("t", "tune.json")) as f:
+            self.assertIn("model_sha256", json.load(f)["content"])
+        self.assertEqual(self.calls_made(), 3)
+        # a study and a tune do not share a directory
+        with open(self.path("s.toml"), "w") as f:
+            f.write("[base]\nn = 1000\np = 1\nq = 2\n")
+        fake_build(os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl"), "hpcc-1.5.0", "/src/hpcc.tar.gz",
+                   "2026-11-25T10:00:00+00:00", default=True)
+        status, out, err = self.cli("study", self.path("s.toml"), "--dir", self.path("t"), "--dry-run")
+        self.assertEqual(status, 2, err)
+        self.assertIn("is a tune's directory (it holds tune.json): its points would mix with the study's", err)
+        self.assertEqual(self.cli("study", self.path("s.toml"), "--dir", self.path("s"), "--dry-run")[0], 0)
+        status, out, err = self.cli("tune", "--nodes", 16, "--n", 4000, "--mode", "passthrough", "--xhpl", self.xhpl,
+                                    "--dir", self.path("s"), "--budget", 2)
+        self.assertEqual(status, 2, err)
+        self.assertIn("is a study's directory (it holds study.json)", err)
+
     def test_plot(self):
         if not any(os.access(os.path.join(d, "gnuplot"), os.X_OK) for d in os.environ["PATH"].split(os.pathsep)):
             self.skipTest("no gnuplot")
@@ -202,6 +241,18 @@ class Refused(EngineCase):
         # the engine's options, checked by the function run's --engine uses (spread.check_engine_args)
         self.refused("^simblas-hpl: -j 0: must be >= 1$", "--nodes", 16, "--n", 4000, "-j", 0)
         self.refused("--slurm-opt goes with --engine slurm$", "--nodes", 16, "--n", 4000, "--slurm-opt=-p big")
+        # a --dir that cannot be made, or with a comma (SimGrid splits there: every point failed)
+        with open(self.path("file"), "w") as f:
+            f.write("x")
+        status, out, err = self.cli("tune", "--mode", "passthrough", "--xhpl", self.xhpl, "--nodes", 16, "--n", 4000,
+                                    "--dir", self.path("file", "t"))
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertRegex(err, r"--dir .*file/t cannot be made: .*file is not a directory")
+        status, out, err = self.cli("tune", "--mode", "passthrough", "--xhpl", self.xhpl, "--nodes", 16, "--n", 4000,
+                                    "--dir", self.path("a,b"))
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertRegex(err, r"the tune directory .*a,b' contains a comma.*use --dir DIR without commas")
+        self.assertFalse(os.path.exists(self.path("a,b")))
         self.refused("below the largest NB", "--nodes", 1, "--memory-fraction", 0.001, "--node-memory", "1MiB")
 
     def test_optuna_missing(self):

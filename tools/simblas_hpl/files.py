@@ -29,6 +29,27 @@ def sha256_file(path, h=None):
     return h.hexdigest() if own else h
 
 
+def sha256_of(data):
+    """SHA-256 (hex) of a text or bytes; None for None."""
+    return None if data is None else hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
+
+
+_FILE_SHA = {}
+
+
+def file_sha256(path):
+    """The file's SHA-256 (hex), None when it cannot be read; read once
+    while its size and modification time stay (a study's many points)."""
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ino)
+        if key not in _FILE_SHA:
+            _FILE_SHA[key] = sha256_file(path)
+        return _FILE_SHA[key]
+    except (OSError, TypeError):
+        return None
+
+
 def write_atomic(path, text):
     """Write text to path through path.new and a rename: a reader sees the
     old file or the whole new one."""

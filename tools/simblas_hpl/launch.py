@@ -257,13 +257,13 @@ def foreign_run_files(workdir):
     return present
 
 
-def check_workdir(workdir):
+def check_workdir(workdir, opt="--keep", what="run"):
     if any(c.isspace() for c in workdir):
-        raise CliError(f"the run directory {workdir!r} contains white space, which smpirun cannot handle; "
-                       "use --keep DIR without spaces")
+        raise CliError(f"the {what} directory {workdir!r} contains white space, which smpirun cannot handle; "
+                       f"use {opt} DIR without spaces")
     if "," in workdir:  # SimGrid splits its options (TMPDIR's too) at commas
-        raise CliError(f"the run directory {workdir!r} contains a comma, at which SimGrid splits its options; "
-                       "use --keep DIR without commas")
+        raise CliError(f"the {what} directory {workdir!r} contains a comma, at which SimGrid splits its options; "
+                       f"use {opt} DIR without commas")
 
 
 def prepare_rundir(plan, workdir, quiet=False):

@@ -13,6 +13,7 @@ from typing import Dict, List, Mapping, Optional, Union
 from . import memory, model, network, nodefile, platforms, units, variability
 from . import builds, hpldat, launch, settings
 from .errors import CliError, note
+from .files import file_sha256, sha256_of
 from .locations import data_root, default_model, simblas_libdir, tool
 
 DEFAULT_NB = 128
@@ -252,6 +253,17 @@ def short_passes(iters, samples, p, q, total, depth):
             f"--iterations {want} ({want * samples} of the {total} iterations) or run in full")
 
 
+def content(plan):
+    """The content of the files a plan names, as SHA-256: the model, a
+    platform file, the network file (given or the installed one) and the
+    composed node.  A directory of runs (spread, study, tune) resumes
+    only with the same content under the same names."""
+    return {"model_sha256": file_sha256(plan.model),
+            "platform_sha256": file_sha256(plan.platform.spec) if plan.platform.kind == "file" else None,
+            "network_sha256": file_sha256(plan.network.path) if plan.network else None,
+            "node_sha256": sha256_of(plan.node.text) if plan.node else None}
+
+
 def make_plan(o):
     """RunOptions -> RunPlan; CliError (status 2) for anything wrong, before
     any file is written or anything runs."""
@@ -463,22 +475,22 @@ def make_plan(o):
         noise=o.noise, node_speeds=node_speeds, occupancy=occupancy, occupancy_memory=occupancy_memory, node=node, network=net)
 
 
-def check_keep(keep, what, run=False):
+def check_keep(keep, what, run=False, opt="--keep", kind="run"):
     """--keep DIR: a directory smpirun can run in, made if need be; WHAT
     says what it holds ("to run in", "for the passes").  RUN: one run's
     directory, which must not hold files of the names a run writes that no
     run wrote (the user's own platform.xml or run.sh would be replaced)."""
-    launch.check_workdir(os.path.abspath(keep))
+    launch.check_workdir(os.path.abspath(keep), opt, kind)
     if os.path.exists(keep) and not os.path.isdir(keep):
-        raise CliError(f"--keep {keep} is not a directory: give a directory {what} (made if need be)")
+        raise CliError(f"{opt} {keep} is not a directory: give a directory {what} (made if need be)")
     if not os.path.exists(keep):
         up = os.path.dirname(os.path.abspath(keep))
         while not os.path.exists(up):
             up = os.path.dirname(up)
         if not os.path.isdir(up):
-            raise CliError(f"--keep {keep} cannot be made: {up} is not a directory; give a directory {what}")
+            raise CliError(f"{opt} {keep} cannot be made: {up} is not a directory; give a directory {what}")
         if not os.access(up, os.W_OK | os.X_OK):
-            raise CliError(f"--keep {keep} cannot be made: no permission to write in {up}; give a directory {what} "
+            raise CliError(f"{opt} {keep} cannot be made: no permission to write in {up}; give a directory {what} "
                            "where you can write")
     elif run:
         theirs = launch.foreign_run_files(keep)

@@ -17,7 +17,6 @@ passes done are kept, the failed ones run again.
 """
 
 import dataclasses
-import hashlib
 import json
 import math
 import os
@@ -27,7 +26,8 @@ import time
 
 from . import engine, results, settings
 from .errors import CliError, note
-from .files import write_atomic
+from .files import sha256_of, write_atomic
+from .plan import content
 
 SPREAD_JSON, PASSES, SPOOL, RESULT = "spread.json", "passes", "engine", "result.json"
 OTHERS_POLL_S = 5.0   # passes run by another command: how often to look
@@ -73,18 +73,6 @@ ADDED = ("model_sha256", "platform_sha256", "hosts_sha256", "cores_per_node", "n
          "energy")
 
 
-def _sha(data):
-    return None if data is None else hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
-
-
-def _file_sha(path):
-    try:
-        with open(path, "rb") as f:
-            return _sha(f.read())
-    except OSError:
-        return None
-
-
 def identity(plan):
     """What makes two spread runs the same run (spread.json): the options,
     and the content of what they name (the model file, a platform file, a
@@ -99,12 +87,9 @@ def identity(plan):
     ident["bw"], ident["lat"] = plan.platform.bw, plan.platform.lat
     ident["node_speeds"] = plan.node_speeds.file_text() if plan.node_speeds else None
     ident["seed"] = settings.seed(plan.seed)
-    ident["model_sha256"] = _file_sha(plan.model)
-    ident["platform_sha256"] = _file_sha(plan.platform.spec) if plan.platform.kind == "file" else None
-    ident["hosts_sha256"] = _sha("\n".join(plan.platform.hostlist))
+    ident.update(content(plan))
+    ident["hosts_sha256"] = sha256_of("\n".join(plan.platform.hostlist))
     ident["cores_per_node"] = plan.platform.cores_per_node
-    ident["network_sha256"] = _file_sha(plan.network.path) if plan.network else None
-    ident["node_sha256"] = _sha(plan.node.text) if plan.node else None
     ident["energy"] = plan.energy
     return json.loads(json.dumps(ident, default=str))
 

@@ -49,6 +49,7 @@ from typing import Any, Dict, List, Optional
 
 from . import hpldat, settings
 from .errors import CliError
+from .launch import check_workdir
 from .plan import RunOptions, make_plan
 
 SECTIONS = ("study", "base", "factors", "points")
@@ -345,9 +346,7 @@ def load(path, dir_opt=None, text=None):
     if not dir_opt and "dir" in head and not isinstance(head["dir"], str):
         raise src.error("dir: expected a path in quotes", "study", "dir")
     d = dir_of(path, head, dir_opt)
-    if any(c.isspace() for c in d):
-        raise CliError(f"the study directory {d!r} contains white space, which smpirun cannot handle; "
-                       "give --dir DIR without spaces")
+    check_workdir(d, "--dir", "study")  # no white space, no comma: smpirun and SimGrid split there
     # the points; a listed point's factors that it does not set take what
     # its run uses (settle(), from its plan: the base's value, or what run
     # takes -- the network file's link, HPL.dat's default...), so that the

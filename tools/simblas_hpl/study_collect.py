@@ -12,7 +12,8 @@ import os
 
 from . import engine
 from .files import write_atomic
-from .study_dir import point_dirs
+from .errors import CliError
+from .study_dir import differs, point_dirs
 from .study_stats import have_scipy, mean_ci
 
 JSON_CELLS = ("energy_per_host_j", "partial_energy_per_host_j", "factors", "strata", "core_factors", "slow_hosts")
@@ -45,6 +46,28 @@ def cell(v):
     return str(v) if isinstance(v, (int, str)) else json.dumps(v)
 
 
+def check_point(d, p, dd, info):
+    """A done point is the point study.json describes (its factors, seed,
+    options and the content of its inputs, point.json's): else a CliError,
+    its result being another design's (a second `study` on the directory
+    rewrote it)."""
+    diff = []
+    if isinstance(info, dict):
+        asked = info.get("factors") if isinstance(info.get("factors"), dict) else {}
+        set_ = p.get("set") if isinstance(p.get("set"), dict) else {k: v for k, v in p["factors"].items()
+                                                                     if asked.get(k) is not None}
+        if {k: v for k, v in asked.items() if v is not None} != {k: v for k, v in set_.items() if v is not None}:
+            diff.append(f"factors {json.dumps(asked)} -> {json.dumps(set_)}")
+        if info.get("seed") != p.get("seed"):
+            diff.append(f"seed {info.get('seed')} -> {p.get('seed')}")
+        if "options" in p:
+            diff += differs(info, p)
+    if diff:
+        raise CliError(f"{dd} was run with other settings than {os.path.join(d, 'study.json')} gives "
+                       f"({', '.join(diff[:3])}): its result is not this study's; remove that point's directory "
+                       "and run the study again")
+
+
 def levels_of(p, info, f, factors):
     """A done point's value of each factor: its level where it sets the
     factor (point.json's factors), else what its run used -- its JSON's
@@ -73,8 +96,10 @@ def collect(d, design, out=None):
         r = engine.result(dd)
         if r is None:
             continue
+        info = engine.info(dd)
+        check_point(d, p, dd, info)
         f = flatten(r)
-        vals = levels_of(p, engine.info(dd), f, factors)
+        vals = levels_of(p, info, f, factors)
         key = tuple(json.dumps(vals[k], sort_keys=True) for k in factors)
         combos.setdefault(key, {"factors": vals, "results": []})["results"].append(r)
         rows.append((p, f, vals, key))

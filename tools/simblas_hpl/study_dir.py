@@ -15,47 +15,73 @@ import os
 from . import engine, hpldat
 from .errors import CliError
 from .files import write_atomic
+from .plan import check_keep, content, make_dir
 from .study import dir_of, parse
 
 STUDY_JSON, STUDY_TOML, POINTS = "study.json", "study.toml", "points"
 
-def design_json(study):
+def design_json(study, plans):
     return {"format": 1, "name": study.name, "file": study.path, "design": study.design,
             "factors": {k: v for k, v in study.factors.items()}, "base": study.base, "seeds": study.seeds,
             "outputs": study.outputs,
-            "points": [{"id": p.id, "factors": p.values, "seed": p.seed} for p in study.points]}
+            "points": [{"id": p.id, "factors": p.values, "seed": p.seed, "set": p.factors,
+                        "options": rec["options"], "content": rec["content"]}
+                       for p, rec in ((p, point_record(p, plan)) for p, plan in zip(study.points, plans))]}
 
 
 def point_record(pt, plan):
     """What point.json says: the factors, the seed, and what the run was
-    asked (the options, the model and HPL actually used)."""
+    asked (the options, the model and HPL actually used, the content of
+    the model, platform, network and node files: plan.content)."""
     opts = pt.options.record(skip=("progress",))
     return {"id": pt.id, "factors": pt.factors, "seed": pt.seed, "options": opts, "model": plan.model,
-            "xhpl": plan.xhpl}
+            "xhpl": plan.xhpl, "content": content(plan)}
+
+
+def differs(old, new):
+    """What differs between two point records (point.json's, study.json's
+    point), as 'what old -> new' texts; [] when they are the same run.
+    Records made before content was recorded are compared without it."""
+    was, now = hpldat.comparable(old.get("options")), hpldat.comparable(new.get("options"))
+    out = [f"{k.replace('_', '-')} {old.get('options', {}).get(k)!r} -> {new['options'].get(k)!r}"
+           for k in sorted(set(was) | set(now)) if was.get(k) != now.get(k)]
+    for k in ("model", "xhpl"):
+        if k in old and k in new and old[k] != new[k]:
+            out.append(f"{'HPL' if k == 'xhpl' else k} {old[k]} -> {new[k]}")
+    if isinstance(old.get("content"), dict) and isinstance(new.get("content"), dict):
+        for k in sorted(set(old["content"]) | set(new["content"])):
+            if old["content"].get(k) != new["content"].get(k):
+                what = k.removesuffix("_sha256")
+                out.append(f"the content of its {what} file ({what}_sha256 {str(old['content'].get(k))[:12]} -> "
+                           f"{str(new['content'].get(k))[:12]})")
+    return out
 
 
 def prepare(study, plans):
     """Write the study's directory: study.toml, study.json and the points.
-    A done point run with other options refuses the whole study."""
+    A point done, running or queued with other options or inputs (the
+    content of its model or network file) refuses the whole study."""
+    check_dir(study.dir)
     pdir = os.path.join(study.dir, POINTS)
+    if os.path.exists(os.path.join(study.dir, "tune.json")):
+        raise CliError(f"{study.dir} is a tune's directory (it holds tune.json): its points would mix with the "
+                       "study's; give another --dir")
     for pt, plan in zip(study.points, plans):
         d = os.path.join(pdir, pt.id)
-        old = engine.info(d) if os.path.isdir(d) else None
-        new = point_record(pt, plan)
-        was, now = hpldat.comparable(old.get("options") if old else None), hpldat.comparable(new["options"])
-        if old and engine.state(d) == "done" and (was, old.get("model"), old.get("xhpl")) != \
-                (now, new["model"], new["xhpl"]):
-            diff = [k for k in sorted(set(old.get("options", {})) | set(new["options"])) if was.get(k) != now.get(k)]
-            what = (", ".join(f"{k.replace('_', '-')} {old.get('options', {}).get(k)!r} -> {new['options'].get(k)!r}"
-                              for k in diff[:3]) if diff else
-                    f"model {old.get('model')} -> {new['model']}" if old.get("model") != new["model"] else
-                    f"HPL {old.get('xhpl')} -> {new['xhpl']}")
-            raise CliError(f"{d} was run with other settings than {study.path} now gives ({what}): its result "
-                           "would be mixed with the new ones; give another --dir, or remove that point's directory "
-                           "to run it again")
-    os.makedirs(pdir, exist_ok=True)
+        if not os.path.isdir(d):
+            continue
+        old, s = engine.info(d), engine.state(d)
+        if s not in ("done", "running", "queued") or not isinstance(old, dict):
+            continue
+        diff = differs(old, point_record(pt, plan))
+        if diff:
+            what = {"done": "was run", "running": "is running", "queued": "is queued in a Slurm job"}[s]
+            raise CliError(f"{d} {what} with other settings than {study.path} now gives ({', '.join(diff[:3])}): "
+                           "its result would be mixed with the new ones; give another --dir, or remove that point's "
+                           "directory to run it again" + (" once it has ended" if s != "done" else ""))
+    make_dir(pdir, "--dir")
     write_atomic(os.path.join(study.dir, STUDY_TOML), study.text)
-    write_atomic(os.path.join(study.dir, STUDY_JSON), json.dumps(design_json(study), indent=2) + "\n")
+    write_atomic(os.path.join(study.dir, STUDY_JSON), json.dumps(design_json(study, plans), indent=2) + "\n")
     dirs = []
     for pt, plan in zip(study.points, plans):
         d = os.path.join(pdir, pt.id)
@@ -63,6 +89,12 @@ def prepare(study, plans):
             engine.write_point(d, plan, point_record(pt, plan))
         dirs.append(d)
     return dirs
+
+
+def check_dir(d):
+    """The study's directory: one smpirun can run in (no white space, no
+    comma), a directory or one that can be made there; one line if not."""
+    check_keep(d, "for the study", opt="--dir", kind="study")
 
 
 def open_dir(target, dir_opt=None):

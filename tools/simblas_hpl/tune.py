@@ -45,7 +45,7 @@ from . import engine, hpldat, study_plot
 from . import study as st
 from .errors import CliError, note
 from .files import write_atomic
-from .plan import DEFAULT_NB, make_plan
+from .plan import DEFAULT_NB, check_keep, content, make_dir, make_plan
 
 TUNE_JSON, JOURNAL, POINTS, SPOOL, PLOTS = "tune.json", "optuna.journal", "points", "engine", "plots"
 SAMPLERS = ("tpe", "cmaes", "random", "grid")
@@ -402,28 +402,69 @@ def check_plans(tune):
 
 
 # ---- the storage and the search -----------------------------------------------------------
+# what tune.json holds and does not compare: a changed --timeout changes no
+# point's result (points simulated before keep theirs)
+NOT_COMPARED = ("timeout",)
+# identity's keys added after tune directories were made: a directory made
+# before one is checked without it (and gets it)
+ADDED = ("model_file", "content")
+
+
 def comparable(ident):
     """tune.json's identity with the machine's HPL.dat settings as values
-    (hpldat.comparable)."""
+    (hpldat.comparable), without what is not compared."""
     m = ident.get("machine")
-    return {**ident, "machine": hpldat.comparable(m)} if isinstance(m, dict) else ident
+    if not isinstance(m, dict):
+        return ident
+    return {**ident, "machine": {k: v for k, v in hpldat.comparable(m).items() if k not in NOT_COMPARED}}
 
 
-def open_dir(tune):
-    """Make (or check) the tune directory: a resumed tune is the same tune."""
-    os.makedirs(os.path.join(tune.dir, POINTS), exist_ok=True)
+def difference(was, now):
+    """What differs between two identities, as 'what old -> new' texts,
+    the machine's by its option."""
+    out = []
+    for k in sorted(set(was) | set(now)):
+        a, b = was.get(k), now.get(k)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            for kk in sorted(set(a) | set(b)):
+                if a.get(kk) != b.get(kk):
+                    name = f"--{kk.replace('_', '-')}" if k == "machine" else f"{k} {kk}"
+                    out.append(f"{name} {a.get(kk)!r} -> {b.get(kk)!r}" if k != "content" else
+                               f"the content of the {kk.removesuffix('_sha256')} file")
+        else:
+            out.append(f"{'--search ' if k == 'search' else ''}{k} {a!r} -> {b!r}")
+    return out
+
+
+def open_dir(tune, plan):
+    """Make (or check) the tune directory: a resumed tune is the same tune
+    (its options, and the content of the model and network files one of
+    its plans names)."""
+    check_keep(tune.dir, "for the tune", opt="--dir", kind="tune")
+    if os.path.exists(os.path.join(tune.dir, "study.json")):
+        raise CliError(f"{tune.dir} is a study's directory (it holds study.json): its points would mix with the "
+                       "tune's; give another --dir")
+    make_dir(os.path.join(tune.dir, POINTS), "--dir")
     path = os.path.join(tune.dir, TUNE_JSON)
     ident = tune.identity()
+    ident["model_file"] = plan.model
+    ident["content"] = content(plan)
     old = engine._read_json(path)
+    if old is not None and not isinstance(old, dict):
+        old = {}
     if old is not None and old.get("format") != FORMAT:
         raise CliError(f"{tune.dir} holds a tune made by another simblas-hpl (tune.json format {old.get('format')}, "
                        f"not {FORMAT}: its Optuna studies hold the levels otherwise): give another --dir")
+    made_before = [k for k in ADDED if old is not None and k not in old]
+    if old is not None:
+        old.update({k: ident[k] for k in made_before})
     was, now = (comparable(old), comparable(ident)) if old is not None else (None, None)
     if old is not None and was != now:
-        diff = [k for k in sorted(set(was) | set(now)) if was.get(k) != now.get(k)]
-        raise CliError(f"{tune.dir} holds a tune of another machine or space ({', '.join(diff)} differ): its points "
-                       "would mix with these; give another --dir")
-    if old is None:
+        raise CliError(f"{tune.dir} holds a tune of another machine or space ({'; '.join(difference(was, now)[:3])}):"
+                       " its points would mix with these; give another --dir")
+    if old is None or made_before:
         write_atomic(path, json.dumps(ident, indent=2) + "\n")
 
 

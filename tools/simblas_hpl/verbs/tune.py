@@ -131,13 +131,13 @@ def main(args):
             gnuplot = tool("gnuplot")
         except CliError:
             raise CliError("tune --plot draws with gnuplot, which is not installed (Debian: apt-get install gnuplot-nox)")
-    tn.check_plans(tune)  # every NB x grid as `run` checks it
+    plan = tn.check_plans(tune)  # every NB x grid as `run` checks it
     size = tune.space.size()
     if args.sampler == "grid":
         budget = min(args.budget or size, size)
     else:
         budget = args.budget or max(1, min(100, size // 3))
-    tn.open_dir(tune)
+    tn.open_dir(tune, plan)
     note(f"tune: {tune.ranks} ranks, " + (f"N={tune.n}" if tune.n else
                                          f"N from {tune.n_from_memory['fraction']:g} of the memory "
                                          f"({tune.n_from_memory['n']})")
