@@ -360,6 +360,41 @@ class Study(EngineCase):
         self.assertEqual(study_plot.axis("bw", ["10Gbps", "10Mbps"]), ("bw", ["10Gbps", "10Mbps"], None))
         self.assertEqual(study_plot.axis("node_spread", [0, 3.5]), ("node-spread", ["0", "3.5"], [0.0, 3.5]))
 
+    def test_unreadable_files(self):
+        """A truncated result.json counted as done for status and the
+        engine but was missing for collect, never named nor redone; a
+        truncated study.json said 'missing', {"format": 1} was a KeyError."""
+        path = self.write(GOOD.replace("replicates = 3", "replicates = 1"))
+        self.assertEqual(self.cli("study", path, "-j", 2)[0], 0)
+        self.assertEqual(len(self.ran()), 4)
+        point = sorted(glob.glob(self.path("grid", "points", "*")))[0]
+        with open(os.path.join(point, "result.json"), "r+") as f:
+            f.truncate(40)
+        status, out, err = self.cli("study", "status", path)
+        self.assertEqual(status, 1, err)
+        self.assertIn("4 point(s): 3 done, 0 running, 0 queued, 0 failed, 1 with an unreadable result, 0 to do", out)
+        self.assertIn(f"  unreadable {os.path.basename(point)}: {point}/result.json is not a run's summary", out)
+        status, out, err = self.cli("study", "collect", path)
+        self.assertEqual(status, 0, err)
+        self.assertIn(f"1 point(s) have a result.json that cannot be read (truncated or corrupt), left out: "
+                      f"{os.path.basename(point)}; run the study again to redo them", err)
+        self.assertEqual(len(self.csv("grid", "results.csv")), 3)
+        status, out, err = self.cli("study", path, "-j", 2)
+        self.assertEqual(status, 0, err)
+        self.assertEqual(len(self.ran()), 5)  # that point, again
+        self.assertTrue(os.path.exists(os.path.join(point, "result.json.unreadable")))
+        self.assertEqual(len(self.csv("grid", "results.csv")), 4)
+        for text, why in (('{"format": 1, "na', "not readable JSON: truncated or corrupt"), ('{"format": 1}', "no name"),
+                          ('[1]', "not a JSON object")):
+            with open(self.path("grid", "study.json"), "w") as f:
+                f.write(text)
+            for action in ("status", "collect", "plot"):
+                status, out, err = self.cli("study", action, path)
+                with self.subTest(text=text, action=action):
+                    self.assertEqual((status, err.count("\n")), (2, 1), err)
+                    self.assertIn(f"study.json: not a study's design ({why}): run `simblas-hpl study FILE.toml` "
+                                  "again", err)
+
     def test_dir_that_cannot_be(self):
         """--dir on a file's path or in /proc was a traceback; with a comma it
         was accepted and every point failed in SimGrid."""

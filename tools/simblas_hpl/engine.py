@@ -57,7 +57,7 @@ from .files import read_text, tail_lines, write_atomic
 
 PLAN, INFO, RESULT, FAILED, FAILED_TAIL = "plan.pickle", "point.json", "result.json", "failed.json", "failed-stderr.txt"
 RUNNING, LOCK, QUEUED, RUNDIR = "running.json", "lock", "queued.json", "run"
-STATES = ("done", "running", "queued", "failed", "todo")
+STATES = ("done", "running", "queued", "failed", "unreadable", "todo")
 INTERRUPTED = (130, 128 + signal.SIGTERM, 128 + signal.SIGHUP)  # a worker's status when stopped
 STOP_WAIT_S = 20       # how long stopped workers get to stop their simulators before SIGKILL
 POLL_S = 0.02          # the local engine's look at its workers
@@ -106,8 +106,10 @@ def info(d):
 
 
 def result(d):
-    """The point's summary (the JSON of `simblas-hpl run`), or None."""
-    return _read_json(_path(d, RESULT))
+    """The point's summary (the JSON of `simblas-hpl run`), or None (none,
+    or one that cannot be read: state() says which)."""
+    r = _read_json(_path(d, RESULT))
+    return r if isinstance(r, dict) else None
 
 
 def failure(d):
@@ -158,11 +160,14 @@ def orphaned(d, r):
 
 def state(d, live_tasks=None):
     """'done', 'running', 'queued' (in a Slurm job that has not started it),
-    'failed' (its last attempt) or 'todo'.  live_tasks(job) -> the set of the
+    'failed' (its last attempt), 'unreadable' (a result.json that is not a
+    summary: truncated, corrupt; to do again) or 'todo'.  live_tasks(job) -> the set of the
     job's array tasks still in Slurm's queue, or None when Slurm cannot say
     (then a queued point counts as queued)."""
     if os.path.exists(_path(d, RESULT)):
-        return "done"
+        if result(d) is not None:
+            return "done"
+        return "running" if locked(d) else "unreadable"
     if locked(d):
         return "running"
     q = _read_json(_path(d, QUEUED))
@@ -208,8 +213,11 @@ def run_point(d, say=print):
         except OSError:
             say(f"{d}: another worker runs it")
             return "busy"
-        if os.path.exists(_path(d, RESULT)):
+        if result(d) is not None:
             return "done"
+        if os.path.exists(_path(d, RESULT)):  # unreadable: kept aside, the point run again
+            os.replace(_path(d, RESULT), _path(d, RESULT + ".unreadable"))
+            say(f"{d}: its {RESULT} could not be read (kept as {RESULT}.unreadable): run again")
         prev = failure(d) or {}
         attempt = prev.get("attempt", 0) + 1
         job = os.environ.get("SLURM_ARRAY_JOB_ID") or os.environ.get("SLURM_JOB_ID")
@@ -370,7 +378,7 @@ def run_points(dirs, engine="local", jobs=None, slurm_opts=(), wait=True, spool=
 
 def _to_run(dirs, retry_failed, say):
     st = states(dirs)
-    todo = [d for d in dirs if st[d] == "todo" or (retry_failed and st[d] == "failed")]
+    todo = [d for d in dirs if st[d] in ("todo", "unreadable") or (retry_failed and st[d] == "failed")]
     busy = {s: sum(1 for d in dirs if st[d] == s) for s in ("running", "queued")}
     if busy["running"] or busy["queued"]:
         say(f"{busy['running']} point(s) running and {busy['queued']} queued in a Slurm job elsewhere: left to them "

@@ -107,10 +107,30 @@ def open_dir(target, dir_opt=None):
         d = dir_of(target, doc.get("study", {}) if isinstance(doc.get("study"), dict) else {}, dir_opt)
     else:
         raise CliError(f"{target}: no such study file or directory")
-    design = engine._read_json(os.path.join(d, STUDY_JSON))
-    if not design:
+    path = os.path.join(d, STUDY_JSON)
+    if not os.path.exists(path):
         raise CliError(f"{d}: no study there yet ({STUDY_JSON} is missing): run `simblas-hpl study FILE.toml` first")
+    design = engine._read_json(path)
+    why = check_design(design)
+    if why:
+        raise CliError(f"{path}: not a study's design ({why}): run `simblas-hpl study FILE.toml` again to rewrite it "
+                       "(the points done are kept)")
     return d, design
+
+
+def check_design(design):
+    """What is wrong with study.json's content, or None."""
+    if not isinstance(design, dict):
+        return "not readable JSON: truncated or corrupt" if design is None else "not a JSON object"
+    kinds = {"name": str, "factors": dict, "seeds": list, "outputs": list, "points": list}
+    for k, t in kinds.items():
+        if not isinstance(design.get(k), t):
+            return f"no {k}" if k not in design else f"its {k} is not a {t.__name__}"
+    for p in design["points"]:
+        if not (isinstance(p, dict) and isinstance(p.get("id"), str) and isinstance(p.get("factors"), dict)
+                and "seed" in p):
+            return "a point without id, factors or seed"
+    return None
 
 
 def point_dirs(d, design):
@@ -126,10 +146,15 @@ def status(d, design, out=print):
     orphans = sum(1 for r in runners.values() if r["worker"] == "gone")
     out(f"study {design['name']} ({d}): {len(dirs)} point(s): {counts['done']} done, {counts['running']} running"
         + (f" ({orphans} with no worker)" if orphans else "")
-        + f", {counts['queued']} queued, {counts['failed']} failed, {counts['todo']} to do")
+        + f", {counts['queued']} queued, {counts['failed']} failed, "
+        + (f"{counts['unreadable']} with an unreadable result, " if counts["unreadable"] else "")
+        + f"{counts['todo']} to do")
     for p, dd in zip(design["points"], dirs):
         s = st[dd]
-        if s == "failed":
+        if s == "unreadable":
+            out(f"  unreadable {p['id']}: {os.path.join(dd, engine.RESULT)} is not a run's summary (truncated or "
+                "corrupt); the next run of the study runs it again")
+        elif s == "failed":
             f = engine.failure(dd) or {}
             first = (f.get("message") or "?").splitlines()[0]
             out(f"  failed   {p['id']}: {first} (attempt {f.get('attempt', '?')}; stderr tail: "

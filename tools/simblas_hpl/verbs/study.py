@@ -56,7 +56,7 @@ def main(args):
     d, design = study_dir.open_dir(target, args.dir)
     if action == "status":
         counts = study_dir.status(d, design)
-        return 1 if counts["failed"] else 0
+        return 1 if counts["failed"] or counts["unreadable"] else 0
     if action == "collect":
         return collect(d, design)
     return plot(d, design)
@@ -107,6 +107,11 @@ def run(args, path):
 
 def collect(d, design):
     n, total, intervals = study_collect.collect(d, design)
+    bad = [p["id"] for p, dd in zip(design["points"], study_dir.point_dirs(d, design))
+           if engine.state(dd, lambda job: None) == "unreadable"]
+    if bad:
+        note(f"{len(bad)} point(s) have a {engine.RESULT} that cannot be read (truncated or corrupt), left out: "
+             f"{', '.join(bad[:3])}{', ...' if len(bad) > 3 else ''}; run the study again to redo them")
     if not n:
         raise CliError(f"{d}: no point is done yet (simblas-hpl study status {d})", 1)
     note(f"{d}/{study_collect.RESULTS}: {n} of {total} point(s)" + ("" if n == total else " (the others are not done)")
