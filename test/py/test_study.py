@@ -8,7 +8,10 @@ scipy's t quantiles) and plot."""
 import csv
 import fcntl
 import glob
+import json
 import os
+import socket
+import subprocess
 import shutil
 import unittest
 from unittest import mock
@@ -169,6 +172,8 @@ class Study(EngineCase):
         self.refused("[factors]\nn = " + levels + "\n" + "[[points]]\np = 1\n" * 1001,
                      rf"{b}:3: 100,100 points with the replicates: more than 100,000")
         self.refused("[study]\noutputs = [\"gflop\"]\n", rf"{b}:2: unknown output 'gflop'; the outputs are gflops, ")
+        self.refused("[study]\noutputs = [\"gflops\", \"wall_s\", \"gflops\"]\n",
+                     rf"{b}:2: outputs: gflops given twice; give each output once")
         self.refused("[sweep]\nn = 1\n", rf"{b}:1: unknown section \[sweep\]")
         self.refused("# top\nn = 1\n", rf"{b}:2: unknown section \[n\]")
         self.refused("[[points]]\nn = 1000\n[[points]]\nnn = 2000\n", rf"{b}:4: unknown factor or option 'nn'")
@@ -394,6 +399,26 @@ class Study(EngineCase):
                     self.assertEqual((status, err.count("\n")), (2, 1), err)
                     self.assertIn(f"study.json: not a study's design ({why}): run `simblas-hpl study FILE.toml` "
                                   "again", err)
+
+    def test_orphaned_point_is_not_success(self):
+        """A point whose worker was killed (kill -9) with its simulator
+        still running ended the study with 0 done, 1 orphaned, status 0."""
+        path = self.write("[base]\nn = 1000\np = 1\nq = 2\n", "one.toml")
+        self.assertEqual(self.cli("study", path, "--dry-run")[0], 0)
+        point = glob.glob(self.path("one", "points", "*"))[0]
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        with open(os.path.join(point, "running.json"), "w") as f:
+            json.dump({"host": socket.gethostname(), "pid": dead.pid, "started": "now"}, f)
+        fd = os.open(os.path.join(point, "lock"), os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # the orphaned simulator's
+        try:
+            status, out, err = self.cli("study", path)
+        finally:
+            os.close(fd)
+        self.assertEqual(status, 1, err)
+        self.assertIn("1 point(s) lost their worker (killed: kill -9, the OOM killer) and have no result", err)
+        self.assertEqual(self.ran(), [])
 
     def test_dir_that_cannot_be(self):
         """--dir on a file's path or in /proc was a traceback; with a comma it

@@ -339,6 +339,9 @@ def load(path, dir_opt=None, text=None):
         outputs = [o for o in DEFAULT_OUTPUTS if o != "energy_j" or "energy" in base or "energy" in factors]
     elif not (isinstance(outputs, list) and outputs and all(isinstance(o, str) for o in outputs)):
         raise src.error('outputs: expected a list of JSON fields, e.g. ["gflops", "hpl_time_s"]', "study", "outputs")
+    twice = sorted({o for o in outputs if outputs.count(o) > 1})
+    if twice:
+        raise src.error(f"outputs: {', '.join(twice)} given twice; give each output once", "study", "outputs")
     for o in outputs:
         if o not in OUTPUTS:
             raise src.error(f"unknown output '{o}'; the outputs are {', '.join(OUTPUTS)}", "study", "outputs")

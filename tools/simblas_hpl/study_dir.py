@@ -144,6 +144,7 @@ def status(d, design, out=print):
     counts = {s: sum(1 for x in st.values() if x == s) for s in engine.STATES}
     runners = {dd: engine.runner(dd) for dd in dirs if st[dd] == "running"}
     orphans = sum(1 for r in runners.values() if r["worker"] == "gone")
+    counts["orphaned"] = orphans
     out(f"study {design['name']} ({d}): {len(dirs)} point(s): {counts['done']} done, {counts['running']} running"
         + (f" ({orphans} with no worker)" if orphans else "")
         + f", {counts['queued']} queued, {counts['failed']} failed, "

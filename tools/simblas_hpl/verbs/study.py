@@ -101,8 +101,10 @@ def run(args, path):
         collect(d, design)
     if counts["failed"]:
         note(f"{counts['failed']} point(s) failed (above); run the study again to retry them")
-        return 1
-    return 0
+    if counts["orphaned"]:
+        note(f"{counts['orphaned']} point(s) lost their worker (killed: kill -9, the OOM killer) and have no result "
+             "(above); run the study again once their simulators have ended")
+    return 1 if counts["failed"] or counts["orphaned"] or counts["unreadable"] else 0
 
 
 def collect(d, design):
@@ -130,7 +132,8 @@ def plot(d, design):
         raise CliError("study plot draws with gnuplot, which is not installed (Debian: apt-get install gnuplot-nox)")
     made = study_plot.plot(d, design, gnuplot)
     note(f"{len(made)} figure(s) in {os.path.join(d, study_plot.PLOTS)}" if made else
-         "nothing to plot: no output has a value")
+         "nothing to plot: the study has no factors (each output is one value per replicate: see means.csv)"
+         if not design["factors"] else "nothing to plot: no output has a value")
     for m in made:
         if m.endswith(".svg"):
             print(m)
