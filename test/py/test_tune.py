@@ -197,6 +197,14 @@ class Tune(EngineCase):
         self.assertEqual(status, 2, err)
         self.assertIn("is a study's directory (it holds study.json)", err)
 
+    def test_budget_beyond_the_space(self):
+        """--budget 10 on a space of 2 points announced 10 evaluations."""
+        status, out, err = self.tune("--search", "nb=128", "--search", "grid=4x4", "--search", "bcast=LnM",
+                                     "--budget", 10)
+        self.assertEqual(status, 0, err)
+        self.assertIn("2 evaluation(s) (--budget 10 capped at the space's 2)", err)
+        self.assertEqual(self.calls_made(), 2)
+
     def test_plot(self):
         if not any(os.access(os.path.join(d, "gnuplot"), os.X_OK) for d in os.environ["PATH"].split(os.pathsep)):
             self.skipTest("no gnuplot")
@@ -237,6 +245,9 @@ class Refused(EngineCase):
         self.refused("'7rg' is not a bcast", "--nodes", 16, "--n", 4000, "--search", "bcast=1rg,7rg")
         self.refused("--search nb and --hpl-opt nb|give one", "--nodes", 16, "--n", 4000, "--search", "depth=0,1",
                      "--hpl-opt", "depth=1")
+        self.refused(r"--search swap_threshold=32,64: the threshold is the mixed swap's only, and swap is bin-exch: "
+                     "add mix to --search swap", "--nodes", 16, "--n", 4000, "--search", "swap=bin-exch",
+                     "--search", "swap_threshold=32,64")
         self.refused("--budget 0: must be >= 1", "--nodes", 16, "--n", 4000, "--budget", 0)
         # the engine's options, checked by the function run's --engine uses (spread.check_engine_args)
         self.refused("^simblas-hpl: -j 0: must be >= 1$", "--nodes", 16, "--n", 4000, "-j", 0)

@@ -289,6 +289,11 @@ def make_space(searches, fixes, ranks, max_aspect):
             fixed[n] = lv.values[0]
         else:
             levels[n] = lv
+    swaps = levels["swap"].values if "swap" in levels else [fixed.get("swap")]
+    if "swap_threshold" in given and "swap_threshold" in levels and "mix" not in swaps:  # levels never searched
+        raise CliError(f"--search swap_threshold={given['swap_threshold']}: the threshold is the mixed swap's only, "
+                       f"and swap is {','.join(str(v) for v in swaps)}: add mix to --search swap, or drop the "
+                       "threshold's --search")
     return Space(levels, fixed)
 
 

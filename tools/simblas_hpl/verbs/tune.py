@@ -136,13 +136,14 @@ def main(args):
     if args.sampler == "grid":
         budget = min(args.budget or size, size)
     else:
-        budget = args.budget or max(1, min(100, size // 3))
+        budget = min(args.budget or max(1, min(100, size // 3)), size)
+    capped = f" (--budget {args.budget} capped at the space's {size})" if args.budget and args.budget > size else ""
     tn.open_dir(tune, plan)
     note(f"tune: {tune.ranks} ranks, " + (f"N={tune.n}" if tune.n else
                                          f"N from {tune.n_from_memory['fraction']:g} of the memory "
                                          f"({tune.n_from_memory['n']})")
          + f"; {size} point(s) in the space ({', '.join(f'{k} {lv.text()}' for k, lv in tune.space.levels.items())}); "
-         f"{args.sampler} (seed {args.sampler_seed}), {budget} evaluation(s), in {tune.dir}")
+         f"{args.sampler} (seed {args.sampler_seed}), {budget} evaluation(s){capped}, in {tune.dir}")
     evals, why = tn.optimise(tune, args.sampler, args.sampler_seed, budget, args.engine,
                              args.jobs or engine.default_jobs(), args.slurm_opt, patience=args.patience,
                              first=args.first)
