@@ -258,14 +258,14 @@ sys.exit(not (a == 'system' and b == sys.argv[3]))" "$tmp/sysmalloc.json" "$tmp/
     fi
     # the thinned columns' barriers, deferred to each rank's next flush
     # (the default with one rank per core), against real simulator
-    # barriers (SIMBLAS_PIVOT_DEFER=0): the same arithmetic, so the same
+    # barriers (--no-pivot-defer, SIMBLAS_PIVOT_DEFER=0): the same arithmetic, so the same
     # simulated time to SimGrid's printed precision
-    if [ -f "$tmp/pivot.json" ] && SIMBLAS_PIVOT_DEFER=0 XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 \
-         --hpl-code free --pivot-every 16 --json "$tmp/pivotbar.json" > /dev/null 2> "$tmp/e2e.err"; then
+    if [ -f "$tmp/pivot.json" ] && XDG_DATA_HOME=$data cli run --n 8000 --nb 128 --p 4 --q 4 \
+         --hpl-code free --pivot-every 16 --no-pivot-defer --json "$tmp/pivotbar.json" > /dev/null 2> "$tmp/e2e.err"; then
       same_time "$tmp/pivotbar.json" "$tmp/pivot.json" "simulator barriers" "deferred" 2e-6 \
         && ok "--pivot-every 16: deferred barriers give the simulator barriers' time" || ko "deferred pivot barriers"
     else
-      ko "--pivot-every 16 run with SIMBLAS_PIVOT_DEFER=0 failed: $(tail -5 "$tmp/e2e.err")"
+      ko "--pivot-every 16 --no-pivot-defer run failed: $(tail -5 "$tmp/e2e.err")"
     fi
     # --roll-merge 0 (patch 14: each of HPL's rolls in two exchanges per
     # rank, the lost latencies charged) against HPL's rolls, with both

@@ -169,8 +169,8 @@ class Refused(Sandbox):
         self.refused(r"--seed 18446744073709551616: must be a whole number from 0 to 18446744073709551615 "
                      r"\(SIMBLAS_SEED is 64 bits\)", *RUN4, "--p", 2, "--q", 2, "--seed", "18446744073709551616")
 
-    def one_line(self, pattern, *args):
-        status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, *args)
+    def one_line(self, pattern, *args, env=None):
+        status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, *args, env=env)
         self.assertEqual((status, len(err.rstrip("\n").split("\n"))), (2, 1), err)
         self.assertRegex(err, pattern)
         self.assertFalse(os.path.exists(self.called), "smpirun was called")
@@ -192,6 +192,17 @@ class Refused(Sandbox):
         status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--dry-run", "--keep",
                                   self.path("ok"))  # the fixture's model loads
         self.assertEqual(status, 0, err)
+
+    def test_no_pivot_defer(self):
+        """--no-pivot-defer: SIMBLAS_PIVOT_DEFER=0 as an option (the shell's
+        variable is refused), with thinned exchanges only."""
+        self.one_line("without --pivot-every N \\(N > 1\\) no exchange is thinned", "--no-pivot-defer")
+        status, out, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--dry-run", "--keep",
+                                    self.path("d"), "--pivot-every", 16, "--no-pivot-defer")
+        self.assertEqual(status, 0, err)
+        self.assertIn(" SIMBLAS_PIVOT_DEFER=0 ", out)
+        self.one_line("SIMBLAS_PIVOT_DEFER=0 is set in the environment: .*give --no-pivot-defer \\(0\\) instead",
+                      "--pivot-every", 16, env={"SIMBLAS_PIVOT_DEFER": "0"})
 
     def test_keep_and_outputs(self):
         """--keep DIR that cannot be made, or that holds files a run would

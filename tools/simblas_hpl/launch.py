@@ -151,6 +151,8 @@ def run_env(plan, workdir):
         # injection: one simulator event fewer, the same clock on a core of
         # its own; only the energy tells idle from busy
         env["SIMBLAS_IDLE_MERGE"] = "1"
+    if plan.no_pivot_defer:
+        env["SIMBLAS_PIVOT_DEFER"] = "0"  # the thinned exchanges' barriers met in the simulator
     if plan.pivot_every:
         env["SIMBLAS_PIVOT_EVERY"] = str(plan.pivot_every)  # patch 13: thinned pivot search
     if plan.roll_merge is not None and plan.roll_merge != 1:

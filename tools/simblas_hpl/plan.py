@@ -44,6 +44,7 @@ class RunOptions:
     waits: Optional[str] = None
     probe: Optional[str] = None     # immediate | lagged (SIMBLAS_PROBE)
     pivot_every: Optional[int] = None
+    no_pivot_defer: bool = False
     roll_merge: Optional[int] = None
     no_merge: bool = False
     hpl_code: Optional[str] = None
@@ -119,6 +120,7 @@ class RunPlan:
     no_merge: bool = False
     iprobe: Optional[float] = None
     pivot_every: Optional[int] = None
+    no_pivot_defer: bool = False
     roll_merge: Optional[int] = None
     iterations: Optional[int] = None
     samples: Optional[int] = None
@@ -334,6 +336,9 @@ def make_plan(o):
         if broken:
             raise CliError(f"--pivot-every {o.pivot_every} {broken[0]}, which needs {broken[1]} ({broken[2]} is "
                            f"what --mode and --no-merge set): drop it, or use --mode model without --no-merge")
+    if o.no_pivot_defer and not (o.pivot_every or 1) > 1:
+        raise CliError("--no-pivot-defer meets the thinned pivot exchanges' barriers in the simulator, and without "
+                       "--pivot-every N (N > 1) no exchange is thinned: give --pivot-every, or drop --no-pivot-defer")
     if o.roll_merge is not None:
         check_roll_merge(o.roll_merge, o.mode, opts, nb)
     if o.seed is not None and not 0 <= o.seed < settings.UINT_LIMIT:
@@ -469,7 +474,7 @@ def make_plan(o):
         model=os.path.abspath(model_path), reference_speed=ref, model_nominal=model.is_nominal(model_path),
         xhpl=xhpl, build=build, smpirun=smpirun, blocksize=blocksize, hpl_code=hpl_code, waits=waits, probe=probe,
         progress_every=progress_every, per_rank_polls=per_rank_polls, libdir=libdir, no_merge=o.no_merge,
-        iprobe=o.iprobe, pivot_every=o.pivot_every, roll_merge=o.roll_merge, iterations=iters, samples=samples,
+        iprobe=o.iprobe, pivot_every=o.pivot_every, no_pivot_defer=o.no_pivot_defer, roll_merge=o.roll_merge, iterations=iters, samples=samples,
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,
         code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""), seed=o.seed,
         noise=o.noise, node_speeds=node_speeds, occupancy=occupancy, occupancy_memory=occupancy_memory, node=node, network=net)

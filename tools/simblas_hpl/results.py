@@ -479,6 +479,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         summary["probe"] = plan.probe
         summary["malloc"] = plan.malloc
         summary["pivot_every"] = plan.pivot_every or 1
+        summary["pivot_defer"] = not plan.no_pivot_defer
         summary["roll_merge"] = 1 if plan.roll_merge is None else plan.roll_merge
         summary["hugepages"] = plan.hugepages
         summary["seed"] = settings.seed(plan.seed)

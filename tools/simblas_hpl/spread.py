@@ -86,6 +86,8 @@ def identity(plan):
     ident["platform"] = plan.platform.spec
     ident["bw"], ident["lat"] = plan.platform.bw, plan.platform.lat
     ident["node_speeds"] = plan.node_speeds.file_text() if plan.node_speeds else None
+    if plan.no_pivot_defer:  # (directories made before the option stay resumable)
+        ident["no_pivot_defer"] = True
     ident["seed"] = settings.seed(plan.seed)
     ident.update(content(plan))
     ident["hosts_sha256"] = sha256_of("\n".join(plan.platform.hostlist))

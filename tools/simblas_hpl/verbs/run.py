@@ -88,6 +88,10 @@ def add_arguments(r):
                         "each carrying the steps' elements, and charge the latencies the merged messages no "
                         "longer pay; 0: a whole roll in two exchanges (the same bytes, far fewer messages; "
                         "changes the communication: doc/user-guide.md); default 1, HPL's rolls")
+    r.add_argument("--no-pivot-defer", action="store_true",
+                   help="with --pivot-every: meet each thinned pivot exchange's barrier in the simulator instead of "
+                        "computing it at the rank's next flush (the same arithmetic, slower; a check of the "
+                        "deferral)")
     r.add_argument("--no-merge", action="store_true",
                    help="inject every BLAS call separately (default: merge a rank's calls up to its next MPI call)")
     r.add_argument("--hpl-code", choices=["timed", "free"],
