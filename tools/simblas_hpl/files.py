@@ -3,6 +3,7 @@
 import hashlib
 import os
 import shutil
+import tempfile
 
 
 def read_text(path):
@@ -69,11 +70,28 @@ def copy_atomic(src, path):
 
 
 def replace_atomic(path, write):
-    """write(path.new), then rename it to path; path.new removed on failure."""
-    tmp = path + ".new"
+    """write(TMP), a file of its own beside path (two writers never share
+    one), flushed to the disk, then renamed to path: a reader, or a crash,
+    sees the old file or the whole new one.  A symbolic link is written
+    through (its target replaced, the link kept); a new file gets the mode
+    open() would give it, an existing one keeps its own.  TMP removed on
+    failure."""
+    target = os.path.realpath(path)
+    d = os.path.dirname(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".new", dir=d)
+    os.close(fd)
     try:
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)  # (before write: copy_atomic sets its own)
         write(tmp)
-        os.replace(tmp, path)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
