@@ -187,7 +187,7 @@ class Refused(Sandbox):
                 path = self.path("bad.model")
                 with open(path, "w") as f:
                     f.write(bad)
-                self.one_line(r"^simblas-hpl: libsimblas refuses the model before the run: .*bad\.model" + said,
+                self.one_line(r"^simblas-hpl: libsimblas would stop the run \(checked before it\): .*bad\.model" + said,
                               "--model", path)
         status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--dry-run", "--keep",
                                   self.path("ok"))  # the fixture's model loads

@@ -171,7 +171,23 @@ class Refusals(RefineBase):
         self.refused(["--model", self.model, "-o", self.path("no", "dir", "x.model")], r"does not exist")
         with open(self.path("afile"), "w") as f:
             f.write("x")
-        self.refused(["--model", self.model, "--keep", self.path("afile")], r"--keep .*afile: not a directory")
+        self.refused(["--model", self.model, "--keep", self.path("afile")], r"--keep .*afile is not a directory")
+        self.refused(["--model", self.model, "--keep", self.path("afile", "sub")],
+                     r"--keep .*afile/sub cannot be made: .*afile is not a directory")
+        self.refused(["--model", self.model, "-o", self.path()], r"-o .* is a directory: give a file name "
+                                                                  r"\(e\.g\. .*/refined\.model\)")
+        self.refused(["--model", self.model, "--timeout", "-1"], r"^simblas-hpl: --timeout -1: must be a number")
+        # the tools and the settings the ranks inherit: named, not blamed on the model nor met inside mpirun
+        self.refused(["--model", self.model], r"^simblas-hpl: SIMBLAS_CALIBRATE=/nonexist: no such file; set it to "
+                                              r"simblas-calibrate", env={"SIMBLAS_CALIBRATE": "/nonexist"})
+        self.refused(["--model", self.model], r"^simblas-hpl: /bin/false --summary .* failed \(exit status 1\) and "
+                                              r"said nothing: is it simblas-calibrate\?",
+                     env={"SIMBLAS_CALIBRATE": "/bin/false"})
+        self.refused(["--model", self.model], r"^simblas-hpl: libsimblas would stop the run \(checked before it\): "
+                                              r"SIMBLAS_MODE=trace needs a real BLAS, but '/nonexist\.so' does not load",
+                     env={"SIMBLAS_BACKEND": "/nonexist.so"})
+        self.refused(["--model", self.model], r"^simblas-hpl: SIMBLAS_BACKEND_THREADS=0 is set in the environment",
+                     env={"SIMBLAS_BACKEND_THREADS": "0"})
 
 
 class Plan(RefineBase):

@@ -18,32 +18,35 @@ _loaded = set()
 _LOAD = ("import ctypes, sys\n"
          "lib = ctypes.CDLL(sys.argv[1])\n"
          "lib.simblas_mode.restype = ctypes.c_char_p\n"
-         "sys.exit(0 if lib.simblas_mode() == b'null' else 3)\n")
+         "sys.exit(0 if lib.simblas_mode() == sys.argv[2].encode() else 3)\n")
 
 
-def check_loads(libdir, path, node_text=None, node_from=None):
-    """libsimblas's own loader on the model file PATH (and the node that
-    --node NODE_FROM composed, NODE_TEXT), in a child process in null mode
-    (predictions, nothing run), before a simulation starts: a coefficient
-    that is not a number, a missing 'end', an unknown routine -- anything
-    that libsimblas would stop at inside the simulation, after SimGrid's
-    set-up, in a block of lines with status 1 -- is one line here, status
-    2, in libsimblas's words.  One parser: the C one."""
+def check_loads(lib, path, node_text=None, node_from=None, mode="null"):
+    """libsimblas's own loader (LIB, its libsimblas.so) on the model file
+    PATH (and the node that --node NODE_FROM composed, NODE_TEXT), in a
+    child process in MODE (null: predictions, nothing run; trace: with the
+    real BLAS, SIMBLAS_BACKEND, that refine's ranks compute with), before a
+    simulation or real run starts: a coefficient that is not a number, a
+    missing 'end', an unknown routine, a backend that does not load --
+    anything that libsimblas would stop at inside the simulation, after
+    SimGrid's set-up, in a block of lines with status 1 -- is one line
+    here, status 2, in libsimblas's words.  One parser: the C one."""
     st = os.stat(path)
-    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, node_text)
+    key = (lib, os.path.abspath(path), st.st_size, st.st_mtime_ns, node_text, mode, settings.given("SIMBLAS_BACKEND"))
     if key in _loaded:
         return
-    lib = os.path.join(libdir, "libsimblas.so")
     with tempfile.TemporaryDirectory(prefix="simblas-check-") as d:
-        env = settings.inherited_env(keep=())
-        env.update(SIMBLAS_MODE="null", SIMBLAS_MODEL=os.path.abspath(path))
+        env = settings.inherited_env()  # (the passthrough and trace backend passes)
+        env.update(SIMBLAS_MODE=mode, SIMBLAS_MODEL=os.path.abspath(path))
+        if mode == "trace":
+            env["SIMBLAS_TRACE"] = os.path.join(d, "trace.csv")
         node = os.path.join(d, "simblas.node")
         if node_text is not None:
             with open(node, "w") as f:
                 f.write(node_text)
             env["SIMBLAS_NODE"] = node
         try:
-            r = subprocess.run([sys.executable, "-c", _LOAD, lib], env=env, stdin=subprocess.DEVNULL,
+            r = subprocess.run([sys.executable, "-c", _LOAD, lib, mode], env=env, stdin=subprocess.DEVNULL,
                                capture_output=True, text=True, errors="replace", timeout=120)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise CliError(f"could not have {lib} load the model {path} to check it ({e}); check the "
@@ -57,8 +60,7 @@ def check_loads(libdir, path, node_text=None, node_from=None):
         why = said[0]
         if node_text is not None and node in why:
             why = why.replace(node, f"the node that --node {node_from} composes")
-        raise CliError(f"libsimblas refuses {'the model or node' if node_text is not None else 'the model'} "
-                       f"before the run: {why}")
+        raise CliError(f"libsimblas would stop the run (checked before it): {why}")
     _loaded.add(key)
 
 

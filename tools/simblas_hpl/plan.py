@@ -461,7 +461,8 @@ def make_plan(o):
     libdir = freeclock = None
     if o.mode == "model":
         libdir = simblas_libdir()
-        model.check_loads(libdir, model_path, node.text if node else None, o.node)  # libsimblas's own parser
+        model.check_loads(os.path.join(libdir, "libsimblas.so"), model_path, node.text if node else None,
+                          o.node)  # libsimblas's own parser
         # SMPI's benchmark timer is never read when SMPI does not time the
         # computation, yet its thread CPU clock is a system call around every
         # MPI call (7-12% of the wall)

@@ -399,7 +399,8 @@ def check_output_path(path, opt):
     full = os.path.abspath(path)
     d = os.path.dirname(full)
     if os.path.isdir(full):
-        raise CliError(f"{opt} {path} is a directory: give a file name (e.g. {os.path.join(path, 'run.' + opt[2:])})")
+        example = "run." + opt[2:] if opt.startswith("--") else "refined.model"
+        raise CliError(f"{opt} {path} is a directory: give a file name (e.g. {os.path.join(path, example)})")
     if not os.path.isdir(d):
         raise CliError(f"{opt} {path}: its directory {d} does not exist; create it (mkdir -p {d}) or give another path")
     if os.path.exists(full) and not os.access(full, os.W_OK):

@@ -49,8 +49,15 @@ def model_reference(path):
 
 def calibrator_path(why="it measures this machine's reference speed between the real runs",
                     instead=", or add --no-reference-speed"):
-    """simblas-calibrate: $SIMBLAS_CALIBRATE, the installed one, then PATH; or CliError."""
-    for c in (settings.value("SIMBLAS_CALIBRATE"), locations.installed("CALIBRATE"), shutil.which("simblas-calibrate")):
+    """simblas-calibrate: $SIMBLAS_CALIBRATE, the installed one, then PATH; or CliError.
+    A SIMBLAS_CALIBRATE that is not an executable is refused, not passed over."""
+    given = settings.value("SIMBLAS_CALIBRATE")
+    if given and not (os.path.isfile(given) and os.access(given, os.X_OK)):
+        raise CliError(f"SIMBLAS_CALIBRATE={given}: " + ("no such file" if not os.path.exists(given) else
+                                                          "not an executable file")
+                       + "; set it to simblas-calibrate (a build tree's calibrator/simblas-calibrate), or unset it "
+                         "for the installed one")
+    for c in (given, locations.installed("CALIBRATE"), shutil.which("simblas-calibrate")):
         if c and os.access(c, os.X_OK):
             return c
     raise CliError(f"`simblas-calibrate` not found: {why}; set SIMBLAS_CALIBRATE to it (a build tree's "

@@ -9,6 +9,7 @@ FILE.calibrated (issue 23).  This module: the options, the runs planned
 and the order of things; refine.py: the work (the traced runs, the traces
 read, the refit, the model put in place)."""
 
+import math
 import os
 import re
 import shutil
@@ -16,12 +17,12 @@ import subprocess
 import sys
 import tempfile
 
-from .. import model, realrun, signals, validate_configs, validate_machine, validate_speed
+from .. import model, realrun, settings, signals, validate_configs, validate_machine, validate_speed
 from .. import refine as rf
 from ..errors import CliError, note
 from ..files import read_text, write_atomic
 from ..locations import default_model, keep_path
-from ..plan import DEFAULT_NB
+from ..plan import DEFAULT_NB, check_keep, make_dir
 from ..results import check_output_path
 
 NAME = "refine"
@@ -87,6 +88,9 @@ def check_model(path, calibrator):
     model.check_calibrated(path)
     p = subprocess.run([calibrator, "--summary", path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True, errors="replace")
+    if p.returncode != 0 and not p.stderr.strip():  # a calibrator that says nothing failed, not the model
+        raise CliError(f"{calibrator} --summary {path} failed (exit status {p.returncode}) and said nothing: is it "
+                       "simblas-calibrate? (SIMBLAS_CALIBRATE, or the installed one)")
     if p.returncode != 0:
         why = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
         why = re.sub(r"^simblas-calibrate: (--summary )?", "", why)
@@ -159,6 +163,10 @@ def time_scale(base, speed, args):
 
 def main(args):
     signals.raise_on_term(interrupt=True)  # SIGTERM and SIGHUP stop refine as Ctrl-C does (its mpirun with it)
+    # the ranks inherit the environment, and libsimblas (trace mode) reads its settings there
+    settings.check_inherited()
+    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
+        raise CliError(f"--timeout {args.timeout:g}: must be a number of seconds > 0")
     cores = realrun.machine_cores()
     configs = plan_configs(args, cores)
     base = args.model or default_model()
@@ -167,13 +175,16 @@ def main(args):
     base = os.path.abspath(base)
     out = os.path.abspath(args.out or base)
     check_output_path(out, "-o")
-    if args.keep and os.path.exists(args.keep) and not os.path.isdir(args.keep):
-        raise CliError(f"--keep {args.keep}: not a directory; give a directory (made if need be)")
+    if args.keep:
+        check_keep(args.keep, "for the traces and HPL's output")
     build, xhpl = realrun.mpi_binary(args.build_id, patch=KERNEL_PATCH, why=" (its memory kernels are not traced)")
     mpirun = realrun.mpirun_path()
     lib = rf.libsimblas(build)
+    # libsimblas in trace mode, as each rank will load it (the model, SIMBLAS_BACKEND): a refusal is one line
+    # now, not 25 of mpirun's once the ranks stopped at it
+    model.check_loads(lib, base, mode="trace")
     if args.keep:
-        os.makedirs(args.keep, exist_ok=True)
+        make_dir(args.keep)
         root = os.path.abspath(args.keep)
     else:
         root = tempfile.mkdtemp(prefix="simblas-refine-")
