@@ -8,11 +8,23 @@ import json
 import os
 import pickle
 import re
+import tarfile
 import unittest
 from unittest import mock
 
 from support import Sandbox, fake_build
 from simblas_hpl import builds, hplbuild
+
+def snapshot(d):
+    """{name: bytes} of the files directly in d (a build's binaries and manifest)."""
+    out = {}
+    for n in sorted(os.listdir(d)):
+        p = os.path.join(d, n)
+        if os.path.isfile(p) and n != ".lock":
+            with open(p, "rb") as f:
+                out[n] = f.read()
+    return out
+
 
 RESULT = "WR11C2R4        8000   128     2     2               1.91              1.786e+02"
 
@@ -124,12 +136,18 @@ class Builds(Sandbox):
         status, out, err = self.cli("build", "--build-id", "../x")
         self.assertEqual((status, err.count("\n")), (2, 1), err)
         self.assertIn("--build-id '../x': an ID is up to 100 letters", err)
-        # an HPL tree the patches do not apply to: the build fails, in the directory of its ID
+        # an HPL tree the patches do not apply to: refused in one line naming the patch and the likely
+        # cause, the build of that ID left as it was
+        d = self.make_build("mine", "/src/hpl-2.3.tar.gz", "t0")
+        before = snapshot(d)
         tree = self.empty_tree()
         status, out, err = self.cli("build", "--hpl-dir", tree, "--build-id", "mine", "--mode", "model")
-        self.assertEqual(status, 1, err)
-        self.assertIn("does not apply", err)
-        self.assertTrue(os.path.isdir(os.path.join(self.data, "mine", "src")))
+        self.assertEqual(status, 2, err)
+        last = err.splitlines()[-1]
+        self.assertRegex(last, r"^simblas-hpl: patch 01-simblas-header.patch \(from series\) does not apply to .*hpl "
+                               r"with `patch -p1 --fuzz=0` \(can't find file to patch.*\): the source is not HPL 2.x")
+        self.assertNotIn("patch -p1", "\n".join(err.splitlines()[:-1]))  # patch's output is not dumped
+        self.assertEqual(snapshot(d), before)
 
     def test_the_real_mpi_build_needs_mpicc(self):
         with mock.patch("simblas_hpl.hplbuild.mpicc_or_none", return_value=None):
@@ -179,3 +197,101 @@ class Ref(unittest.TestCase):
         self.assertEqual(pickle.loads(pickle.dumps(r)), r)
         with self.assertRaises(dataclasses.FrozenInstanceError):
             r.id = "other"
+
+
+FAKE_MAKE = """#!/bin/sh
+# make arch=ARCH in an HPL tree: bin/ARCH/xhpl, whose bytes hold the tree's VERSION;
+# fails for the arches in FAKE_MAKE_FAIL
+arch=${1#arch=}
+echo "make: building $arch"
+case " $FAKE_MAKE_FAIL " in *" $arch "*) echo "cc: error: it went wrong"; exit 2;; esac
+mkdir -p bin/$arch && { echo "xhpl $arch"; cat VERSION; } > bin/$arch/xhpl
+"""
+
+
+class BuildAside(Sandbox):
+    """A rebuild is made aside and put in place at the end: a failure or a
+    refusal leaves the build of before as it was, binaries
+    and manifest to the byte (with a fake make, the patches not applied)."""
+
+    def setUp(self):
+        super().setUp()
+        self.data = os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl")
+        fake = self.path("fakebin")
+        os.makedirs(fake)
+        with open(os.path.join(fake, "make"), "w") as f:
+            f.write(FAKE_MAKE)
+        os.chmod(os.path.join(fake, "make"), 0o755)
+        self.env["PATH"] = fake + os.pathsep + os.environ.get("PATH", "")
+        self.tree = self.path("hpl")
+        os.makedirs(os.path.join(self.tree, "src"))
+        open(os.path.join(self.tree, "Make.top"), "w").close()
+        self.version("one")
+        no_patches = mock.patch.object(hplbuild, "apply_patches")
+        no_patches.start()
+        self.addCleanup(no_patches.stop)
+
+    def version(self, v):
+        with open(os.path.join(self.tree, "VERSION"), "w") as f:
+            f.write(v + "\n")
+
+    def build(self, *args, env=None):
+        return self.cli("build", "--hpl-dir", self.tree, "--build-id", "b", "--no-check", *args, env=env)
+
+    def first(self):
+        """The build b of xhpl-model and xhpl-real from version one; its snapshot."""
+        status, out, err = self.build("--mode", "both")
+        self.assertEqual(status, 0, err)
+        d = os.path.join(self.data, "b")
+        self.assertEqual(self.read(d, "xhpl-model"), "xhpl simblas_model\none\n")
+        self.version("two")  # the inputs change: a rebuild replaces both binaries
+        return d, snapshot(d)
+
+    def test_a_failed_make_changes_nothing(self):
+        d, before = self.first()
+        for fail in ("simblas_model", "simblas_real"):
+            status, out, err = self.build("--mode", "both", env={"FAKE_MAKE_FAIL": fail})
+            with self.subTest(fail=fail):
+                self.assertEqual(status, 1, err)
+                self.assertIn("cc: error: it went wrong", err)
+                self.assertIn(f"nothing changed in {d}; this build's files are in {d}/staging", err)
+                self.assertEqual(snapshot(d), before)
+        # and the build then succeeds, replacing both, the staging directory gone
+        status, out, err = self.build("--mode", "both")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(self.read(d, "xhpl-real"), "xhpl simblas_real\ntwo\n")
+        self.assertFalse(os.path.exists(os.path.join(d, "staging")))
+        man = json.loads(self.read(d, "manifest.json"))
+        self.assertEqual(man["binaries"], {"model": "xhpl-model", "passthrough": "xhpl-real"})
+        self.assertEqual(man["tree"], os.path.join(d, "src", "hpl"))
+        self.assertTrue(os.path.isfile(os.path.join(man["tree"], "VERSION")))
+
+    def test_a_binary_not_the_manifests_is_rebuilt(self):
+        """A binary that is not the one the manifest describes (put in place
+        and the manifest not written) is not up to date."""
+        d, before = self.first()
+        self.version("one")
+        with open(os.path.join(d, "xhpl-model"), "w") as f:
+            f.write("another xhpl\n")
+        status, out, err = self.build("--mode", "model")
+        self.assertEqual(status, 0, err)
+        self.assertNotIn("up to date", err)
+        self.assertEqual(self.read(d, "xhpl-model"), "xhpl simblas_model\none\n")
+        status, out, err = self.build("--mode", "model")
+        self.assertIn("xhpl-model up to date", err)
+
+    def test_a_tarball_that_is_not_hpl_is_refused(self):
+        d = fake_build(self.data, "b2", "/src/hpl-2.3.tar.gz", "t0", default=True)
+        before = snapshot(d)
+        os.makedirs(self.path("other"))
+        with open(self.path("other", "readme"), "w") as f:
+            f.write("not HPL\n")
+        tb = self.path("other.tar.gz")
+        with tarfile.open(tb, "w:gz") as t:
+            t.add(self.path("other"), arcname="other")
+        status, out, err = self.cli("build", "--hpl-tarball", tb, "--build-id", "b2", "--mode", "model")
+        self.assertEqual((status, err), (2, f"simblas-hpl: --hpl-tarball {tb} is not an HPL source tarball (no "
+                                            "other/Make.top or other/src/): give HPL's, e.g. netlib's "
+                                            "hpl-2.3.tar.gz\n"))
+        self.assertEqual(snapshot(d), before)
+

@@ -10,15 +10,16 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tarfile
 import tempfile
 
 from . import VERSION
-from . import builds, hpldat, realrun, settings
+from . import builds, hpldat, realrun, settings, signals
 from .builds import BINARIES, read_series
 from .errors import CliError, note
-from .files import read_text, sha256_file, tail_lines
+from .files import read_text, sha256_file, tail_lines, write_atomic
 from .launch import simulate
 from .locations import (cache_root, data_root, default_model, installed, patch_dir, simblas_incdir,
                         simblas_libdir, tool)
@@ -29,6 +30,7 @@ SERIES_HPCC = "series.hpcc"
 MAKE_TEMPLATE = "Make.simblas.in"
 ARCHS = {"model": "simblas_model", "passthrough": "simblas_real", "mpi": "simblas_mpi"}
 MODES = {"both": ["model", "passthrough"], "all": ["model", "passthrough", "mpi"]}
+STOPS = (signal.SIGINT,) + signals.TERM  # held off while the build is put in place
 PATCHES_REMEDY = "reinstall SimBLAS, or point SIMBLAS_PATCHDIR at the source tree's hpl-patches/"
 
 
@@ -79,9 +81,11 @@ def extract(tarball, dest, prefix=None):
 
 
 def top_dir(tarball):
+    """(the one directory the tarball unpacks to, the names of its members)."""
     try:
         with tarfile.open(tarball) as tf:
-            tops = {m.name.split("/", 1)[0] for m in tf.getmembers() if m.name.strip("/")}
+            names = [m.name.strip("/") for m in tf.getmembers() if m.name.strip("/")]
+            tops = {n.split("/", 1)[0] for n in names}
     except (tarfile.TarError, OSError) as e:
         why = str(e).splitlines()[0].rstrip(":") if str(e) else type(e).__name__
         raise CliError(f"{tarball} is not a readable tar archive ({why}: not gzip, bzip2, xz or plain tar); "
@@ -89,7 +93,7 @@ def top_dir(tarball):
     if len(tops) != 1:
         raise CliError(f"{tarball} does not unpack to one directory (found {', '.join(sorted(tops)[:5])}); "
                        "give HPL's source tarball, whose files are in hpl-X.Y/, e.g. netlib's hpl-2.3.tar.gz")
-    return tops.pop()
+    return tops.pop(), names
 
 
 def dsc_sha256(dsc, fname):
@@ -166,7 +170,10 @@ def resolve_source(hpl_tarball=None, hpl_dir=None):
         tb = os.path.abspath(hpl_tarball)
         if not os.path.isfile(tb):
             raise CliError(f"--hpl-tarball {hpl_tarball}: no such file")
-        top = top_dir(tb)
+        top, names = top_dir(tb)
+        if f"{top}/Make.top" not in names or not any(n.startswith(f"{top}/src/") for n in names):
+            raise CliError(f"--hpl-tarball {hpl_tarball} is not an HPL source tarball (no {top}/Make.top or "
+                           f"{top}/src/): give HPL's, e.g. netlib's hpl-2.3.tar.gz")
         digest = sha256_file(tb)
         sid = re.sub(r"[^A-Za-z0-9._+-]", "_", top) + "-" + digest[:8]
 
@@ -189,7 +196,7 @@ def resolve_source(hpl_tarball=None, hpl_dir=None):
             return tree
         return "dir", sid, d, digest, unpack
     orig, version, digest = debian_hpcc_source()
-    top = top_dir(orig)
+    top, _ = top_dir(orig)
 
     def unpack(dest):
         extract(orig, dest, prefix=top + "/hpl/")
@@ -208,10 +215,12 @@ def apply_patches(tree, patches, desc):
                             "--no-backup-if-mismatch", "-i", path],
                            cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
-            raise CliError(f"patch {name} (from {series}) does not apply to {desc} with `patch -p1 --fuzz=0`:\n"
-                           f"{tail_lines(r.stdout, 12)}\n"
-                           "The patch series does not match this HPL source: use the source it was made for "
-                           "(default: Debian's hpcc; or --hpl-tarball hpl-2.3.tar.gz), and an unpatched tree.", 1)
+            said = [ln.strip() for ln in r.stdout.splitlines()
+                    if re.search(r"FAILED|can't find file|No file to patch|Reversed|malformed|missing", ln)]
+            raise CliError(f"patch {name} (from {series}) does not apply to {desc} with `patch -p1 --fuzz=0`"
+                           + (f" ({said[0]})" if said else "")
+                           + ": the source is not HPL 2.x as the series was made for, or is already patched; "
+                           "give an unpatched HPL 2.x (default: Debian's hpcc; or --hpl-tarball hpl-2.3.tar.gz)")
 
 
 def fill_template(template, values):
@@ -277,9 +286,9 @@ def make_arch(tree, mode, template, libdir, incdir, cc, logpath, detailed_timing
     # command-line variable reaches HPL's sub-makes through MAKEFLAGS)
     cmd = ["make", f"arch={arch}"] + ([f"CC={cc}", f"LINKER={cc}"] if mode == "mpi" else [])
     with open(logpath, "w") as log:
-        r = subprocess.run(cmd, cwd=tree, stdout=log, stderr=subprocess.STDOUT, env=env)
+        returncode = subprocess.run(cmd, cwd=tree, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
     xhpl = os.path.join(tree, "bin", arch, "xhpl")
-    if r.returncode != 0 or not os.path.isfile(xhpl):
+    if returncode != 0 or not os.path.isfile(xhpl):
         text = read_text(logpath)
         hint = ""
         m = re.search(r"undefined reference to `(simblas_\w+)'", text)
@@ -288,7 +297,7 @@ def make_arch(tree, mode, template, libdir, incdir, cc, logpath, detailed_timing
                     "(this HPL patch series needs a newer libsimblas).")
         elif mode == "mpi" and re.search(r"cannot find -lopenblas|openblas", text, re.I):
             hint = "\nxhpl-mpi links OpenBLAS: install libopenblas-dev (scripts/install-deps.sh)."
-        elif r.returncode == 0:
+        elif returncode == 0:
             hint = f"\nmake succeeded but made no bin/{arch}/xhpl: the patch series does not build an xhpl here."
         raise CliError(f"building {BINARIES[mode]} failed (make arch={arch}, log {logpath}):\n"
                        f"{tail_lines(text, 15)}{hint}", 1)
@@ -380,52 +389,99 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
     d = os.path.join(data_root(), bid)
     os.makedirs(d, exist_ok=True)
     lock = open(os.path.join(d, ".lock"), "w")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        raise CliError(f"another `simblas-hpl build` is building in {d}", 1)
-    mpath = os.path.join(d, "manifest.json")
-    old = {}
-    if os.path.isfile(mpath):
+    with lock:  # closed, and so released, when done
         try:
-            with open(mpath) as f:
-                old = json.load(f)
-        except (OSError, ValueError):
-            old = {}
-    same = old.get("fingerprint") == fingerprint
-    binaries = dict(old.get("binaries", {})) if same else {}
-    if not same:
-        for b in BINARIES.values():
-            if os.path.exists(os.path.join(d, b)):
-                os.unlink(os.path.join(d, b))
-    todo = [m for m in modes if force or m not in binaries
-            or not os.path.isfile(os.path.join(d, binaries[m]))]
-    if not todo:
-        note(f"{', '.join(BINARIES[m] for m in modes)} up to date in {d} (--force rebuilds)")
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise CliError(f"another `simblas-hpl build` is building in {d}", 1)
+        mpath = os.path.join(d, "manifest.json")
+        old = {}
+        if os.path.isfile(mpath):
+            try:
+                with open(mpath) as f:
+                    old = json.load(f)
+            except (OSError, ValueError):
+                old = {}
+        same = old.get("fingerprint") == fingerprint
+        binaries = dict(old.get("binaries", {})) if same else {}
+        digests = dict(old.get("sha256", {})) if same else {}
+        checks = dict(old.get("checks", {})) if same else {}
+
+        def up_to_date(m):
+            p = os.path.join(d, binaries[m]) if m in binaries else None
+            return p and os.path.isfile(p) and (m not in digests or digests[m] == sha256_file(p))
+        todo = [m for m in modes if force or not up_to_date(m)]
+        if not todo:
+            note(f"{', '.join(BINARIES[m] for m in modes)} up to date in {d} (--force rebuilds)")
+            settle_default(bid, make_default)
+            return 0
+
+        # everything is made aside, in staging/, and put in place only once
+        # all is built and checked: a failure or an interrupt (^C) at any
+        # point leaves the build in d as it was
+        staging = os.path.join(d, "staging")
+        try:
+            shutil.rmtree(staging, ignore_errors=True)
+            os.makedirs(os.path.join(staging, "src"))
+            tree = build_aside(staging, todo, unpack, desc, patches, pdir, template, libdir, incdir, smpicc, mpicc,
+                               detailed_timing, no_check, checks)
+            for m in todo:
+                binaries[m] = BINARIES[m]
+                digests[m] = sha256_file(os.path.join(staging, BINARIES[m]))
+            manifest = {
+                "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind,
+                "source": desc, "source_sha256": src_digest, "patch_dir": pdir,
+                "patches": [n for _, n, _ in patches], "patches_sha256": patch_digest,
+                "simblas_libdir": libdir, "simblas_incdir": incdir,
+                "smpicc": smpicc, "fingerprint": fingerprint,
+                "tree": os.path.join(d, "src", os.path.relpath(tree, os.path.join(staging, "src"))),
+                "detailed_timing": bool(detailed_timing), "binaries": binaries, "sha256": digests,
+                "checks": checks,
+                "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            }
+        except KeyboardInterrupt:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise CliError(f"interrupted (^C): the build was stopped, nothing changed in {d}", 130)
+        except CliError as e:
+            if e.status > 128:  # the check run, interrupted
+                shutil.rmtree(staging, ignore_errors=True)
+                raise CliError(f"interrupted ({signal.Signals(e.status - 128).name}): the build was stopped, "
+                               f"nothing changed in {d}", e.status)
+            if e.status != 1:  # refused: nothing in staging/ to look at
+                shutil.rmtree(staging, ignore_errors=True)
+            else:
+                e.args = (f"{e}\n(nothing changed in {d}; this build's files are in {staging})",)
+            raise
+        try:
+            put_in_place(d, staging, todo, old, manifest)
+        except OSError as e:
+            raise CliError(f"cannot put the new build in place in {d}: {e}", 1)
+        for m in todo:
+            print(os.path.join(d, BINARIES[m]))
+        note(f"built {', '.join(BINARIES[m] for m in todo)} from {desc} in {d}")
         settle_default(bid, make_default)
         return 0
 
-    srcdir = os.path.join(d, "src")
-    shutil.rmtree(srcdir, ignore_errors=True)
-    os.makedirs(srcdir)
+
+def build_aside(staging, todo, unpack, desc, patches, pdir, template, libdir, incdir, smpicc, mpicc,
+                detailed_timing, no_check, checks):
+    """Unpack, patch, make and check the binaries of todo in staging (its
+    src/, its build-*.log, the binaries beside them); checks updated; the
+    patched tree's path."""
     note(f"unpacking {desc}")
-    tree = unpack(srcdir)
+    tree = unpack(os.path.join(staging, "src"))
     note(f"applying {len(patches)} patch(es) from {pdir}")
     apply_patches(tree, patches, desc)
-
     model = default_model()
-    checks = dict(old.get("checks", {})) if same else {}
     for m in todo:
         xhpl = make_arch(tree, m, template, libdir, incdir, mpicc if m == "mpi" else smpicc,
-                         os.path.join(d, f"build-{ARCHS[m]}.log"), detailed_timing=detailed_timing)
-        dest = os.path.join(d, BINARIES[m])
-        shutil.copy2(xhpl, dest + ".new")
-        os.replace(dest + ".new", dest)
-        binaries[m] = BINARIES[m]
+                         os.path.join(staging, f"build-{ARCHS[m]}.log"), detailed_timing=detailed_timing)
+        dest = os.path.join(staging, BINARIES[m])
+        shutil.copy2(xhpl, dest)
         if no_check:
             checks[m] = "skipped"
         elif m == "mpi" or (model and os.path.isfile(model)):
-            res = smoke_test(d, m, dest, model)
+            res = smoke_test(staging, m, dest, model)
             checks[m] = {"n": res["n"], "gflops": res["gflops"], "residual": res.get("residual"),
                          "wall_s": res["wall_s"]}
             grid = f"{res.get('p', 2)}x{res.get('q', 2)}"
@@ -433,23 +489,41 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
                  + (f", residual {res['residual']} PASSED" if m != "model" else ""))
         else:
             checks[m] = "skipped: no model file"
-    manifest = {
-        "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind, "source": desc,
-        "source_sha256": src_digest, "patch_dir": pdir, "patches": [n for _, n, _ in patches],
-        "patches_sha256": patch_digest, "simblas_libdir": libdir, "simblas_incdir": incdir,
-        "smpicc": smpicc, "fingerprint": fingerprint, "tree": tree, "detailed_timing": bool(detailed_timing),
-        "binaries": binaries, "checks": checks,
-        "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    }
-    with open(mpath + ".new", "w") as f:
-        json.dump(manifest, f, indent=2)
-        f.write("\n")
-    os.replace(mpath + ".new", mpath)
-    for m in todo:
-        print(os.path.join(d, BINARIES[m]))
-    note(f"built {', '.join(BINARIES[m] for m in todo)} from {desc} in {d}")
-    settle_default(bid, make_default)
-    return 0
+    return tree
+
+
+def put_in_place(d, staging, todo, old, manifest):
+    """Move the new binaries, logs and source tree from staging into d, then
+    write the manifest (atomically, last) and remove the binaries it no
+    longer lists, with ^C, SIGTERM and SIGHUP held off meanwhile.  The old
+    manifest first loses the binaries that are replaced: whatever stops
+    this (a full disk, kill -9), the manifest never describes a binary it
+    was not made with.  A signal that came meanwhile comes after, the
+    build complete."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        mpath = os.path.join(d, "manifest.json")
+        if any(m in old.get("binaries", {}) for m in todo):
+            interim = dict(old)
+            for k in ("binaries", "sha256", "checks"):
+                if isinstance(old.get(k), dict):
+                    interim[k] = {m: v for m, v in old[k].items() if m not in todo}
+            write_atomic(mpath, json.dumps(interim, indent=2) + "\n")
+        for m in todo:
+            os.replace(os.path.join(staging, BINARIES[m]), os.path.join(d, BINARIES[m]))
+        for log in glob.glob(os.path.join(staging, "build-*.log")):
+            os.replace(log, os.path.join(d, os.path.basename(log)))
+        src = os.path.join(d, "src")
+        if os.path.lexists(src):
+            os.replace(src, os.path.join(staging, "src.old"))
+        os.replace(os.path.join(staging, "src"), src)
+        write_atomic(mpath, json.dumps(manifest, indent=2) + "\n")
+        for m, b in BINARIES.items():
+            if m not in manifest["binaries"] and os.path.lexists(os.path.join(d, b)):
+                os.unlink(os.path.join(d, b))
+        shutil.rmtree(staging, ignore_errors=True)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def settle_default(bid, make_default):
