@@ -8,12 +8,13 @@ import json
 import os
 import pickle
 import re
+import signal
 import tarfile
 import unittest
 from unittest import mock
 
 from support import Sandbox, fake_build
-from simblas_hpl import builds, hplbuild
+from simblas_hpl import builds, hplbuild, procs
 
 def snapshot(d):
     """{name: bytes} of the files directly in d (a build's binaries and manifest)."""
@@ -201,17 +202,27 @@ class Ref(unittest.TestCase):
 
 FAKE_MAKE = """#!/bin/sh
 # make arch=ARCH in an HPL tree: bin/ARCH/xhpl, whose bytes hold the tree's VERSION;
-# fails for the arches in FAKE_MAKE_FAIL
+# fails for the arches in FAKE_MAKE_FAIL; for those in FAKE_MAKE_TERM, starts a
+# 'compiler' (its pid in FAKE_MAKE_PIDS) and sends SIGTERM to simblas-hpl
 arch=${1#arch=}
 echo "make: building $arch"
 case " $FAKE_MAKE_FAIL " in *" $arch "*) echo "cc: error: it went wrong"; exit 2;; esac
+case " $FAKE_MAKE_TERM " in *" $arch "*)
+  sleep 300 & echo $! > "$FAKE_MAKE_PIDS"
+  kill -TERM $PPID
+  wait; exit 1;;
+esac
 mkdir -p bin/$arch && { echo "xhpl $arch"; cat VERSION; } > bin/$arch/xhpl
 """
 
 
+class Raised(Exception):
+    pass
+
+
 class BuildAside(Sandbox):
-    """A rebuild is made aside and put in place at the end: a failure or a
-    refusal leaves the build of before as it was, binaries
+    """A rebuild is made aside and put in place at the end: a failure, a
+    refusal or an interrupt leaves the build of before as it was, binaries
     and manifest to the byte (with a fake make, the patches not applied)."""
 
     def setUp(self):
@@ -265,6 +276,29 @@ class BuildAside(Sandbox):
         self.assertEqual(man["binaries"], {"model": "xhpl-model", "passthrough": "xhpl-real"})
         self.assertEqual(man["tree"], os.path.join(d, "src", "hpl"))
         self.assertTrue(os.path.isfile(os.path.join(man["tree"], "VERSION")))
+
+    def test_sigterm_stops_make_and_changes_nothing(self):
+        """SIGTERM while xhpl-real compiles, xhpl-model already made: status
+        143, make and its compiler stopped, the build of before whole."""
+        d, before = self.first()
+        pids = self.path("pids")
+
+        def raise_(signum, frame):
+            raise Raised  # (the code of before had no handler: SIGTERM would end the tests)
+        prev = signal.signal(signal.SIGTERM, raise_)
+        self.addCleanup(signal.signal, signal.SIGTERM, prev)
+        status, out, err = self.build("--mode", "both",
+                                      env={"FAKE_MAKE_TERM": "simblas_real", "FAKE_MAKE_PIDS": pids})
+        with open(pids) as f:
+            compiler = int(f.read())
+        self.addCleanup(lambda: procs.started(compiler) and os.kill(compiler, signal.SIGKILL))
+        self.assertEqual(status, 143, err)
+        self.assertEqual(err.splitlines()[-1], f"simblas-hpl: interrupted (SIGTERM): the build was stopped, "
+                                               f"nothing changed in {d}")
+        self.assertIsNone(procs.started(compiler), "the compiler make started still runs")
+        self.assertEqual(snapshot(d), before)
+        self.assertFalse(os.path.exists(os.path.join(d, "staging")))
+        self.assertIs(signal.getsignal(signal.SIGTERM), raise_)  # the handler of before, put back
 
     def test_a_binary_not_the_manifests_is_rebuilt(self):
         """A binary that is not the one the manifest describes (put in place

@@ -7,10 +7,11 @@ Makefile.am, which installs it and makes its man page)."""
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
 
 from . import PROG, VERSION, verbs
-from .errors import CliError
+from .errors import CliError, Terminated
 
 
 class Parser(argparse.ArgumentParser):
@@ -60,3 +61,6 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Terminated as e:  # a verb that turned SIGTERM or SIGHUP into it, caught nowhere before
+        print(f"{PROG}: interrupted ({signal.Signals(e.signum).name})", file=sys.stderr)
+        return 128 + e.signum

@@ -12,15 +12,17 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tarfile
 import tempfile
+import threading
 
 from . import VERSION
 from . import builds, hpldat, realrun, settings, signals
 from .builds import BINARIES, read_series
-from .errors import CliError, note
+from .errors import CliError, Terminated, note
 from .files import read_text, sha256_file, tail_lines, write_atomic
-from .launch import simulate
+from .launch import end_group, simulate, stop_group
 from .locations import (cache_root, data_root, default_model, installed, patch_dir, simblas_incdir,
                         simblas_libdir, tool)
 from .plan import RunOptions, make_plan
@@ -30,7 +32,7 @@ SERIES_HPCC = "series.hpcc"
 MAKE_TEMPLATE = "Make.simblas.in"
 ARCHS = {"model": "simblas_model", "passthrough": "simblas_real", "mpi": "simblas_mpi"}
 MODES = {"both": ["model", "passthrough"], "all": ["model", "passthrough", "mpi"]}
-STOPS = (signal.SIGINT,) + signals.TERM  # held off while the build is put in place
+STOPS = (signal.SIGINT,) + signals.TERM  # held off while the group is stopped and the build put in place
 PATCHES_REMEDY = "reinstall SimBLAS, or point SIMBLAS_PATCHDIR at the source tree's hpl-patches/"
 
 
@@ -244,6 +246,33 @@ def openblas_link():
     return "-lopenblas"
 
 
+def started_held(cmd, **kw):
+    """subprocess.Popen(cmd, **kw) with ^C, SIGTERM and SIGHUP held (only
+    noted) while it starts: one that came then, while the process existed
+    and Popen had not returned it, would leave it running, unknown to the
+    caller.  redeliver(proc.held_signals) sends them again once it can stop
+    it.  (A process blocking the signals instead would pass the block on.)"""
+    got = []
+    held = {}
+    if threading.current_thread() is threading.main_thread():
+        held = {s: signal.signal(s, lambda signum, frame: got.append(signum)) for s in STOPS}
+    try:
+        proc = subprocess.Popen(cmd, **kw)
+    finally:
+        for s, h in held.items():
+            signal.signal(s, h)
+        if sys.exc_info()[0]:
+            redeliver(got)  # (nothing to stop)
+    proc.held_signals = got
+    return proc
+
+
+def redeliver(got):
+    """Send this process the signals started_held noted (proc.held_signals)."""
+    for signum in got:
+        os.kill(os.getpid(), signum)
+
+
 def make_arch(tree, mode, template, libdir, incdir, cc, logpath, detailed_timing=False):
     """Build mode's binary in tree with compiler cc (smpicc; mpicc for mpi);
     detailed_timing: -DHPL_DETAILED_TIMING (HPL prints each phase's time)."""
@@ -285,8 +314,23 @@ def make_arch(tree, mode, template, libdir, incdir, cc, logpath, detailed_timing
     # the template names smpicc; the real build's compiler replaces it (a
     # command-line variable reaches HPL's sub-makes through MAKEFLAGS)
     cmd = ["make", f"arch={arch}"] + ([f"CC={cc}", f"LINKER={cc}"] if mode == "mpi" else [])
+    # in a session of its own, stopped with its compilers on ^C, SIGTERM
+    # and SIGHUP (Terminated: build() turns them into exceptions), never
+    # left running, orphaned, in a tree that is being removed
     with open(logpath, "w") as log:
-        returncode = subprocess.run(cmd, cwd=tree, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+        proc = started_held(cmd, cwd=tree, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                            env=env, start_new_session=True)
+        try:
+            redeliver(proc.held_signals)
+            returncode = proc.wait()
+        except BaseException:
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a second SIGTERM does not cut this short
+            try:
+                stop_group(proc)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            raise
+        end_group(proc)  # anything make left behind
     xhpl = os.path.join(tree, "bin", arch, "xhpl")
     if returncode != 0 or not os.path.isfile(xhpl):
         text = read_text(logpath)
@@ -417,45 +461,53 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
             return 0
 
         # everything is made aside, in staging/, and put in place only once
-        # all is built and checked: a failure or an interrupt (^C) at any
-        # point leaves the build in d as it was
+        # all is built and checked: a failure or an interrupt (^C, SIGTERM,
+        # SIGHUP) at any point leaves the build in d as it was
         staging = os.path.join(d, "staging")
+        previous = signals.raise_on_term() if threading.current_thread() is threading.main_thread() else {}
         try:
-            shutil.rmtree(staging, ignore_errors=True)
-            os.makedirs(os.path.join(staging, "src"))
-            tree = build_aside(staging, todo, unpack, desc, patches, pdir, template, libdir, incdir, smpicc, mpicc,
-                               detailed_timing, no_check, checks)
-            for m in todo:
-                binaries[m] = BINARIES[m]
-                digests[m] = sha256_file(os.path.join(staging, BINARIES[m]))
-            manifest = {
-                "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind,
-                "source": desc, "source_sha256": src_digest, "patch_dir": pdir,
-                "patches": [n for _, n, _ in patches], "patches_sha256": patch_digest,
-                "simblas_libdir": libdir, "simblas_incdir": incdir,
-                "smpicc": smpicc, "fingerprint": fingerprint,
-                "tree": os.path.join(d, "src", os.path.relpath(tree, os.path.join(staging, "src"))),
-                "detailed_timing": bool(detailed_timing), "binaries": binaries, "sha256": digests,
-                "checks": checks,
-                "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            }
-        except KeyboardInterrupt:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise CliError(f"interrupted (^C): the build was stopped, nothing changed in {d}", 130)
-        except CliError as e:
-            if e.status > 128:  # the check run, interrupted
+            try:
                 shutil.rmtree(staging, ignore_errors=True)
-                raise CliError(f"interrupted ({signal.Signals(e.status - 128).name}): the build was stopped, "
-                               f"nothing changed in {d}", e.status)
-            if e.status != 1:  # refused: nothing in staging/ to look at
+                os.makedirs(os.path.join(staging, "src"))
+                tree = build_aside(staging, todo, unpack, desc, patches, pdir, template, libdir, incdir, smpicc, mpicc,
+                                   detailed_timing, no_check, checks)
+                for m in todo:
+                    binaries[m] = BINARIES[m]
+                    digests[m] = sha256_file(os.path.join(staging, BINARIES[m]))
+                manifest = {
+                    "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind,
+                    "source": desc, "source_sha256": src_digest, "patch_dir": pdir,
+                    "patches": [n for _, n, _ in patches], "patches_sha256": patch_digest,
+                    "simblas_libdir": libdir, "simblas_incdir": incdir,
+                    "smpicc": smpicc, "fingerprint": fingerprint,
+                    "tree": os.path.join(d, "src", os.path.relpath(tree, os.path.join(staging, "src"))),
+                    "detailed_timing": bool(detailed_timing), "binaries": binaries, "sha256": digests,
+                    "checks": checks,
+                    "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                }
+            except (KeyboardInterrupt, Terminated) as e:
                 shutil.rmtree(staging, ignore_errors=True)
-            else:
-                e.args = (f"{e}\n(nothing changed in {d}; this build's files are in {staging})",)
-            raise
-        try:
-            put_in_place(d, staging, todo, old, manifest)
-        except OSError as e:
-            raise CliError(f"cannot put the new build in place in {d}: {e}", 1)
+                code, why = ((128 + e.signum, signal.Signals(e.signum).name) if isinstance(e, Terminated)
+                             else (130, "^C"))
+                raise CliError(f"interrupted ({why}): the build was stopped, nothing changed in {d}", code)
+            except CliError as e:
+                if e.status > 128:  # the check run, interrupted
+                    shutil.rmtree(staging, ignore_errors=True)
+                    raise CliError(f"interrupted ({signal.Signals(e.status - 128).name}): the build was stopped, "
+                                   f"nothing changed in {d}", e.status)
+                if e.status != 1:  # refused: nothing in staging/ to look at
+                    shutil.rmtree(staging, ignore_errors=True)
+                else:
+                    e.args = (f"{e}\n(nothing changed in {d}; this build's files are in {staging})",)
+                raise
+            try:
+                put_in_place(d, staging, todo, old, manifest, previous)
+            except OSError as e:
+                raise CliError(f"cannot put the new build in place in {d}: {e}", 1)
+            finally:
+                previous = {}
+        finally:
+            signals.restore(previous)
         for m in todo:
             print(os.path.join(d, BINARIES[m]))
         note(f"built {', '.join(BINARIES[m] for m in todo)} from {desc} in {d}")
@@ -492,14 +544,15 @@ def build_aside(staging, todo, unpack, desc, patches, pdir, template, libdir, in
     return tree
 
 
-def put_in_place(d, staging, todo, old, manifest):
+def put_in_place(d, staging, todo, old, manifest, previous):
     """Move the new binaries, logs and source tree from staging into d, then
     write the manifest (atomically, last) and remove the binaries it no
     longer lists, with ^C, SIGTERM and SIGHUP held off meanwhile.  The old
     manifest first loses the binaries that are replaced: whatever stops
     this (a full disk, kill -9), the manifest never describes a binary it
-    was not made with.  A signal that came meanwhile comes after, the
-    build complete."""
+    was not made with.  The handlers of before (previous) are restored
+    before the signals are let through: one that came meanwhile then ends
+    the process, the build complete."""
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     try:
         mpath = os.path.join(d, "manifest.json")
@@ -523,6 +576,7 @@ def put_in_place(d, staging, todo, old, manifest):
                 os.unlink(os.path.join(d, b))
         shutil.rmtree(staging, ignore_errors=True)
     finally:
+        signals.restore(previous)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
