@@ -329,3 +329,15 @@ class BuildAside(Sandbox):
                                             "hpl-2.3.tar.gz\n"))
         self.assertEqual(snapshot(d), before)
 
+    def test_unusable_data_and_cache_directories(self):
+        afile = self.path("afile")
+        open(afile, "w").close()
+        for var, value, args in (("XDG_DATA_HOME", afile, ("--hpl-dir", self.tree)),
+                                 ("XDG_DATA_HOME", "/proc/self/nope", ("--hpl-dir", self.tree)),
+                                 ("XDG_CACHE_HOME", afile, ())):  # the Debian source is cached
+            status, out, err = self.cli("build", "--mode", "model", *args, env={var: value})
+            with self.subTest(var=var, value=value):
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertIn(f"simblas-hpl: {var}={value}: cannot make or write the directory "
+                              f"{value}/simblas/hpl (", err)
+                self.assertIn(f"set {var} to a directory you can write", err)

@@ -23,7 +23,7 @@ from .builds import BINARIES, read_series
 from .errors import CliError, Terminated, note
 from .files import read_text, sha256_file, tail_lines, write_atomic
 from .launch import end_group, simulate, stop_group
-from .locations import (cache_root, data_root, default_model, installed, patch_dir, simblas_incdir,
+from .locations import (data_root, default_model, made_root, installed, patch_dir, simblas_incdir,
                         simblas_libdir, tool)
 from .plan import RunOptions, make_plan
 
@@ -116,8 +116,12 @@ def dsc_sha256(dsc, fname):
 
 def debian_hpcc_source():
     """Debian's hpcc orig tarball (HPL 2.0 in hpl/), downloaded once into the cache."""
-    cache = os.path.join(cache_root(), "src")
-    os.makedirs(cache, exist_ok=True)
+    cache = os.path.join(made_root("XDG_CACHE_HOME"), "src")
+    try:
+        os.makedirs(cache, exist_ok=True)
+    except OSError as e:
+        raise CliError(f"cannot make the directory {cache} ({e.strerror or e}): set XDG_CACHE_HOME to a directory "
+                       "you can write")
 
     def origs():
         return sorted(glob.glob(os.path.join(cache, "hpcc_*.orig.tar.gz")))
@@ -430,9 +434,13 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
         "HPL_DETAILED_TIMING" if detailed_timing else ""]).encode()).hexdigest()
 
     bid = build_id or (sid + "-timing" if detailed_timing else sid)
-    d = os.path.join(data_root(), bid)
-    os.makedirs(d, exist_ok=True)
-    lock = open(os.path.join(d, ".lock"), "w")
+    d = os.path.join(made_root("XDG_DATA_HOME"), bid)
+    try:
+        os.makedirs(d, exist_ok=True)
+        lock = open(os.path.join(d, ".lock"), "w")
+    except OSError as e:
+        raise CliError(f"cannot make the build's directory {d} ({e.strerror or e}): remove what is in its place, "
+                       "or give another --build-id")
     with lock:  # closed, and so released, when done
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

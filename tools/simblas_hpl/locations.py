@@ -119,3 +119,20 @@ def data_root():
 def cache_root():
     """Where downloaded sources go: $XDG_CACHE_HOME/simblas/hpl (~/.cache/...)."""
     return user_dir("XDG_CACHE_HOME", ".cache")
+
+
+def made_root(xdg):
+    """data_root() (xdg "XDG_DATA_HOME") or cache_root() ("XDG_CACHE_HOME"),
+    made if needed; one CliError naming the variable and the directory when
+    it cannot be made or written (a file, /proc, no permission)."""
+    root = data_root() if xdg == "XDG_DATA_HOME" else cache_root()
+    given = os.environ.get(xdg)
+    said = f"{xdg}={given}" if given else f"{xdg} is unset, and its default"
+    try:
+        os.makedirs(root, exist_ok=True)
+        if not os.path.isdir(root) or not os.access(root, os.W_OK | os.X_OK):
+            raise PermissionError(13, "not a directory you can write")
+    except OSError as e:
+        raise CliError(f"{said}: cannot make or write the directory {root} ({e.strerror or e}); "
+                       f"set {xdg} to a directory you can write")
+    return root
