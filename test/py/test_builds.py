@@ -8,6 +8,7 @@ import json
 import os
 import pickle
 import re
+import shutil
 import signal
 import tarfile
 import unittest
@@ -328,6 +329,15 @@ class BuildAside(Sandbox):
                                             "other/Make.top or other/src/): give HPL's, e.g. netlib's "
                                             "hpl-2.3.tar.gz\n"))
         self.assertEqual(snapshot(d), before)
+
+    def test_an_hpl_dir_inside_the_build_is_refused(self):
+        d = fake_build(self.data, "b3", "/src/hpcc_1.5.0.orig.tar.gz", "t0")
+        inside = os.path.join(d, "src", "hpcc-1.5.0", "hpl")
+        shutil.copytree(self.tree, inside)
+        status, out, err = self.cli("build", "--hpl-dir", inside, "--build-id", "b3", "--mode", "model")
+        self.assertEqual((status, err.count("\n")), (2, 1), err)
+        self.assertIn(f"--hpl-dir {inside} is inside the build's own directory {d}, which the build replaces", err)
+        self.assertTrue(os.path.isfile(os.path.join(inside, "Make.top")))
 
     def test_unusable_data_and_cache_directories(self):
         afile = self.path("afile")

@@ -435,6 +435,13 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
 
     bid = build_id or (sid + "-timing" if detailed_timing else sid)
     d = os.path.join(made_root("XDG_DATA_HOME"), bid)
+    if kind == "dir":
+        inside = [(a, b) for a, b in ((desc, d), (d, desc)) if within(a, b)]
+        if inside:
+            raise CliError(f"--hpl-dir {hpl_dir} is " + ("inside the build's own directory" if inside[0][0] == desc
+                                                         else "a directory that holds the build's own,")
+                           + f" {d}, which the build replaces: give an unpacked, unpatched HPL tree elsewhere "
+                           "(copy it out first)")
     try:
         os.makedirs(d, exist_ok=True)
         lock = open(os.path.join(d, ".lock"), "w")
@@ -521,6 +528,12 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
         note(f"built {', '.join(BINARIES[m] for m in todo)} from {desc} in {d}")
         settle_default(bid, make_default)
         return 0
+
+
+def within(path, root):
+    """Whether path is root or inside it (symbolic links resolved)."""
+    path, root = os.path.realpath(path), os.path.realpath(root)
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def build_aside(staging, todo, unpack, desc, patches, pdir, template, libdir, incdir, smpicc, mpicc,
