@@ -308,7 +308,7 @@ int cal_network(const char *out, const char *hostfile)
   /* the temporary beside OUT, opened before anything is measured: an
    * unwritable place or a full disk is said now */
   char err[1024];
-  sb_model_out *o = sb_model_out_open_as(out, "network file", "simblas.network", NET_FILE_BYTES, err, sizeof err);
+  sb_model_out *o = sb_model_out_open_as(out, "network file", "simblas.network", "simblas-network", NET_FILE_BYTES, err, sizeof err);
   if (!o)
     cal_die("-o %s", err);
   sb_model_out_guard(o, stop_mpirun);

@@ -849,7 +849,8 @@ int sb_model_write(FILE *f, const sb_model *m, const char *comment, char *err, s
 /* ---- model files, written atomically ----------------------------------------- */
 struct sb_model_out {
   int fd;
-  char *path, *tmp;
+  char *path, *tmp; /* path: the file renamed over, a symbolic link's target */
+  char *shown;      /* the path as given, in the errors */
   const char *what; /* the file's kind, in errors: "model" */
 };
 
@@ -900,6 +901,7 @@ static void out_free(sb_model_out *o)
     close(o->fd);
   free(o->path);
   free(o->tmp);
+  free(o->shown);
   free(o);
 }
 
@@ -913,28 +915,139 @@ void sb_model_out_abandon(sb_model_out *o)
 
 sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen)
 {
-  return sb_model_out_open_as(path, "model", "simblas.model", reserve, err, errlen);
+  return sb_model_out_open_as(path, "model", "simblas.model", "simblas-model", reserve, err, errlen);
 }
 
-sb_model_out *sb_model_out_open_as(const char *path, const char *what, const char *name, size_t reserve, char *err,
-                                   size_t errlen)
+/* the file a chain of symbolic links ends at (PATH itself when it is no
+ * link), which may not exist: the model is written there, and the links
+ * keep pointing at it; NULL with errno set */
+static char *link_target(const char *path)
+{
+  char *cur = strdup(path);
+  for (int hops = 0; cur; hops++) {
+    struct stat st;
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+      return cur;
+    char to[4096];
+    ssize_t n = hops < 40 ? readlink(cur, to, sizeof to - 1) : -1;
+    if (n < 0) {
+      if (hops >= 40)
+        errno = ELOOP;
+      free(cur);
+      return NULL;
+    }
+    to[n] = 0;
+    char *dir, *next = NULL;
+    const char *base;
+    if (to[0] == '/')
+      next = strdup(to);
+    else if (split_path(cur, &dir, &base) == 0) {
+      if ((next = malloc(strlen(dir) + (size_t)n + 2)))
+        sprintf(next, "%s/%s", dir, to);
+      free(dir);
+    }
+    free(cur);
+    cur = next;
+  }
+  errno = ENOMEM;
+  return NULL;
+}
+
+/* 1 when the file at fd starts (after blank and comment lines) with the
+ * word magic, as every file of its kind does; 0 when not; -1 when it
+ * cannot be read */
+static int has_magic(int fd, const char *magic)
+{
+  char buf[4096];
+  ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+  if (n < 0)
+    return -1;
+  buf[n] = 0;
+  for (char *l = buf; *l;) {
+    l += strspn(l, " \t\r");
+    if (*l == '\n') {
+      l++;
+      continue;
+    }
+    if (*l == '#') {
+      char *nl = strchr(l, '\n');
+      if (!nl)
+        return 0;
+      l = nl + 1;
+      continue;
+    }
+    size_t len = strlen(magic);
+    return !strncmp(l, magic, len) && (!l[len] || strchr(" \t\r\n", l[len]));
+  }
+  return 0;
+}
+
+/* an existing PATH (its link's target) that the output may replace: a
+ * regular file, empty (nothing is lost: what mktemp makes) or of the
+ * output's kind (magic); 0, or -1 with the reason in err */
+static int replaceable(const char *shown, const char *target, const char *what, const char *magic, char *err,
+                       size_t errlen)
 {
   struct stat st;
-  char *dir = NULL;
+  if (stat(target, &st) != 0)
+    return 0; /* nothing there: written anew */
+  if (!S_ISREG(st.st_mode)) {
+    seterr(err, errlen, shown, 0, "exists and is no regular file; give the %s a file name", what);
+    return -1;
+  }
+  if (!magic || st.st_size == 0)
+    return 0;
+  int fd = open(target, O_RDONLY | O_CLOEXEC | O_NONBLOCK), is = fd >= 0 ? has_magic(fd, magic) : -1;
+  int e = errno;
+  if (fd >= 0)
+    close(fd);
+  if (is < 0) {
+    seterr(err, errlen, shown, 0, "exists and cannot be read to check that it is a %s (%s); give another name",
+           what, strerror(e));
+    return -1;
+  }
+  if (!is) {
+    seterr(err, errlen, shown, 0, "exists and is not a SimBLAS %s (its first line is not '%s'), so it is not "
+           "replaced; give another name, or remove the file first", what, magic);
+    return -1;
+  }
+  return 0;
+}
+
+sb_model_out *sb_model_out_open_as(const char *path, const char *what, const char *name, const char *magic,
+                                   size_t reserve, char *err, size_t errlen)
+{
+  struct stat st;
+  char *dir = NULL, *target = NULL;
   const char *base;
-  if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) || !*path || path[strlen(path) - 1] == '/') {
+  if (!*path) {
+    seterr(err, errlen, "''", 0, "an empty name; give the %s a file name, e.g. %s", what, name);
+    return NULL;
+  }
+  if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) || path[strlen(path) - 1] == '/') {
     seterr(err, errlen, path, 0, "a directory; give a file name, e.g. %s%s%s", path,
-           *path && path[strlen(path) - 1] == '/' ? "" : "/", name);
+           path[strlen(path) - 1] == '/' ? "" : "/", name);
+    return NULL;
+  }
+  if (!(target = link_target(path))) {
+    seterr(err, errlen, path, 0, "cannot follow its symbolic links: %s; give another name", strerror(errno));
+    return NULL;
+  }
+  if (replaceable(path, target, what, magic, err, errlen) != 0) {
+    free(target);
     return NULL;
   }
   sb_model_out *o = calloc(1, sizeof *o);
   if (o) {
     o->fd = -1;
     o->what = what;
+    o->path = target;
+    target = NULL;
   }
-  if (!o || split_path(path, &dir, &base) != 0 || !(o->path = strdup(path)) ||
+  if (!o || split_path(o->path, &dir, &base) != 0 || !(o->shown = strdup(path)) ||
       !(o->tmp = malloc(strlen(dir) + strlen(base) + 16))) {
     seterr(err, errlen, path, 0, "out of memory");
+    free(target);
     goto fail;
   }
   sprintf(o->tmp, "%s/.%s.tmp.XXXXXX", dir, base);
@@ -986,7 +1099,7 @@ int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen
   double mb = split_path(o->path, &dir, &base) == 0 && statvfs(dir, &vf) == 0
                   ? (double)vf.f_bavail * (double)vf.f_frsize / 1e6
                   : -1;
-  seterr(err, errlen, o->path, 0,
+  seterr(err, errlen, o->shown, 0,
          "no room for the %s in %s: it needs up to %.1f MB, %.1f MB %s (%s); free some space there or choose "
          "another place",
          o->what, dir ? dir : ".", (double)bytes / 1e6, mb, rc == EFBIG ? "are allowed by 'ulimit -f'" : "are free",
@@ -1001,7 +1114,7 @@ int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment,
   size_t len = 0;
   FILE *mem = open_memstream(&text, &len);
   if (!mem) {
-    seterr(err, errlen, o->path, 0, "out of memory");
+    seterr(err, errlen, o->shown, 0, "out of memory");
     sb_model_out_abandon(o);
     return -1;
   }
@@ -1032,7 +1145,7 @@ int sb_model_out_commit_text(sb_model_out *o, const char *text, size_t len, char
     done += (size_t)w;
   }
   if (done < len || ftruncate(o->fd, (off_t)len) != 0 || fsync(o->fd) != 0 || rename(o->tmp, o->path) != 0) {
-    seterr(err, errlen, o->path, 0, "cannot write the %s: %s", o->what, strerror(errno ? errno : EIO));
+    seterr(err, errlen, o->shown, 0, "cannot write the %s: %s", o->what, strerror(errno ? errno : EIO));
     unlink(o->tmp);
   } else {
     char *dir;

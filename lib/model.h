@@ -154,6 +154,11 @@ SB_HIDDEN int sb_model_write(FILE *f, const sb_model *m, const char *comment, ch
  * world-readable), after removing the stale ones a killed writer left (a
  * temporary no process holds locked), and reserves `reserve` bytes in it, so
  * that a full disk or an unwritable place is said before any long work.
+ * An existing PATH is replaced only if it is a model (its first line
+ * 'simblas-model') or empty: any other file, or no regular file, is
+ * refused, so that a mistyped -o loses nothing.  A symbolic link is
+ * written through: the temporary is made beside the file it ends at,
+ * which is replaced, and the link kept.
  * sb_model_out_commit renders the model and commits the text
  * (sb_model_out_commit_text).  sb_model_out_abandon removes the temporary.
  * Both commits and abandon free `o`.  Errors: NULL or -1 and "PATH: what;
@@ -162,10 +167,12 @@ typedef struct sb_model_out sb_model_out;
 SB_HIDDEN sb_model_out *sb_model_out_open(const char *path, size_t reserve, char *err, size_t errlen);
 /* the same for another kind of file written atomically (simblas-calibrate
  * --network's network file): `what` names it in the errors ("network
- * file"), `name` is the file name suggested when PATH is a directory; both
+ * file"), `name` is the file name suggested when PATH is a directory,
+ * `magic` the first word of every file of the kind ("simblas-network"),
+ * the only non-empty files replaced (NULL: any regular file is); all
  * static strings */
-SB_HIDDEN sb_model_out *sb_model_out_open_as(const char *path, const char *what, const char *name, size_t reserve,
-                                             char *err, size_t errlen);
+SB_HIDDEN sb_model_out *sb_model_out_open_as(const char *path, const char *what, const char *name, const char *magic,
+                                             size_t reserve, char *err, size_t errlen);
 /* reserve `bytes` in the temporary (sb_model_out_open's reserve, later) */
 SB_HIDDEN int sb_model_out_reserve(sb_model_out *o, size_t bytes, char *err, size_t errlen);
 SB_HIDDEN int sb_model_out_commit(sb_model_out *o, const sb_model *m, const char *comment, char *err, size_t errlen);

@@ -180,11 +180,11 @@ if command -v taskset > /dev/null && [ -n "$cpu" ]; then
   }
   # more than 5% of the timed wall time taken: refused, the output left
   # as it was, the model measured kept aside (issue 23)
-  echo previous > "$tmp/refused.model"
+  printf 'simblas-model 1\n# previous\n' > "$tmp/refused.model" # a model: another file is refused as -o
   busy_run refused -o "$tmp/refused.model"
   kept=$(sed -n 's/.*the model measured is kept in \([^;]*\);.*/\1/p' "$tmp/refused.err")
   if [ "$(cat "$tmp/refused.rc")" = 1 ] && grep -q "refused: other processes took [0-9.]*% of the timed calls' wall time (more than 5%)" "$tmp/refused.err" \
-     && [ "$(cat "$tmp/refused.model")" = previous ] && [ -f "$kept" ] && grep -q "^meta stolen_share 0\.[0-9]" "$kept"; then
+     && [ "$(sed -n 2p "$tmp/refused.model")" = "# previous" ] && [ -f "$kept" ] && grep -q "^meta stolen_share 0\.[0-9]" "$kept"; then
     ok "busy core: refused, $tmp/refused.model left as it was, the model kept in \$TMPDIR ($(sed -n 's/^meta stolen_share //p' "$kept") taken)"
   else ko "busy core: not refused as it should be: rc=$(cat "$tmp/refused.rc"): $(tail -2 "$tmp/refused.err")"; fi
   busy_run busy --force -o "$tmp/busy.model"

@@ -432,7 +432,7 @@ static int guarded_child(const char *dir, int how, int sig, int *seen)
     snprintf(path, sizeof path, "%s/m", dir);
     close(fd[0]);
     said_fd = fd[1];
-    sb_model_out *o = sb_model_out_open_as(path, "test file", "m", 4096, err, sizeof err);
+    sb_model_out *o = sb_model_out_open_as(path, "test file", "m", NULL, 4096, err, sizeof err);
     if (!o)
       _exit(98);
     sb_model_out_guard(o, say_signal);
@@ -498,6 +498,94 @@ static void test_guarded_output(void **state)
   assert_holds(path, "new\n");
   unlink(path);
   assert_int_equal(rmdir(dir), 0);
+}
+
+/* what an existing -o may be: a model or an empty file is replaced; any
+ * other file (notes, a trace), a FIFO, is refused and left as it was; a
+ * symbolic link is written through, the link kept pointing at the new
+ * model (a dangling one too) */
+static void test_output_kinds(void **state)
+{
+  (void)state;
+  char dir[] = "/tmp/sbkinds.XXXXXX", path[300], target[300], err[512] = "";
+  assert_non_null(mkdtemp(dir));
+  sb_model *m = parse(good, err, sizeof err);
+  assert_non_null(m);
+  /* a text file: refused, untouched, no temporary left */
+  snprintf(path, sizeof path, "%s/notes.txt", dir);
+  FILE *f = fopen(path, "w");
+  fputs("notes\n", f);
+  fclose(f);
+  sb_model_out *o = sb_model_out_open(path, 0, err, sizeof err);
+  if (o || !strstr(err, "notes.txt: exists and is not a SimBLAS model (its first line is not 'simblas-model')"))
+    fail_msg("a text file as output: %s", o ? "accepted" : err);
+  assert_holds(path, "notes\n");
+  /* a network file is no model, and a model no network file */
+  o = sb_model_out_open_as(path, "network file", "simblas.network", "simblas-network", 0, err, sizeof err);
+  assert_null(o);
+  assert_non_null(strstr(err, "is not a SimBLAS network file"));
+  unlink(path);
+  /* a FIFO: refused (no rename over it) */
+  snprintf(path, sizeof path, "%s/fifo", dir);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  o = sb_model_out_open(path, 0, err, sizeof err);
+  if (o || !strstr(err, "exists and is no regular file"))
+    fail_msg("a FIFO as output: %s", o ? "accepted" : err);
+  unlink(path);
+  /* empty: replaced (nothing in it to lose: what mktemp makes) */
+  snprintf(path, sizeof path, "%s/empty.model", dir);
+  close(open(path, O_CREAT | O_WRONLY, 0600));
+  o = sb_model_out_open(path, 0, err, sizeof err);
+  if (!o)
+    fail_msg("an empty file as output: %s", err);
+  assert_int_equal(sb_model_out_commit(o, m, NULL, err, sizeof err), 0);
+  /* a model (comment lines first, as the writer puts them after the version) is replaced */
+  f = fopen(path, "w");
+  fputs("# a comment\n\nsimblas-model 1\nreference-speed 1e10\nend\n", f);
+  fclose(f);
+  o = sb_model_out_open(path, 0, err, sizeof err);
+  if (!o)
+    fail_msg("a model as output: %s", err);
+  assert_int_equal(sb_model_out_commit(o, m, NULL, err, sizeof err), 0);
+  unlink(path);
+  /* a symbolic link, relative, to a file in a subdirectory: written through */
+  snprintf(target, sizeof target, "%s/sub", dir);
+  assert_int_equal(mkdir(target, 0755), 0);
+  snprintf(target, sizeof target, "%s/sub/real.model", dir);
+  snprintf(path, sizeof path, "%s/cur.model", dir);
+  assert_int_equal(symlink("sub/real.model", path), 0);
+  for (int round = 0; round < 2; round++) { /* dangling first, then to the model the first wrote */
+    o = sb_model_out_open(path, 0, err, sizeof err);
+    if (!o)
+      fail_msg("a symbolic link as output (round %d): %s", round, err);
+    assert_int_equal(sb_model_out_commit(o, m, NULL, err, sizeof err), 0);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    char to[300];
+    ssize_t n = readlink(path, to, sizeof to - 1);
+    assert_true(n > 0);
+    to[n] = 0;
+    assert_string_equal(to, "sub/real.model");
+    sb_model *back = sb_model_load(target, err, sizeof err);
+    if (!back)
+      fail_msg("the link's target: %s", err);
+    same_predictions(m, back);
+    sb_model_free(back);
+  }
+  /* a link to a text file: refused, the text kept */
+  f = fopen(target, "w");
+  fputs("notes\n", f);
+  fclose(f);
+  o = sb_model_out_open(path, 0, err, sizeof err);
+  assert_null(o);
+  assert_holds(target, "notes\n");
+  unlink(path);
+  unlink(target);
+  snprintf(target, sizeof target, "%s/sub", dir);
+  assert_int_equal(rmdir(target), 0);
+  assert_int_equal(rmdir(dir), 0); /* no temporary left anywhere */
+  sb_model_free(m);
 }
 
 static void test_truncated(void **state)
@@ -732,7 +820,7 @@ int main(void)
       cmocka_unit_test(test_every_op_has_a_key), cmocka_unit_test(test_table_columns),
       cmocka_unit_test(test_refused_precisely), cmocka_unit_test(test_too_many_sets),
       cmocka_unit_test(test_round_trip),        cmocka_unit_test(test_model_files),
-      cmocka_unit_test(test_guarded_output),
+      cmocka_unit_test(test_guarded_output),    cmocka_unit_test(test_output_kinds),
       cmocka_unit_test(test_network_factors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
