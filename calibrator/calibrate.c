@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -241,6 +242,12 @@ static void open_blas(blas *b)
   if (!(b->handle = dlopen(b->name, RTLD_NOW | RTLD_LOCAL)))
     cal_die("cannot load the BLAS to measure, %s: %s; name one with --blas (or configure --with-calibration-blas)",
             b->name, dlerror());
+  /* the probe's dgemm sizes the experiment and is the reference speed
+   * when no dgemm is measured: a library without it (--blas libc.so.6)
+   * would have an unmeasured number written as measured */
+  if (!dlsym(b->handle, "dgemm_"))
+    cal_die("--blas %s: the library has no dgemm_, so it is no BLAS to calibrate; name a BLAS library with --blas "
+            "(e.g. libopenblas.so.0, libblas.so.3)", b->name);
   void (*threads)(int) = (void (*)(int))dlsym(b->handle, "openblas_set_num_threads");
   if (threads)
     threads(1);
@@ -884,20 +891,32 @@ static double level_key(sb_model *m, int key, const char *name, const cal_shape 
   return f;
 }
 
+/* -o is the same file as an input (by device and inode: another name, a
+ * link): the model would replace what this run reads; refused */
+static void output_not_input(const char *input, const char *what)
+{
+  struct stat o, i;
+  if (stat(opt.out, &o) == 0 && stat(input, &i) == 0 && o.st_dev == i.st_dev && o.st_ino == i.st_ino)
+    cal_die("-o %s is the same file as %s %s, which this run reads: the model would replace it; give -o another "
+            "name", opt.out, what, input);
+}
+
 static int from_trace(int nfiles, char **files)
 {
   char err[1024], kn[64];
+  for (int i = 0; i < nfiles; i++)
+    output_not_input(files[i], "the trace");
   const char *base = opt.base ? opt.base : access(opt.out, F_OK) == 0 ? opt.out : NULL;
   if (!base)
     cal_die("--from-trace refines a model: give it with --base MODEL (the installed default.model, which `make "
             "calibrate` writes), or -o an existing model");
+  open_output(); /* an -o that is no model is refused before the traces are read */
   sb_model *m = sb_model_load(base, err, sizeof err);
   if (!m)
     cal_die("--base %s", err);
   cal_trace t;
   if (cal_trace_read((const char *const *)files, nfiles, &t, err, sizeof err) != 0)
     cal_die("%s", err);
-  open_output();
   fprintf(stderr, "simblas-calibrate: %zu calls of %zu shapes in %d trace file(s) (%zu quick returns left out); "
                   "refining %s\n", t.calls, t.nshapes, nfiles, t.skipped, base);
   if (t.stalled)
@@ -1167,8 +1186,11 @@ int main(int argc, char **argv)
     return cal_summary(opt.summary);
   if (opt.from_trace)
     return from_trace(argc - optind, argv + optind);
-  if (opt.network)
+  if (opt.network) {
+    if (opt.hostfile)
+      output_not_input(opt.hostfile, "--hostfile");
     return cal_network(opt.out, opt.hostfile);
+  }
   if (opt.reference)
     return reference_only(optind < argc ? argv[optind] : NULL);
   open_output();

@@ -1,0 +1,65 @@
+#!/bin/sh
+# simblas-calibrate's refusals, none of which measures anything: each is
+# one line saying what is wrong and what to do, exit status 2, before the
+# probe, and the files named stay as they were:
+#  - an existing -o that is no model (a text file: it is not replaced) and
+#    an -o that is also an input (a trace, by another name or a link);
+#  - a --blas library without dgemm_ (no BLAS: nothing to calibrate).
+set -u
+. "${SB_SRCDIR:-$(dirname "$0")/..}/test/strict.sh"
+bld=${SB_BUILDDIR:-.}
+cal=$bld/calibrator/simblas-calibrate
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+
+# refused WHAT PATTERN ARGS...: exit 2, exactly one line, matching PATTERN
+# (fixed text), nothing measured
+refused() {
+  what=$1 pat=$2; shift 2
+  out=$("$cal" "$@" 2>&1); rc=$?
+  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s\n' "$out" | grep -qF -- "$pat"; then
+    ok "$what"
+  else ko "$what: rc=$rc: $out"; fi
+}
+printf 'simblas-model 1\nreference-speed 1e10\nend\n' > "$tmp/G.model"
+
+# an existing -o that is no model: refused, the file kept
+echo notes > "$tmp/notes.txt"
+refused "-o a text file" "-o $tmp/notes.txt: exists and is not a SimBLAS model (its first line is not 'simblas-model'), so it is not replaced" \
+  --quick --routines daxpy --cores 1 --budget 1 --no-report --solo-rounds 0 -o "$tmp/notes.txt"
+[ "$(cat "$tmp/notes.txt")" = notes ] && ok "the text file kept" || ko "the text file became: $(head -2 "$tmp/notes.txt")"
+ln -s notes.txt "$tmp/link.model"
+refused "-o a link to a text file" "-o $tmp/link.model: exists and is not a SimBLAS model" \
+  --quick --routines daxpy --cores 1 --budget 1 --no-report --solo-rounds 0 -o "$tmp/link.model"
+[ -L "$tmp/link.model" ] && [ "$(cat "$tmp/notes.txt")" = notes ] && ok "the link and its text kept" || ko "the link or its text changed"
+echo notes > "$tmp/notes.network"
+refused "--network -o a text file" "is not a SimBLAS network file (its first line is not 'simblas-network')" \
+  --network -o "$tmp/notes.network"
+
+# --from-trace: -o is one of its traces, by its name, a symbolic link or a hard link
+printf 'routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n' > "$tmp/keep.csv"; cp "$tmp/keep.csv" "$tmp/other.csv"
+cp "$tmp/keep.csv" "$tmp/keep.orig"
+ln -s keep.csv "$tmp/sym.csv"
+ln "$tmp/keep.csv" "$tmp/hard.csv"
+for out in keep.csv sym.csv hard.csv; do
+  refused "--from-trace -o its trace ($out)" "-o $tmp/$out is the same file as the trace $tmp/keep.csv, which this run reads: the model would replace it; give -o another name" \
+    --from-trace --base "$tmp/G.model" -o "$tmp/$out" "$tmp/other.csv" "$tmp/keep.csv"
+done
+cmp -s "$tmp/keep.csv" "$tmp/keep.orig" && [ -L "$tmp/sym.csv" ] && ok "the trace kept" || ko "the trace changed"
+
+# a library without dgemm_ is no BLAS: refused before the probe, whose
+# rate would have been written as measured
+lib=$(ldd "$cal" | sed -n 's/^[[:space:]]*\(libc\.so\.[0-9]*\) => .*/\1/p')
+if [ -n "$lib" ]; then
+  refused "--blas $lib" "--blas $lib: the library has no dgemm_, so it is no BLAS to calibrate; name a BLAS library with --blas" \
+    --quick --routines daxpy --cores 1 --budget 1 --no-report --solo-rounds 0 --blas "$lib" -o "$tmp/x.model"
+  refused "--reference-speed --blas $lib" "--blas $lib: the library has no dgemm_" --reference-speed --blas "$lib"
+else need "no libc.so in ldd $cal"; fi
+
+[ ! -e "$tmp/x.model" ] && ok "no model written by the refused runs" || ko "a refused run wrote a model"
+[ -z "$(ls -A "$tmp" | grep '\.tmp\.')" ] && ok "no temporary left" || ko "temporaries left: $(ls -A "$tmp")"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
