@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -122,15 +123,54 @@ static double parse_pos(const char *o, const char *v)
   return d;
 }
 
+/* a number from lo to hi (unit: what it counts, with the range's words),
+ * the whole of v */
+static double parse_range(const char *o, const char *v, double lo, double hi, const char *unit)
+{
+  char *e;
+  double d = strtod(v, &e);
+  if (e == v || *e || isspace((unsigned char)*v) || !(d >= lo && d <= hi))
+    cal_die("%s needs %s, not '%s'", o, unit, v);
+  return d;
+}
+
+/* a whole number from lo to hi, the whole of v in decimal digits: 2.9,
+ * 1e10, 0x10 or abc are refused, not cut to a number */
+static unsigned long long parse_whole(const char *o, const char *v, unsigned long long lo, unsigned long long hi,
+                                      const char *unit)
+{
+  char *e;
+  errno = 0;
+  unsigned long long n = strtoull(v, &e, 10);
+  if (!isdigit((unsigned char)*v) || *e || errno || n < lo || n > hi)
+    cal_die("%s needs a whole number %s from %llu to %llu, not '%s'", o, unit, lo, hi, v);
+  return n;
+}
+
 /* a number of rounds, 0 (none) to 1000 */
 static int parse_rounds(const char *o, const char *v)
 {
   char *e;
+  errno = 0;
   long n = strtol(v, &e, 10);
-  if (e == v || *e || n < 0 || n > 1000)
+  if (!isdigit((unsigned char)*v) || *e || errno || n < 0 || n > 1000)
     cal_die("%s needs a whole number of rounds from 0 (none) to 1000, not '%s'", o, v);
   return (int)n;
 }
+
+/* what each option does something in: the calibration, --summary,
+ * --from-trace, --network, --reference-speed; any other is refused, not
+ * ignored */
+enum { IN_CAL = 1, IN_SUMMARY = 2, IN_TRACE = 4, IN_NETWORK = 8, IN_REFERENCE = 16 };
+static const struct {
+  int val, modes;
+} option_modes[] = {
+    {'o', IN_CAL | IN_TRACE | IN_NETWORK | IN_REFERENCE}, /* --reference-speed -o: its own message */
+    {'q', IN_CAL | IN_REFERENCE}, {'b', IN_CAL}, {'M', IN_CAL | IN_REFERENCE}, {'r', IN_CAL | IN_REFERENCE},
+    {'c', IN_CAL | IN_REFERENCE}, {'R', IN_CAL}, {'B', IN_CAL | IN_REFERENCE}, {'s', IN_CAL | IN_TRACE | IN_REFERENCE},
+    {'N', IN_CAL}, {'S', IN_SUMMARY}, {'L', IN_CAL | IN_REFERENCE}, {'P', IN_CAL | IN_REFERENCE}, {'F', IN_CAL},
+    {'X', IN_CAL}, {'U', IN_CAL}, {'D', IN_CAL}, {'O', IN_CAL}, {'T', IN_TRACE}, {'A', IN_TRACE},
+    {'W', IN_NETWORK}, {'H', IN_NETWORK}, {'V', IN_REFERENCE}, {'K', IN_TRACE}};
 
 static void parse_options(int argc, char **argv)
 {
@@ -148,22 +188,29 @@ static void parse_options(int argc, char **argv)
       {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'},
       {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'},
       {"reference-speed", no_argument, 0, 'V'}, {"time-scale", required_argument, 0, 'K'}, {0, 0, 0, 0}};
-  int c;
+  int c, seen[128] = {0};
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":o:qh", lo, NULL)) != -1) {
+    if (c > 0 && c < 128)
+      seen[c] = 1;
     switch (c) {
     case 'o': opt.out = optarg; break;
     case 'q': opt.quick = 1; break;
-    case 'b': opt.budget = parse_pos("--budget", optarg); break;
-    case 'M': opt.max_call = parse_pos("--max-call", optarg); break;
-    case 'r': opt.reps = (int)parse_pos("--reps", optarg); break;
-    case 'c': opt.cores = (int)parse_pos("--cores", optarg); break;
-    case 'R': opt.routines = optarg; break;
+    case 'b': opt.budget = parse_range("--budget", optarg, 0.1, 86400, "seconds per core from 0.1 to 86400 (a day)"); break;
+    case 'M': opt.max_call = parse_range("--max-call", optarg, 0.001, 10, "seconds from 0.001 to 10"); break;
+    case 'r': opt.reps = (int)parse_whole("--reps", optarg, 2, 1000, "of repetitions"); break;
+    case 'c': opt.cores = (int)parse_whole("--cores", optarg, 1, 4096, "of cores"); break;
+    case 'R':
+      if (!optarg[strspn(optarg, ", ")])
+        cal_die("--routines '%s' names no routine: give some, comma-separated (e.g. dgemm,dtrsm), or leave it out "
+                "for all", optarg);
+      opt.routines = optarg;
+      break;
     case 'B': opt.blas = optarg; break;
-    case 's': opt.seed = strtoull(optarg, NULL, 0); break;
+    case 's': opt.seed = parse_whole("--seed", optarg, 0, UINT64_MAX, "(decimal)"); break;
     case 'N': opt.report = 0; break;
     case 'S': opt.summary = optarg; break;
-    case 'L': opt.lld = parse_pos("--lld", optarg); break;
+    case 'L': opt.lld = (double)parse_whole("--lld", optarg, 1024, 1 << 20, "of rows"); break;
     case 'P': opt.packed = 1; break;
     case 'F': opt.force = 1; break;
     case 'X': opt.mixed = 1; break;
@@ -182,10 +229,12 @@ static void parse_options(int argc, char **argv)
                 "were not made on the machine it was calibrated on: calibrate there (make calibrate)", optarg);
       break;
     case 'h': usage(stdout); exit(0);
+    case ':': /* one line, as every refusal: --help has the usage */
+      cal_die("%s needs a value (simblas-calibrate --help lists the options)", argv[optind - 1]);
     default:
-      fprintf(stderr, "simblas-calibrate: unknown or incomplete option '%s'\n", argv[optind - 1]);
-      usage(stderr);
-      exit(2);
+      if (optopt > 0 && optopt < 128 && strncmp(argv[optind - 1], "--", 2))
+        cal_die("unknown option '-%c' (simblas-calibrate --help lists the options)", optopt);
+      cal_die("unknown or incomplete option '%s' (simblas-calibrate --help lists the options)", argv[optind - 1]);
     }
   }
   if (opt.reference && (opt.from_trace || opt.network || opt.summary || opt.out))
@@ -205,6 +254,21 @@ static void parse_options(int argc, char **argv)
     cal_die("--network measures the MPI, not the BLAS: run it on its own (simblas-calibrate --network [-o FILE])");
   if (opt.hostfile && !opt.network)
     cal_die("--hostfile FILE names the hosts of --network's interconnect ping-pong: add --network");
+  int mode = opt.summary ? IN_SUMMARY : opt.from_trace ? IN_TRACE : opt.network ? IN_NETWORK
+           : opt.reference ? IN_REFERENCE : IN_CAL;
+  const char *mode_said = mode == IN_SUMMARY ? "--summary, which only reads MODEL"
+                          : mode == IN_TRACE ? "--from-trace, which refits a model on the traced calls"
+                          : mode == IN_NETWORK ? "--network, which measures the MPI"
+                                               : "--reference-speed, which measures only dgemm's reference calls";
+  for (size_t i = 0; i < sizeof option_modes / sizeof *option_modes; i++)
+    if (seen[option_modes[i].val] && !(option_modes[i].modes & mode)) {
+      const char *name = "?";
+      for (const struct option *l = lo; l->name; l++)
+        if (l->val == option_modes[i].val)
+          name = l->name;
+      cal_die("%s%s does nothing with %s: leave it out", option_modes[i].val == 'o' ? "-o, --" : "--", name,
+              mode_said);
+    }
   if (!opt.out)
     opt.out = opt.network ? "simblas.network" : "simblas.model";
   if (!opt.budget)
@@ -217,11 +281,8 @@ static void parse_options(int argc, char **argv)
     opt.ld_rounds = opt.quick ? 0 : 11;
   if (opt.solo_rounds < 0)
     opt.solo_rounds = opt.quick ? 5 : 9;
-  if (opt.reps < 2)
-    cal_die("--reps must be at least 2 (the noise model needs repetitions)");
-  if (opt.lld && (opt.lld < 1024 || opt.lld > 1 << 20 || opt.lld != floor(opt.lld)))
-    cal_die("--lld %g: a whole number of rows from 1024 to 1048576", opt.lld);
 }
+
 
 /* ---- the BLAS and the routines to measure ------------------------------------ */
 typedef struct blas {

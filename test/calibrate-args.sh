@@ -1,7 +1,10 @@
 #!/bin/sh
 # simblas-calibrate's refusals, none of which measures anything: each is
-# one line saying what is wrong and what to do, exit status 2, before the
+# one line naming the option and what to give, exit status 2, before the
 # probe, and the files named stay as they were:
+#  - option values parsed whole and range-checked (2.9, 1e10, 0x10 and abc
+#    are refused, not cut to a number), an option without its value or
+#    unknown, an empty --routines or -o, an option the mode ignores;
 #  - an existing -o that is no model (a text file: it is not replaced) and
 #    an -o that is also an input (a trace, by another name or a link);
 #  - a --blas library without dgemm_ (no BLAS: nothing to calibrate).
@@ -24,7 +27,40 @@ refused() {
     ok "$what"
   else ko "$what: rc=$rc: $out"; fi
 }
+o="-o $tmp/x.model"
+# numbers: the whole string, in range
+refused "--seed abc" "--seed needs a whole number (decimal) from 0 to 18446744073709551615, not 'abc'" --seed abc $o
+refused "--seed -1" "--seed needs a whole number (decimal) from 0 to 18446744073709551615, not '-1'" --seed -1 $o
+refused "--seed 2^64" "not '18446744073709551616'" --seed 18446744073709551616 $o
+refused "--cores 0.5" "--cores needs a whole number of cores from 1 to 4096, not '0.5'" --cores 0.5 $o
+refused "--cores 0" "--cores needs a whole number of cores from 1 to 4096, not '0'" --cores 0 $o
+refused "--reps 2.9" "--reps needs a whole number of repetitions from 2 to 1000, not '2.9'" --reps 2.9 $o
+refused "--reps 1e10" "--reps needs a whole number of repetitions from 2 to 1000, not '1e10'" --reps 1e10 $o
+refused "--reps 99999999999" "not '99999999999'" --reps 99999999999 $o
+refused "--reps 1" "--reps needs a whole number of repetitions from 2 to 1000, not '1'" --reps 1 $o
+refused "--budget 1e300" "--budget needs seconds per core from 0.1 to 86400 (a day), not '1e300'" --budget 1e300 $o
+refused "--budget soon" "--budget needs seconds per core from 0.1 to 86400 (a day), not 'soon'" --budget soon $o
+refused "--max-call 100" "--max-call needs seconds from 0.001 to 10, not '100'" --max-call 100 $o
+refused "--lld 2048.5" "--lld needs a whole number of rows from 1024 to 1048576, not '2048.5'" --lld 2048.5 $o
+refused "--ld-pairs 3x" "--ld-pairs needs a whole number of rounds from 0 (none) to 1000, not '3x'" --ld-pairs 3x $o
+# names: none at all is said as such
+refused "--routines ''" "--routines '' names no routine: give some, comma-separated" --routines '' $o
+refused "--routines ,," "--routines ',,' names no routine" --routines ,, $o
+refused "-o ''" "-o '': an empty name; give the model a file name, e.g. simblas.model" -o ''
+# one line, not the usage
+refused "unknown option" "unknown or incomplete option '--bogus' (simblas-calibrate --help lists the options)" --bogus
+refused "unknown short option" "unknown option '-x' (simblas-calibrate --help lists the options)" -x
+refused "bare -o" "-o needs a value (simblas-calibrate --help lists the options)" -o
+refused "bare --budget" "--budget needs a value" --quick --budget
+# an option the mode does nothing with
 printf 'simblas-model 1\nreference-speed 1e10\nend\n' > "$tmp/G.model"
+refused "--summary with -o" "-o, --output does nothing with --summary, which only reads MODEL: leave it out" \
+  --summary "$tmp/G.model" --quick -o /nonexist/x
+refused "--summary with --quick" "--quick does nothing with --summary" --summary "$tmp/G.model" --quick
+refused "--summary with --from-trace" "--from-trace does nothing with --summary" --summary "$tmp/G.model" --from-trace x.csv
+refused "--network with --budget" "--budget does nothing with --network, which measures the MPI" --network --budget 3
+refused "--from-trace with --cores" "--cores does nothing with --from-trace" --from-trace --cores 1 -o "$tmp/G.model" x.csv
+refused "--reference-speed with --routines" "--routines does nothing with --reference-speed" --reference-speed --routines dgemm
 
 # an existing -o that is no model: refused, the file kept
 echo notes > "$tmp/notes.txt"

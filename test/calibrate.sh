@@ -27,9 +27,9 @@ expect_error() { # what pattern args...
   out=$("$cal" "$@" 2>&1); rc=$?
   if [ $rc -eq 2 ] && echo "$out" | grep -q -- "$pat"; then ok "$what"; else ko "$what: rc=$rc: $out"; fi
 }
-expect_error "unknown option" "unknown or incomplete option '--frobnicate'" --frobnicate
-expect_error "bad number" "--budget needs a positive number, not 'soon'" --budget soon
-expect_error "one repetition" "--reps must be at least 2" --reps 1 -o "$tmp/x.model"
+expect_error "unknown option" "unknown or incomplete option '--frobnicate' (simblas-calibrate --help lists the options)" --frobnicate
+expect_error "bad number" "--budget needs seconds per core from 0.1 to 86400 (a day), not 'soon'" --budget soon
+expect_error "one repetition" "--reps needs a whole number of repetitions from 2 to 1000, not '1'" --reps 1 -o "$tmp/x.model"
 expect_error "unwritable directory" "cannot write the model into /nonexistent/dir" -o /nonexistent/dir/m.model
 expect_error "output is a directory" "$tmp: a directory; give a file name, e.g. $tmp/simblas.model" -o "$tmp"
 expect_error "unknown routine" "unknown routine 'dgemx'" --routines dgemx -o "$tmp/x.model"
