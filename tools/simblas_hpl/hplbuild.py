@@ -12,7 +12,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tarfile
 import tempfile
 import threading
@@ -32,7 +31,7 @@ SERIES_HPCC = "series.hpcc"
 MAKE_TEMPLATE = "Make.simblas.in"
 ARCHS = {"model": "simblas_model", "passthrough": "simblas_real", "mpi": "simblas_mpi"}
 MODES = {"both": ["model", "passthrough"], "all": ["model", "passthrough", "mpi"]}
-STOPS = (signal.SIGINT,) + signals.TERM  # held off while the group is stopped and the build put in place
+STOPS = signals.STOPS  # held off while the group is stopped and the build put in place
 PATCHES_REMEDY = "reinstall SimBLAS, or point SIMBLAS_PATCHDIR at the source tree's hpl-patches/"
 
 
@@ -250,33 +249,6 @@ def openblas_link():
     return "-lopenblas"
 
 
-def started_held(cmd, **kw):
-    """subprocess.Popen(cmd, **kw) with ^C, SIGTERM and SIGHUP held (only
-    noted) while it starts: one that came then, while the process existed
-    and Popen had not returned it, would leave it running, unknown to the
-    caller.  redeliver(proc.held_signals) sends them again once it can stop
-    it.  (A process blocking the signals instead would pass the block on.)"""
-    got = []
-    held = {}
-    if threading.current_thread() is threading.main_thread():
-        held = {s: signal.signal(s, lambda signum, frame: got.append(signum)) for s in STOPS}
-    try:
-        proc = subprocess.Popen(cmd, **kw)
-    finally:
-        for s, h in held.items():
-            signal.signal(s, h)
-        if sys.exc_info()[0]:
-            redeliver(got)  # (nothing to stop)
-    proc.held_signals = got
-    return proc
-
-
-def redeliver(got):
-    """Send this process the signals started_held noted (proc.held_signals)."""
-    for signum in got:
-        os.kill(os.getpid(), signum)
-
-
 def make_arch(tree, mode, template, libdir, incdir, cc, logpath, detailed_timing=False):
     """Build mode's binary in tree with compiler cc (smpicc; mpicc for mpi);
     detailed_timing: -DHPL_DETAILED_TIMING (HPL prints each phase's time)."""
@@ -322,10 +294,10 @@ def make_arch(tree, mode, template, libdir, incdir, cc, logpath, detailed_timing
     # and SIGHUP (Terminated: build() turns them into exceptions), never
     # left running, orphaned, in a tree that is being removed
     with open(logpath, "w") as log:
-        proc = started_held(cmd, cwd=tree, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        proc = signals.started_held(cmd, cwd=tree, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                             env=env, start_new_session=True)
         try:
-            redeliver(proc.held_signals)
+            signals.redeliver(proc.held_signals)
             returncode = proc.wait()
         except BaseException:
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a second SIGTERM does not cut this short

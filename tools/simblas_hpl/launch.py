@@ -418,8 +418,10 @@ def simulate(plan, workdir, quiet=False, hold_fd=None, started=None):
         with open(out_path, "w") as fo, open(err_path, "w") as fe:
             inherited = inheritable_copy(hold_fd)
             try:
-                proc = subprocess.Popen(cmd, cwd=workdir, env=full_env, stdin=subprocess.DEVNULL, stdout=fo,
-                                        stderr=fe, start_new_session=True, pass_fds=inherited)
+                # a ^C or SIGTERM while it starts is noted, and sent again once proc can be stopped
+                proc = signals.started_held(cmd, cwd=workdir, env=full_env, stdin=subprocess.DEVNULL, stdout=fo,
+                                            stderr=fe, start_new_session=True, pass_fds=inherited)
+                signals.redeliver(proc.held_signals)
                 procs.keep_priority(proc.pid)
             finally:
                 for fd in inherited:
