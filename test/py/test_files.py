@@ -43,6 +43,18 @@ class Atomic(unittest.TestCase):
         finally:
             os.umask(old)
 
+    def test_read_only_target_and_source(self):
+        # a file of mode 0444 is replaced (its directory is writable), as
+        # before, and keeps its mode; a read-only source copies to a new file
+        files.write_atomic(self.p("ro"), "old\n")
+        os.chmod(self.p("ro"), 0o444)
+        files.write_atomic(self.p("ro"), "new\n")
+        self.assertEqual(stat.S_IMODE(os.stat(self.p("ro")).st_mode), 0o444)
+        files.copy_atomic(self.p("ro"), self.p("ro-copy"))
+        self.assertEqual(stat.S_IMODE(os.stat(self.p("ro-copy")).st_mode), 0o444)
+        with open(self.p("ro-copy")) as f:
+            self.assertEqual(f.read(), "new\n")
+
     def test_failure_keeps_the_old_file_and_no_temporary(self):
         files.write_atomic(self.p("f"), "old\n")
 

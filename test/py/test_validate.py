@@ -194,7 +194,7 @@ class VerbOptions(VerbBase):
                      r"^--json .*v\.json is also a --real report: writing it would replace the real runs it holds; "
                      r"give another file$"),
                     (("--config", "4000:1x1", "--json", self.path("o"), "--csv", self.path("o")),
-                     r"^--json and --csv both name .*o: give two files$")):
+                     r"^--json and --csv both name .*o: the CSV would follow the JSON in one file; give two files$")):
                 status, out, err = self.cli("validate", *args)
                 with self.subTest(args=args):
                     self.assertEqual((status, err.count("\n")), (2, 1), err)

@@ -3,6 +3,7 @@
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 
 
@@ -52,8 +53,8 @@ def file_sha256(path):
 
 
 def write_atomic(path, text):
-    """Write text to path through path.new and a rename: a reader sees the
-    old file or the whole new one."""
+    """Write text to path as replace_atomic does: a reader sees the old file
+    or the whole new one."""
     def write(tmp):
         with open(tmp, "w") as f:
             f.write(text)
@@ -67,6 +68,19 @@ def copy_atomic(src, path):
         shutil.copyfile(src, tmp)
         shutil.copymode(path if os.path.exists(path) else src, tmp)
     replace_atomic(path, write)
+
+
+def _umask():
+    """The process's umask, read without changing it (os.umask sets it, for
+    every thread, meanwhile)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def replace_atomic(path, write):
@@ -84,13 +98,17 @@ def replace_atomic(path, write):
         try:
             mode = os.stat(target).st_mode & 0o7777
         except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)  # (before write: copy_atomic sets its own)
-        write(tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
+            mode = None  # open()'s: 0666 less the umask, or what write() set (copy_atomic: its source's)
+        write(tmp)  # (mkstemp made it 0600: writable)
+        if mode is None and stat.S_IMODE(os.stat(tmp).st_mode) == 0o600:  # write() set none
+            mode = 0o666 & ~_umask()
+        if mode is not None:
+            os.chmod(tmp, mode)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -297,8 +297,7 @@ def make_plan(o):
         raise CliError(f"--speedup {o.speedup:g}: out of range; a host is from {SPEEDUP_RANGE[0]:g} to "
                        f"{SPEEDUP_RANGE[1]:g} times the model's reference speed")
     for opt, v in (("--timeout", o.timeout), ("--iprobe", o.iprobe)):
-        if v is not None and not (v > 0 and math.isfinite(v)):
-            raise CliError(f"{opt} {v:g}: must be a number of seconds > 0")
+        check_seconds(opt, v)
     net = network.resolve(o.network)
     inter = net.inter if net else None  # the measured interconnect, where --bw / --lat do not say
     bw = units.parse_bandwidth(o.bw or (inter.bw_text if inter else platforms.DEFAULT_BW))
@@ -479,6 +478,12 @@ def make_plan(o):
         alloc_only=o.alloc_only, malloc=malloc, malloc_lib=malloc_lib, hugepages=hugepages, timeout=o.timeout,
         code_clock=code_clock, freeclock=freeclock, preload=os.environ.get("LD_PRELOAD", ""), seed=o.seed,
         noise=o.noise, node_speeds=node_speeds, occupancy=occupancy, occupancy_memory=occupancy_memory, node=node, network=net)
+
+
+def check_seconds(opt, v):
+    """A duration option (--timeout, --iprobe): None, or seconds > 0."""
+    if v is not None and not (v > 0 and math.isfinite(v)):
+        raise CliError(f"{opt} {v:g}: must be a number of seconds > 0")
 
 
 def check_keep(keep, what, run=False, opt="--keep", kind="run"):

@@ -244,8 +244,8 @@ def from_trace(calibrator, base, out, traces, scale=None, kept=None):
 
 # ---- the model in place ------------------------------------------------------------
 def install(refined, out):
-    """Put refined in place of out, atomically (through out.new and a
-    rename); the file out was, if any, is first kept as out.calibrated
+    """Put refined in place of out, atomically (files.copy_atomic: a
+    temporary beside it and a rename, a symbolic link written through); the file out was, if any, is first kept as out.calibrated
     unless that exists.  Returns what was done, one sentence."""
     kept = keep_path(out)
     said = f"{out} written"

@@ -413,6 +413,13 @@ def check_output_path(path, opt):
         raise CliError(f"{opt} {path}: cannot create a file in {d} ({e.strerror}); give another path")
 
 
+def check_two_outputs(json_path, csv_path):
+    """--json and --csv: two files, or the CSV row would follow the JSON in one."""
+    if json_path and csv_path and os.path.abspath(json_path) == os.path.abspath(csv_path):
+        raise CliError(f"--json and --csv both name {csv_path}: the CSV would follow the JSON in one file; give two "
+                       "files")
+
+
 def write_outputs(summary, json_path=None, csv_path=None, keep_in=None):
     """Write --json and --csv.  What cannot be written (a disk full since the
     check) loses nothing: the summary is kept in keep_in/summary.json, and

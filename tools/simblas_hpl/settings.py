@@ -274,7 +274,8 @@ def check_inherited(env=None, path=None):
         users = row.get("read_by", [])
         if "libsimblas" in users and "simblas-hpl" not in users:
             how = (f"give {row['option']} instead" if row.get("option") else
-                   "simblas-hpl sets it itself where a run needs it (doc/settings.md)")
+                   "simblas-hpl sets it where a run needs it and leaves it at its default otherwise "
+                   "(doc/settings.md)")
             raise CliError(f"{name}={env[name]} is set in the environment: the simulated program would read it, "
                            f"but the run's settings and its JSON would not say so; {how}, and unset {name}")
 

@@ -9,7 +9,6 @@ FILE.calibrated (issue 23).  This module: the options, the runs planned
 and the order of things; refine.py: the work (the traced runs, the traces
 read, the refit, the model put in place)."""
 
-import math
 import os
 import re
 import shutil
@@ -22,7 +21,7 @@ from .. import refine as rf
 from ..errors import CliError, note
 from ..files import read_text, write_atomic
 from ..locations import default_model, keep_path
-from ..plan import DEFAULT_NB, check_keep, make_dir
+from ..plan import DEFAULT_NB, check_keep, check_seconds, make_dir
 from ..results import check_output_path
 
 NAME = "refine"
@@ -165,8 +164,7 @@ def main(args):
     signals.raise_on_term(interrupt=True)  # SIGTERM and SIGHUP stop refine as Ctrl-C does (its mpirun with it)
     # the ranks inherit the environment, and libsimblas (trace mode) reads its settings there
     settings.check_inherited()
-    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
-        raise CliError(f"--timeout {args.timeout:g}: must be a number of seconds > 0")
+    check_seconds("--timeout", args.timeout)
     cores = realrun.machine_cores()
     configs = plan_configs(args, cores)
     base = args.model or default_model()

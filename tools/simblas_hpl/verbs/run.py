@@ -12,7 +12,7 @@ from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, prepare_rundir, simulate
 from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, check_keep, make_dir, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT, PLACEMENTS
-from ..results import check_output_path, write_outputs
+from ..results import check_output_path, check_two_outputs, write_outputs
 from .. import settings, spread
 
 NAME = "run"
@@ -174,9 +174,7 @@ def main(args):
     for opt, path in (("--json", args.json), ("--csv", args.csv)):
         if path:
             check_output_path(path, opt)
-    if args.json and args.csv and os.path.abspath(args.json) == os.path.abspath(args.csv):
-        raise CliError(f"--json and --csv both name {args.csv}: the CSV row would follow the JSON in one file; "
-                       "give two files")
+    check_two_outputs(args.json, args.csv)
     keep = args.keep
     if keep:
         check_keep(keep, "for the passes" if spreads else "to run in", run=not spreads)

@@ -13,7 +13,6 @@ validate_sim.py (the simulations), validate_score.py (the errors, the
 ranking: the report) and validate_report.py (table, CSV, figure)."""
 
 import json
-import math
 import os
 import shutil
 import sys
@@ -25,9 +24,9 @@ from .. import (validate_configs, validate_machine, validate_real, validate_repo
                 validate_speed)
 from ..errors import CliError, note
 from ..locations import default_model
-from ..plan import RunOptions, make_plan
+from ..plan import RunOptions, check_seconds, make_plan
 from ..realrun import machine_cores, mpirun_path
-from ..results import check_output_path
+from ..results import check_output_path, check_two_outputs
 from ..files import write_atomic
 
 NAME = "validate"
@@ -114,8 +113,7 @@ def check_options(args):
     if args.cores_per_node is not None and args.cores_per_node < 1:
         raise CliError(f"--cores-per-node {args.cores_per_node}: must be >= 1 (leave it out for this machine's "
                        f"{machine_cores()})")
-    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
-        raise CliError(f"--timeout {args.timeout:g}: must be a number of seconds > 0")
+    check_seconds("--timeout", args.timeout)
     if args.set and args.config:
         raise CliError(f"--set {args.set} and --config both choose the configurations: give one of them")
     if args.real and args.runs is not None:
@@ -130,8 +128,7 @@ def check_options(args):
         if any(os.path.abspath(path) == os.path.abspath(r) for r in args.real or ()):
             raise CliError(f"{opt} {path} is also a --real report: writing it would replace the real runs it holds; "
                            "give another file")
-    if args.json and args.csv and os.path.abspath(args.json) == os.path.abspath(args.csv):
-        raise CliError(f"--json and --csv both name {args.csv}: give two files")
+    check_two_outputs(args.json, args.csv)
     if args.no_model and args.probe:
         raise CliError(f"--probe {args.probe} is the model-mode simulations', and --no-model runs none: drop --probe "
                        "or --no-model")
