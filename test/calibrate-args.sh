@@ -15,8 +15,6 @@ cal=$bld/calibrator/simblas-calibrate
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 
 # refused WHAT PATTERN ARGS...: exit 2, exactly one line, matching PATTERN
 # (fixed text), nothing measured

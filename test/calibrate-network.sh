@@ -26,8 +26,6 @@ py=${PYTHON:-python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 
 command -v mpirun > /dev/null 2>&1 || missing "mpirun not found (Open MPI: openmpi-bin, libopenmpi-dev)"
 [ -x "$bld/calibrator/simblas-pingpong" ] || missing "no $bld/calibrator/simblas-pingpong (configure found no mpicc)"

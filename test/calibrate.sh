@@ -19,8 +19,6 @@ pred=$bld/test/predict_prog
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 
 expect_error() { # what pattern args...
   what=$1 pat=$2; shift 2

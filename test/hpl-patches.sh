@@ -35,10 +35,8 @@ pd=$SB_SRCDIR/hpl-patches
 cache=${SIMBLAS_HPL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/simblas/hpl}
 blasdir=${HPL_REAL_BLASDIR:-/usr/lib/x86_64-linux-gnu/openblas-pthread}
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 skip() { echo "SKIP: $1"; }
-. "$SB_SRCDIR/test/strict.sh"  # missing, need
+. "$SB_SRCDIR/test/strict.sh"  # ok, ko, missing, need
 
 for t in smpicc smpirun patch make tar; do
   command -v $t > /dev/null 2>&1 || missing "$t not found: nothing tested"

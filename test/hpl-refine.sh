@@ -22,8 +22,6 @@ XDG_DATA_HOME=$data cli info 2> /dev/null | grep -q '17-traced-memory-kernels' \
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 refine() { XDG_DATA_HOME=$data cli refine "$@"; }
 t0=$(date +%s)
 

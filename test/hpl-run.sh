@@ -25,8 +25,6 @@ export SIMBLAS_MODEL
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 check() { # description, then a command: ok when it succeeds
   what=$1; shift
   if "$@"; then ok "$what"; else ko "$what"; fi

@@ -27,8 +27,6 @@ cc=${CC:-cc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 
 for t in readelf $cc; do command -v "$t" > /dev/null 2>&1 || missing "$t not found"; done
 [ -x "$cal" ] && [ -x "$pred" ] || missing "no $cal or $pred (configure found no calibrator)"

@@ -14,8 +14,6 @@ set -u
 . "${SB_SRCDIR:-.}/test/strict.sh"
 script=${SB_SRCDIR:-.}/scripts/local-slurm.sh
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 PATH=$PATH:/usr/sbin:/sbin
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: the cluster's daemons run as root: run make check as root"; exit 77; }
 for b in munged slurmctld slurmd sbatch; do

@@ -6,6 +6,11 @@
 # missing component (AddressSanitizer builds) do not use it.
 # need MSG: the same for one check of a script that goes on (its own ko
 # counts the failure).
+# ok MSG, ko MSG: a check passed or failed, said and counted in pass and
+# fail (the script sets them to 0 and prints them at its end); a script
+# with counters of its own (smpi-common.sh's ok) keeps its definitions.
+command -v ok > /dev/null 2>&1 || ok() { echo "ok: $1"; pass=$((pass + 1)); }
+command -v ko > /dev/null 2>&1 || ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 strict() { [ "${SIMBLAS_TEST_STRICT:-0}" = 1 ]; }
 missing() {
   if strict; then

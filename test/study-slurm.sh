@@ -27,8 +27,6 @@ export XDG_DATA_HOME
 cli info > /dev/null 2>&1 || missing "no HPL build in $data (test/hpl-run.sh makes it)"
 
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
 report() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
 
 t=${TMPDIR:-/tmp}
