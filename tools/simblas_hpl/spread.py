@@ -27,7 +27,7 @@ import time
 from . import engine, results, settings
 from .errors import CliError, note
 from .files import sha256_of, write_atomic
-from .plan import content
+from .plan import content, make_dir
 
 SPREAD_JSON, PASSES, SPOOL, RESULT = "spread.json", "passes", "engine", "result.json"
 OTHERS_POLL_S = 5.0   # passes run by another command: how often to look
@@ -98,11 +98,7 @@ def identity(plan):
 
 def prepare(plan, d):
     """Write d's passes (the done ones kept); their directories."""
-    try:
-        os.makedirs(os.path.join(d, PASSES), exist_ok=True)
-    except OSError as e:
-        raise CliError(f"--keep {d}: cannot make the passes' directory there ({e.strerror}); give a directory where "
-                       "you can write")
+    make_dir(os.path.join(d, PASSES))
     ident = identity(plan)
     path = os.path.join(d, SPREAD_JSON)
     old = engine._read_json(path)
