@@ -173,7 +173,7 @@ class Tune(EngineCase):
             f.write("# recalibrated\n")
         status, out, err = self.tune("--budget", 3)
         self.assertEqual((status, err.count("\n")), (2, 1), err)
-        self.assertRegex(err, r"\(the content of the model file\): its points would mix with these; give another --dir")
+        self.assertRegex(err, r"\(the content of its model file \(model_sha256 [0-9a-f]{12} -> [0-9a-f]{12}\)\): its points would mix with these; give another --dir")
         with open(self.path("t", "tune.json")) as f:
             ident = json.load(f)
         del ident["content"], ident["model_file"]

@@ -25,6 +25,7 @@ import tempfile
 import time
 
 from . import engine, results, settings
+from .differences import changes
 from .errors import CliError, note
 from .files import sha256_of, write_atomic
 from .plan import content, make_dir
@@ -108,8 +109,7 @@ def prepare(plan, d):
         made_before = [k for k in ADDED if k not in old]
         old.update({k: ident[k] for k in made_before})
     if old is not None and old != ident:
-        diff = [k for k in sorted(set(old) | set(ident)) if old.get(k) != ident.get(k)]
-        raise CliError(f"{d} holds the passes of another run ({', '.join(f'{k} {old.get(k)!r} -> {ident.get(k)!r}' for k in diff[:3])}): "
+        raise CliError(f"{d} holds the passes of another run ({', '.join(changes(old, ident)[:3])}): "
                        "their results would mix; give another --keep DIR, or remove it")
     write_atomic(path, json.dumps(ident, indent=2) + "\n")
     width = len(str(plan.samples - 1))

@@ -13,6 +13,7 @@ import json
 import os
 
 from . import engine, hpldat
+from .differences import changes
 from .errors import CliError
 from .files import write_atomic
 from .plan import check_keep, content, make_dir
@@ -42,19 +43,12 @@ def differs(old, new):
     """What differs between two point records (point.json's, study.json's
     point), as 'what old -> new' texts; [] when they are the same run.
     Records made before content was recorded are compared without it."""
-    was, now = hpldat.comparable(old.get("options")), hpldat.comparable(new.get("options"))
-    out = [f"{k.replace('_', '-')} {old.get('options', {}).get(k)!r} -> {new['options'].get(k)!r}"
-           for k in sorted(set(was) | set(now)) if was.get(k) != now.get(k)]
-    for k in ("model", "xhpl"):
-        if k in old and k in new and old[k] != new[k]:
-            out.append(f"{'HPL' if k == 'xhpl' else k} {old[k]} -> {new[k]}")
-    if isinstance(old.get("content"), dict) and isinstance(new.get("content"), dict):
-        for k in sorted(set(old["content"]) | set(new["content"])):
-            if old["content"].get(k) != new["content"].get(k):
-                what = k.removesuffix("_sha256")
-                out.append(f"the content of its {what} file ({what}_sha256 {str(old['content'].get(k))[:12]} -> "
-                           f"{str(new['content'].get(k))[:12]})")
-    return out
+    was = {"options": hpldat.comparable(old.get("options"))}
+    now = {"options": hpldat.comparable(new.get("options"))}
+    for k in ("model", "xhpl", "content"):
+        if k in old and k in new and (k != "content" or isinstance(old[k], dict) and isinstance(new[k], dict)):
+            was[k], now[k] = old[k], new[k]
+    return changes(was, now, lambda path: {"xhpl": "HPL"}.get(path[-1], path[-1].replace("_", "-")))
 
 
 def prepare(study, plans):

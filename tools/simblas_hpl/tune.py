@@ -42,6 +42,7 @@ import warnings
 from typing import Dict, Optional
 
 from . import engine, hpldat, study_plot
+from .differences import changes
 from . import study as st
 from .errors import CliError, note
 from .files import write_atomic
@@ -427,20 +428,8 @@ def comparable(ident):
 def difference(was, now):
     """What differs between two identities, as 'what old -> new' texts,
     the machine's by its option."""
-    out = []
-    for k in sorted(set(was) | set(now)):
-        a, b = was.get(k), now.get(k)
-        if a == b:
-            continue
-        if isinstance(a, dict) and isinstance(b, dict):
-            for kk in sorted(set(a) | set(b)):
-                if a.get(kk) != b.get(kk):
-                    name = f"--{kk.replace('_', '-')}" if k == "machine" else f"{k} {kk}"
-                    out.append(f"{name} {a.get(kk)!r} -> {b.get(kk)!r}" if k != "content" else
-                               f"the content of the {kk.removesuffix('_sha256')} file")
-        else:
-            out.append(f"{'--search ' if k == 'search' else ''}{k} {a!r} -> {b!r}")
-    return out
+    return changes(was, now, lambda path: f"--{path[1].replace('_', '-')}" if path[0] == "machine" else
+                   f"--search {' '.join(path[1:])}" if path[0] == "search" else " ".join(path))
 
 
 def open_dir(tune, plan):
