@@ -1268,7 +1268,13 @@ int main(int argc, char **argv)
   double t0 = cal_now();
   cal_design d = {.budget = opt.budget, .max_call = opt.max_call, .reps = opt.reps, .seed = opt.seed,
                   .rate3 = 1e10, .rate12 = 1e9};
-  cal_probe(dlsym(b.handle, "dgemm_"), dlsym(b.handle, "daxpy_"), &d.rate3, &d.rate12);
+  void *daxpy = dlsym(b.handle, "daxpy_");
+  cal_probe(dlsym(b.handle, "dgemm_"), daxpy, &d.rate3, &d.rate12);
+  char axpy_rate[64];
+  if (daxpy)
+    snprintf(axpy_rate, sizeof axpy_rate, "daxpy %.2f GFlop/s", d.rate12 / 1e9);
+  else /* the level 1-2 estimates then take a guess: say it is one */
+    snprintf(axpy_rate, sizeof axpy_rate, "no daxpy_ in this BLAS, %.0f GFlop/s assumed", d.rate12 / 1e9);
   d.maxdim = cal_design_maxdim(opt.max_call, d.rate3);
   d.ld_rounds = opt.packed ? 0 : opt.ld_rounds;
   d.solo_rounds = opt.solo_rounds;
@@ -1290,11 +1296,11 @@ int main(int argc, char **argv)
   fprintf(stderr,
           "simblas-calibrate: %s, %d core(s); %s\n"
           "simblas-calibrate: %d routines (%d not in this BLAS), %zu shapes x %d repetitions on every core, "
-          "about %.0f s (probe: dgemm %.1f GFlop/s, daxpy %.2f GFlop/s)\n"
+          "about %.0f s (probe: dgemm %.1f GFlop/s, %s)\n"
           "simblas-calibrate: HPL's local matrix: %lld rows (its leading dimension) x %lld columns, %.0f MB per "
           "core; HPL's dgemm and dtrsm %s\n",
           info.machine, ncores, info.backend, b.nops, b.skipped, npts, opt.reps, total_est, d.rate3 / 1e9,
-          d.rate12 / 1e9, (long long)d.lld, (long long)d.lcols, (double)d.lld * (double)d.lcols * 8 / 1e6,
+          axpy_rate, (long long)d.lld, (long long)d.lcols, (double)d.lld * (double)d.lcols * 8 / 1e6,
           opt.packed ? "packed, in the caches (--packed)" : "in HPL's layout, in it");
 
   cal_run run = {.pts = pts, .npts = npts, .syms = b.syms, .design = &d, .ncores = ncores, .topo = topo};

@@ -99,6 +99,33 @@ else ko "solo pairs: said '$line', model: $(grep '^meta solo' "$tmp/m.model")"; 
   && ! grep -q "alone" "$tmp/np.err" && ! grep -q "^meta solo" "$tmp/np.model" \
   && ok "--quick: no ld pairs, no @ld line; --solo-rounds 0: no solo pairs" || ko "--quick without pairs: $(tail -3 "$tmp/np.err")"
 
+# a BLAS with dgemm_ and no daxpy_ (a wrapper that opens OpenBLAS locally,
+# so that dlsym finds no daxpy_ through it): the probe says that the
+# level 1-2 rate is assumed, not that it measured one
+cat > "$tmp/onlygemm.c" <<'EOC'
+#include <dlfcn.h>
+#include <stddef.h>
+typedef void gemm_fn(const char *, const char *, const int *, const int *, const int *, const double *,
+                     const double *, const int *, const double *, const int *, const double *, double *,
+                     const int *, size_t, size_t);
+void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *al,
+            const double *a, const int *lda, const double *b, const int *ldb, const double *be, double *c,
+            const int *ldc, size_t la, size_t lb)
+{
+  static gemm_fn *f;
+  if (!f)
+    f = (gemm_fn *)dlsym(dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL), "dgemm_");
+  f(ta, tb, m, n, k, al, a, lda, b, ldb, be, c, ldc, la, lb);
+}
+EOC
+if ${CC:-cc} -shared -fPIC -o "$tmp/libonlygemm.so" "$tmp/onlygemm.c" -ldl 2> "$tmp/cc.err"; then
+  if "$cal" --quick --budget 1 --cores 1 --routines dgemm --lld 8192 --solo-rounds 0 --no-report \
+       --blas "$tmp/libonlygemm.so" -o "$tmp/og.model" 2> "$tmp/og.err" \
+     && grep -q "(probe: dgemm [0-9.]* GFlop/s, no daxpy_ in this BLAS, 1 GFlop/s assumed)" "$tmp/og.err"; then
+    ok "a BLAS without daxpy_: the probe says its rate is assumed"
+  else ko "a BLAS without daxpy_: $(grep -m1 probe "$tmp/og.err" || tail -2 "$tmp/og.err")"; fi
+else ko "the dgemm-only wrapper did not build: $(head -3 "$tmp/cc.err")"; fi
+
 # --summary: <routine> <prec> n=<k> r2=<x> median_rel_err=<x> p95_rel_err=<x>
 "$cal" --summary "$tmp/m.model" > "$tmp/sum"
 bad=$(grep -cvE '^[A-Za-z0-9._]+ [a-z]+ n=[0-9]+ r2=[-0-9.]+ median_rel_err=[0-9.]+ p95_rel_err=[0-9.]+$' "$tmp/sum")
