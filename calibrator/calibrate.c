@@ -73,14 +73,14 @@ static void usage(FILE *f)
               "Measures this machine's BLAS and writes a SimBLAS model file; with --network, its MPI's messages.\n"
               "  -o, --output FILE     model to write (default: ./simblas.model); written atomically\n"
               "  -q, --quick           short run (one to two minutes on a 2-core VM) for CI and demos\n"
-              "      --budget SEC      measuring time per core (default 480; quick 30)\n"
-              "      --max-call SEC    longest single call to draw (default 0.25; quick 0.05)\n"
-              "      --reps N          timed repetitions per point (default 5; quick 3)\n"
-              "      --cores N         workers, one pinned per core (default: all cores)\n"
+              "      --budget SEC      measuring time per core, 0.1 to 86400 (default 480; quick 30)\n"
+              "      --max-call SEC    longest single call to draw, 0.001 to 10 (default 0.25; quick 0.05)\n"
+              "      --reps N          timed repetitions per point, 2 to 1000 (default 5; quick 3)\n"
+              "      --cores N         workers, one pinned per core, 1 to 4096 (default: all cores)\n"
               "      --routines LIST   only these ops, comma-separated (e.g. dgemm,dtrsm)\n"
               "      --blas LIB        the real BLAS to measure (default %s)\n"
-              "      --seed N          experiment seed (default 1)\n"
-              "      --lld N           leading dimension of HPL's local matrix (default: HPL's local rows\n"
+              "      --seed N          experiment seed, decimal, 0 to 2^64-1 (default 1)\n"
+              "      --lld N           leading dimension of HPL's local matrix, 1024 to 1048576 (default: HPL's local rows\n"
               "                        when its matrix fills 80%% of this machine's memory)\n"
               "      --ld-pairs N      rounds of dgemm's leading-dimension pairs (default 11; quick: none, as\n"
               "                        with 0: dgemm's line then holds at every leading dimension)\n"
@@ -110,7 +110,13 @@ static void usage(FILE *f)
               "                        (passwordless ssh to each)\n"
               "      --reference-speed only the reference speed, as a calibration measures it (its dgemm calls,\n"
               "                        all cores at once, --reps 3 by default; a few seconds), printed as JSON;\n"
-              "                        with MODEL, at the shape and layout of MODEL's (its meta reference_speed)\n",
+              "                        with MODEL, at the shape and layout of MODEL's (its meta reference_speed)\n"
+              "Refused in one line with exit status 2, before anything is measured: a number that is not whole or\n"
+              "out of its range (no rounding), an unknown option or one without its value, an option the mode does\n"
+              "nothing with, an empty --routines or -o, an -o that exists and is no model file (it is not replaced)\n"
+              "or that is also an input (a trace, under any name or link), a --blas library without dgemm_. An -o\n"
+              "that is a symbolic link is written through. Interrupted (SIGINT, SIGTERM), nothing is installed and\n"
+              "the model there stays as it was.\n",
           SB_CALIBRATION_BLAS);
 }
 
