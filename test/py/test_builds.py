@@ -150,6 +150,13 @@ class Builds(Sandbox):
                                r"with `patch -p1 --fuzz=0` \(can't find file to patch.*\): the source is not HPL 2.x")
         self.assertNotIn("patch -p1", "\n".join(err.splitlines()[:-1]))  # patch's output is not dumped
         self.assertEqual(snapshot(d), before)
+        # under a new ID the same refusal leaves no build behind (it left one holding only its lock,
+        # which `info` listed)
+        status, out, err = self.cli("build", "--hpl-dir", tree, "--build-id", "fresh", "--mode", "model")
+        self.assertEqual(status, 2, err)
+        self.assertIn("does not apply", err)
+        self.assertFalse(os.path.lexists(os.path.join(self.data, "fresh")), os.listdir(self.data))
+        self.assertTrue(os.path.isdir(d))
 
     def test_the_real_mpi_build_needs_mpicc(self):
         with mock.patch("simblas_hpl.hplbuild.mpicc_or_none", return_value=None):

@@ -2,6 +2,7 @@
 tree), the patch series, make, the check run of each new binary, and its
 manifest (builds.py keeps the builds)."""
 
+import contextlib
 import datetime
 import fcntl
 import glob
@@ -414,6 +415,7 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
                                                          else "a directory that holds the build's own,")
                            + f" {d}, which the build replaces: give an unpacked, unpatched HPL tree elsewhere "
                            "(copy it out first)")
+    made = not os.path.lexists(d)
     try:
         os.makedirs(d, exist_ok=True)
         lock = open(os.path.join(d, ".lock"), "w")
@@ -425,81 +427,99 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise CliError(f"another `simblas-hpl build` is building in {d}", 1)
-        mpath = os.path.join(d, "manifest.json")
-        old = {}
-        if os.path.isfile(mpath):
-            try:
-                with open(mpath) as f:
-                    old = json.load(f)
-            except (OSError, ValueError):
-                old = {}
-        same = old.get("fingerprint") == fingerprint
-        binaries = dict(old.get("binaries", {})) if same else {}
-        digests = dict(old.get("sha256", {})) if same else {}
-        checks = dict(old.get("checks", {})) if same else {}
+        with dropped_if_left_empty(d, made):
+            mpath = os.path.join(d, "manifest.json")
+            old = {}
+            if os.path.isfile(mpath):
+                try:
+                    with open(mpath) as f:
+                        old = json.load(f)
+                except (OSError, ValueError):
+                    old = {}
+            same = old.get("fingerprint") == fingerprint
+            binaries = dict(old.get("binaries", {})) if same else {}
+            digests = dict(old.get("sha256", {})) if same else {}
+            checks = dict(old.get("checks", {})) if same else {}
 
-        def up_to_date(m):
-            p = os.path.join(d, binaries[m]) if m in binaries else None
-            return p and os.path.isfile(p) and (m not in digests or digests[m] == sha256_file(p))
-        todo = [m for m in modes if force or not up_to_date(m)]
-        if not todo:
-            note(f"{', '.join(BINARIES[m] for m in modes)} up to date in {d} (--force rebuilds)")
+            def up_to_date(m):
+                p = os.path.join(d, binaries[m]) if m in binaries else None
+                return p and os.path.isfile(p) and (m not in digests or digests[m] == sha256_file(p))
+            todo = [m for m in modes if force or not up_to_date(m)]
+            if not todo:
+                note(f"{', '.join(BINARIES[m] for m in modes)} up to date in {d} (--force rebuilds)")
+                settle_default(bid, make_default)
+                return 0
+
+            # everything is made aside, in staging/, and put in place only once
+            # all is built and checked: a failure or an interrupt (^C, SIGTERM,
+            # SIGHUP) at any point leaves the build in d as it was
+            staging = os.path.join(d, "staging")
+            previous = signals.raise_on_term() if threading.current_thread() is threading.main_thread() else {}
+            try:
+                try:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    os.makedirs(os.path.join(staging, "src"))
+                    tree = build_aside(staging, todo, unpack, desc, patches, pdir, template, libdir, incdir, smpicc, mpicc,
+                                       detailed_timing, no_check, checks)
+                    for m in todo:
+                        binaries[m] = BINARIES[m]
+                        digests[m] = sha256_file(os.path.join(staging, BINARIES[m]))
+                    manifest = {
+                        "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind,
+                        "source": desc, "source_sha256": src_digest, "patch_dir": pdir,
+                        "patches": [n for _, n, _ in patches], "patches_sha256": patch_digest,
+                        "simblas_libdir": libdir, "simblas_incdir": incdir,
+                        "smpicc": smpicc, "fingerprint": fingerprint,
+                        "tree": os.path.join(d, "src", os.path.relpath(tree, os.path.join(staging, "src"))),
+                        "detailed_timing": bool(detailed_timing), "binaries": binaries, "sha256": digests,
+                        "checks": checks,
+                        "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                    }
+                except (KeyboardInterrupt, Terminated) as e:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    code, why = ((128 + e.signum, signal.Signals(e.signum).name) if isinstance(e, Terminated)
+                                 else (130, "^C"))
+                    raise CliError(f"interrupted ({why}): the build was stopped, nothing changed in {d}", code)
+                except CliError as e:
+                    if e.status > 128:  # the check run, interrupted
+                        shutil.rmtree(staging, ignore_errors=True)
+                        raise CliError(f"interrupted ({signal.Signals(e.status - 128).name}): the build was stopped, "
+                                       f"nothing changed in {d}", e.status)
+                    if e.status != 1:  # refused: nothing in staging/ to look at
+                        shutil.rmtree(staging, ignore_errors=True)
+                    else:
+                        e.args = (f"{e}\n(nothing changed in {d}; this build's files are in {staging})",)
+                    raise
+                try:
+                    put_in_place(d, staging, todo, old, manifest, previous)
+                except OSError as e:
+                    raise CliError(f"cannot put the new build in place in {d}: {e}", 1)
+                finally:
+                    previous = {}
+            finally:
+                signals.restore(previous)
+            for m in todo:
+                print(os.path.join(d, BINARIES[m]))
+            note(f"built {', '.join(BINARIES[m] for m in todo)} from {desc} in {d}")
             settle_default(bid, make_default)
             return 0
 
-        # everything is made aside, in staging/, and put in place only once
-        # all is built and checked: a failure or an interrupt (^C, SIGTERM,
-        # SIGHUP) at any point leaves the build in d as it was
-        staging = os.path.join(d, "staging")
-        previous = signals.raise_on_term() if threading.current_thread() is threading.main_thread() else {}
+
+@contextlib.contextmanager
+def dropped_if_left_empty(d, made):
+    """The build directory d, which this build made (made) and whose lock it
+    holds, removed again if the build leaves nothing in it but that lock: a
+    source or patch refused, or an interrupt, under a new build id left an
+    empty build that `simblas-hpl info` listed."""
+    try:
+        yield
+    finally:
         try:
-            try:
-                shutil.rmtree(staging, ignore_errors=True)
-                os.makedirs(os.path.join(staging, "src"))
-                tree = build_aside(staging, todo, unpack, desc, patches, pdir, template, libdir, incdir, smpicc, mpicc,
-                                   detailed_timing, no_check, checks)
-                for m in todo:
-                    binaries[m] = BINARIES[m]
-                    digests[m] = sha256_file(os.path.join(staging, BINARIES[m]))
-                manifest = {
-                    "format": 1, "simblas_hpl": VERSION, "build_id": bid, "source_id": sid, "source_kind": kind,
-                    "source": desc, "source_sha256": src_digest, "patch_dir": pdir,
-                    "patches": [n for _, n, _ in patches], "patches_sha256": patch_digest,
-                    "simblas_libdir": libdir, "simblas_incdir": incdir,
-                    "smpicc": smpicc, "fingerprint": fingerprint,
-                    "tree": os.path.join(d, "src", os.path.relpath(tree, os.path.join(staging, "src"))),
-                    "detailed_timing": bool(detailed_timing), "binaries": binaries, "sha256": digests,
-                    "checks": checks,
-                    "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                }
-            except (KeyboardInterrupt, Terminated) as e:
-                shutil.rmtree(staging, ignore_errors=True)
-                code, why = ((128 + e.signum, signal.Signals(e.signum).name) if isinstance(e, Terminated)
-                             else (130, "^C"))
-                raise CliError(f"interrupted ({why}): the build was stopped, nothing changed in {d}", code)
-            except CliError as e:
-                if e.status > 128:  # the check run, interrupted
-                    shutil.rmtree(staging, ignore_errors=True)
-                    raise CliError(f"interrupted ({signal.Signals(e.status - 128).name}): the build was stopped, "
-                                   f"nothing changed in {d}", e.status)
-                if e.status != 1:  # refused: nothing in staging/ to look at
-                    shutil.rmtree(staging, ignore_errors=True)
-                else:
-                    e.args = (f"{e}\n(nothing changed in {d}; this build's files are in {staging})",)
-                raise
-            try:
-                put_in_place(d, staging, todo, old, manifest, previous)
-            except OSError as e:
-                raise CliError(f"cannot put the new build in place in {d}: {e}", 1)
-            finally:
-                previous = {}
-        finally:
-            signals.restore(previous)
-        for m in todo:
-            print(os.path.join(d, BINARIES[m]))
-        note(f"built {', '.join(BINARIES[m] for m in todo)} from {desc} in {d}")
-        settle_default(bid, make_default)
-        return 0
+            if made and os.listdir(d) == [".lock"]:
+                os.unlink(os.path.join(d, ".lock"))
+                os.rmdir(d)
+        except OSError:
+            pass
 
 
 def within(path, root):
