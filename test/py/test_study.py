@@ -226,7 +226,19 @@ class Study(EngineCase):
         self.refused('[base]\nn = 1000\np = 1\nq = 2\n[[points]]\n[[points]]\nbw = "10Gbps"\n',
                      r"\[\[points\]\] 2 \(bw=10Gbps\) is the same run as \[\[points\]\] 1 \(the base run\)")
         self.refused('[base]\nn = 1000\np = 1\nq = 2\n[factors]\nhpl.bcast = [1, "1rM"]\n',
-                     r"bad.toml: points hpl.bcast=1 and hpl.bcast=1rM are the same run")
+                     r"bad.toml:6: hpl.bcast: a level is given twice \(some perhaps spelled otherwise")
+        self.refused('[base]\nn = 1000\np = 1\nq = 2\n[factors]\nhpl-opt = [["bcast=1rM"], ["bcast=1"]]\n',
+                     r"bad.toml:6: hpl-opt: a level is given twice")
+
+    def test_one_level_one_spelling(self):
+        """Listed points that give one HPL setting two spellings ("1rM",
+        1) are at one level: one value on the axis and in means.csv (a plot
+        showed 1rM and 1 as two levels)."""
+        path = self.write('[base]\nn = 1000\np = 1\nq = 2\n[[points]]\nnb = 100\nhpl.bcast = "1rM"\n'
+                          '[[points]]\nnb = 128\nhpl.bcast = 1\n[[points]]\nnb = 128\nhpl.bcast = "lnm"\n', "sp.toml")
+        self.assertEqual(self.cli("study", path, "-j", 1)[0], 0)
+        self.assertEqual([(m["nb"], m["hpl.bcast"]) for m in self.csv("sp", "means.csv")],
+                         [("100", "1rM"), ("128", "1rM"), ("128", "lnm")])
 
     def test_a_level_run_refuses_refuses_the_whole_study(self):
         err = self.refused("[base]\nn = 1000\np = 2\nq = 2\n[factors]\nspeedup = [1, 1e9]\n",

@@ -173,6 +173,20 @@ def hpl_keys(src, name, values, table, index=None):
     return keys
 
 
+def level_key(name, v):
+    """What a level of option name sets, for comparing levels whatever
+    their spelling: an HPL setting's value ("1rM", "1rm" and 1 are one
+    BCAST), an hpl-opt's settings; other levels as they are written."""
+    try:
+        if name.startswith("hpl."):
+            return json.dumps(hpldat.setting(name[4:], v))
+        if name == "hpl_opt":
+            return json.dumps(hpldat.parse_hpl_opts([v] if isinstance(v, str) else v), sort_keys=True)
+    except (CliError, TypeError, AttributeError, ValueError):
+        pass
+    return json.dumps(v)
+
+
 def flat_table(d):
     """{'hpl': {'bcast': [..]}} -> {'hpl.bcast': [..]} (TOML's dotted keys)."""
     out = {}
@@ -298,8 +312,9 @@ def load(path, dir_opt=None, text=None):
                     raise src.error(f"{k} sets HPL's {key}, which factor {factor_hpl[key]} sets too: keep it in "
                                     "one place", "factors", k)
                 factor_hpl[key] = k
-            if len({json.dumps(v) for v in vals}) != len(vals):
-                raise src.error(f"{k}: a level is given twice", "factors", k)
+            if len({level_key(n, v) for v in vals}) != len(vals):
+                raise src.error(f"{k}: a level is given twice (some perhaps spelled otherwise, as \"1rM\" and 1 "
+                                "for one BCAST); give each once", "factors", k)
             factors[n] = vals
         too_many(src, math.prod(len(v) for v in factors.values()) * len(seeds), "factors")
         rows = [dict(zip(factors, combo)) for combo in itertools.product(*factors.values())]
@@ -325,6 +340,9 @@ def load(path, dir_opt=None, text=None):
                                         "other; keep it in one place", "points", k, i)
                     point_hpl[key] = k
                 factors.setdefault(n, [])
+                # one level, one spelling: "1rM" in a point and 1 in another are one BCAST, one
+                # value on a plot's axis and in means.csv
+                row[n] = next((lv for lv in factors[n] if level_key(n, lv) == level_key(n, row[n])), row[n])
                 if row[n] not in factors[n]:
                     factors[n].append(row[n])
             listed.append(row)
