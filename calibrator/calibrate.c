@@ -23,8 +23,8 @@
  *      opened (and its room reserved) before measuring, and renamed over
  *      the output: an interrupted run leaves the previous model untouched;
  *   6. the report (report.c).
- * This file is the driver: options, the BLAS and the machine, then the
- * steps above in order.
+ * This file is the driver: the BLAS and the machine, then the steps above
+ * in order; the options are options.c's.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -32,7 +32,6 @@
 #include <dlfcn.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -46,6 +45,7 @@
 
 #include "calls.h"
 #include "network.h"
+#include "options.h"
 #include "report.h"
 #include "trace.h"
 #include "simblas.h"
@@ -53,242 +53,6 @@
 #ifndef SB_CALIBRATION_BLAS
 #define SB_CALIBRATION_BLAS "libopenblas.so.0"
 #endif
-
-/* ---- options ---------------------------------------------------------------- */
-static struct {
-  const char *out, *summary, *blas, *routines, *base, *hostfile;
-  int quick, cores, reps, report, packed, force, mixed, unanchored, from_trace, network, reference, ld_rounds, solo_rounds;
-  double budget, max_call, lld;
-  uint64_t seed;
-  double time_scale; /* --from-trace: the traced times multiplied by it (0: not given) */
-} opt = {.report = 1, .seed = 1, .ld_rounds = -1, .solo_rounds = -1};
-
-static void usage(FILE *f)
-{
-  fprintf(f, "usage: simblas-calibrate [--quick] [-o MODEL] [options]\n"
-              "       simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...\n"
-              "       simblas-calibrate --summary MODEL\n"
-              "       simblas-calibrate --network [--hostfile FILE] [-o NETWORK]\n"
-              "       simblas-calibrate --reference-speed [MODEL]\n"
-              "Measures this machine's BLAS and writes a SimBLAS model file; with --network, its MPI's messages.\n"
-              "  -o, --output FILE     model to write (default: ./simblas.model); written atomically\n"
-              "  -q, --quick           short run (one to two minutes on a 2-core VM) for CI and demos\n"
-              "      --budget SEC      measuring time per core, 0.1 to 86400 (default 480; quick 30)\n"
-              "      --max-call SEC    longest single call to draw, 0.001 to 10 (default 0.25; quick 0.05)\n"
-              "      --reps N          timed repetitions per point, 2 to 1000 (default 5; quick 3)\n"
-              "      --cores N         workers, one pinned per core, 1 to 4096 (default: all cores)\n"
-              "      --routines LIST   only these ops, comma-separated (e.g. dgemm,dtrsm)\n"
-              "      --blas LIB        the real BLAS to measure (default %s)\n"
-              "      --seed N          experiment seed, decimal, 0 to 2^64-1 (default 1)\n"
-              "      --lld N           leading dimension of HPL's local matrix, 1024 to 1048576 (default: HPL's local rows\n"
-              "                        when its matrix fills 80%% of this machine's memory)\n"
-              "      --ld-pairs N      rounds of dgemm's leading-dimension pairs (default 11; quick: none, as\n"
-              "                        with 0: dgemm's line then holds at every leading dimension)\n"
-              "      --solo-rounds N   rounds of the solo pairs: dgemm and HPL's row interchanges on one core\n"
-              "                        alone against every core busy (default 9; quick 5; 0: none: no meta\n"
-              "                        solo_speed: a host with idle cores then runs as a busy one)\n"
-              "      --packed          HPL's dgemm and dtrsm on packed operands in the caches, not in\n"
-              "                        HPL's layout (the calibrator before issue 23; for comparisons)\n"
-              "      --mixed-order     each pass in one random order, not level 3 first (for comparisons)\n"
-              "      --unanchored      dgemm's lines as fitted, not scaled to the reference speed measured\n"
-              "                        at its shape (the calibrator before 2026-11-29; for comparisons)\n"
-              "      --no-report       no gnuplot figures\n"
-              "      --force           install the model even when other processes took more than 5%% of\n"
-              "                        the timed calls' wall time (refused otherwise, the model kept aside)\n"
-              "      --summary MODEL   check a model as libsimblas reads it and print its quality figures\n"
-              "      --from-trace      refit the routines an application called from its trace-mode runs\n"
-              "                        (SIMBLAS_MODE=trace CSV files, the arguments) and write the model\n"
-              "      --base MODEL      the model --from-trace refines (default: -o's, when it exists)\n"
-              "      --time-scale F    with --from-trace: multiply the traced times by F (0.5 to 2) before the\n"
-              "                        refit: the machine's reference speed during the traced runs over the\n"
-              "                        base model's, so that the refit stays at the base model's speed\n"
-              "                        (simblas-hpl refine gives it; meta trace_time_scale records it)\n"
-              "      --network         ping-pong and collectives with the real MPI (Open MPI's mpirun): fit SMPI's\n"
-              "                        lat/bw factors and the intra-node link; write the network file that\n"
-              "                        simblas-hpl run --network reads (-o, default ./simblas.network)\n"
-              "      --hostfile FILE   with --network: also the interconnect, between the first two hosts of FILE\n"
-              "                        (passwordless ssh to each)\n"
-              "      --reference-speed only the reference speed, as a calibration measures it (its dgemm calls,\n"
-              "                        all cores at once, --reps 3 by default; a few seconds), printed as JSON;\n"
-              "                        with MODEL, at the shape and layout of MODEL's (its meta reference_speed)\n"
-              "Refused in one line with exit status 2, before anything is measured: a number that is not whole or\n"
-              "out of its range (no rounding), an unknown option or one without its value, an option the mode does\n"
-              "nothing with, an empty --routines or -o, an -o that exists and is no model file (it is not replaced)\n"
-              "or that is also an input (a trace, under any name or link), a --blas library without dgemm_. An -o\n"
-              "that is a symbolic link is written through. Interrupted (SIGINT, SIGTERM), nothing is installed and\n"
-              "the model there stays as it was.\n",
-          SB_CALIBRATION_BLAS);
-}
-
-static double parse_pos(const char *o, const char *v)
-{
-  char *e;
-  double d = strtod(v, &e);
-  if (e == v || *e || !(d > 0) || !isfinite(d))
-    cal_die("%s needs a positive number, not '%s'", o, v);
-  return d;
-}
-
-/* a number from lo to hi (unit: what it counts, with the range's words),
- * the whole of v */
-static double parse_range(const char *o, const char *v, double lo, double hi, const char *unit)
-{
-  char *e;
-  double d = strtod(v, &e);
-  if (e == v || *e || isspace((unsigned char)*v) || !(d >= lo && d <= hi))
-    cal_die("%s needs %s, not '%s'", o, unit, v);
-  return d;
-}
-
-/* a whole number from lo to hi, the whole of v in decimal digits: 2.9,
- * 1e10, 0x10 or abc are refused, not cut to a number */
-static unsigned long long parse_whole(const char *o, const char *v, unsigned long long lo, unsigned long long hi,
-                                      const char *unit)
-{
-  char *e;
-  errno = 0;
-  unsigned long long n = strtoull(v, &e, 10);
-  if (!isdigit((unsigned char)*v) || *e || errno || n < lo || n > hi)
-    cal_die("%s needs a whole number %s from %llu to %llu, not '%s'", o, unit, lo, hi, v);
-  return n;
-}
-
-/* a number of rounds, 0 (none) to 1000 */
-static int parse_rounds(const char *o, const char *v)
-{
-  char *e;
-  errno = 0;
-  long n = strtol(v, &e, 10);
-  if (!isdigit((unsigned char)*v) || *e || errno || n < 0 || n > 1000)
-    cal_die("%s needs a whole number of rounds from 0 (none) to 1000, not '%s'", o, v);
-  return (int)n;
-}
-
-/* what each option does something in: the calibration, --summary,
- * --from-trace, --network, --reference-speed; any other is refused, not
- * ignored */
-enum { IN_CAL = 1, IN_SUMMARY = 2, IN_TRACE = 4, IN_NETWORK = 8, IN_REFERENCE = 16 };
-static const struct {
-  int val, modes;
-} option_modes[] = {
-    {'o', IN_CAL | IN_TRACE | IN_NETWORK | IN_REFERENCE}, /* --reference-speed -o: its own message */
-    {'q', IN_CAL | IN_REFERENCE}, {'b', IN_CAL}, {'M', IN_CAL | IN_REFERENCE}, {'r', IN_CAL | IN_REFERENCE},
-    {'c', IN_CAL | IN_REFERENCE}, {'R', IN_CAL}, {'B', IN_CAL | IN_REFERENCE}, {'s', IN_CAL | IN_TRACE | IN_REFERENCE},
-    {'N', IN_CAL}, {'S', IN_SUMMARY}, {'L', IN_CAL | IN_REFERENCE}, {'P', IN_CAL | IN_REFERENCE}, {'F', IN_CAL},
-    {'X', IN_CAL}, {'U', IN_CAL}, {'D', IN_CAL}, {'O', IN_CAL}, {'T', IN_TRACE}, {'A', IN_TRACE},
-    {'W', IN_NETWORK}, {'H', IN_NETWORK}, {'V', IN_REFERENCE}, {'K', IN_TRACE}};
-
-static void parse_options(int argc, char **argv)
-{
-  static const struct option lo[] = {
-      {"output", required_argument, 0, 'o'}, {"quick", no_argument, 0, 'q'},
-      {"budget", required_argument, 0, 'b'}, {"max-call", required_argument, 0, 'M'},
-      {"reps", required_argument, 0, 'r'},   {"cores", required_argument, 0, 'c'},
-      {"routines", required_argument, 0, 'R'}, {"blas", required_argument, 0, 'B'},
-      {"seed", required_argument, 0, 's'},   {"no-report", no_argument, 0, 'N'},
-      {"summary", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
-      {"lld", required_argument, 0, 'L'},    {"packed", no_argument, 0, 'P'},
-      {"force", no_argument, 0, 'F'},        {"mixed-order", no_argument, 0, 'X'},
-      {"unanchored", no_argument, 0, 'U'},   {"ld-pairs", required_argument, 0, 'D'},
-      {"solo-rounds", required_argument, 0, 'O'},
-      {"from-trace", no_argument, 0, 'T'},   {"base", required_argument, 0, 'A'},
-      {"network", no_argument, 0, 'W'},      {"hostfile", required_argument, 0, 'H'},
-      {"reference-speed", no_argument, 0, 'V'}, {"time-scale", required_argument, 0, 'K'}, {0, 0, 0, 0}};
-  int c, seen[128] = {0};
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":o:qh", lo, NULL)) != -1) {
-    if (c > 0 && c < 128)
-      seen[c] = 1;
-    switch (c) {
-    case 'o': opt.out = optarg; break;
-    case 'q': opt.quick = 1; break;
-    case 'b': opt.budget = parse_range("--budget", optarg, 0.1, 86400, "seconds per core from 0.1 to 86400 (a day)"); break;
-    case 'M': opt.max_call = parse_range("--max-call", optarg, 0.001, 10, "seconds from 0.001 to 10"); break;
-    case 'r': opt.reps = (int)parse_whole("--reps", optarg, 2, 1000, "of repetitions"); break;
-    case 'c': opt.cores = (int)parse_whole("--cores", optarg, 1, 4096, "of cores"); break;
-    case 'R':
-      if (!optarg[strspn(optarg, ", ")])
-        cal_die("--routines '%s' names no routine: give some, comma-separated (e.g. dgemm,dtrsm), or leave it out "
-                "for all", optarg);
-      opt.routines = optarg;
-      break;
-    case 'B': opt.blas = optarg; break;
-    case 's': opt.seed = parse_whole("--seed", optarg, 0, UINT64_MAX, "(decimal)"); break;
-    case 'N': opt.report = 0; break;
-    case 'S': opt.summary = optarg; break;
-    case 'L': opt.lld = (double)parse_whole("--lld", optarg, 1024, 1 << 20, "of rows"); break;
-    case 'P': opt.packed = 1; break;
-    case 'F': opt.force = 1; break;
-    case 'X': opt.mixed = 1; break;
-    case 'U': opt.unanchored = 1; break;
-    case 'D': opt.ld_rounds = parse_rounds("--ld-pairs", optarg); break;
-    case 'O': opt.solo_rounds = parse_rounds("--solo-rounds", optarg); break;
-    case 'T': opt.from_trace = 1; break;
-    case 'A': opt.base = optarg; break;
-    case 'W': opt.network = 1; break;
-    case 'H': opt.hostfile = optarg; break;
-    case 'V': opt.reference = 1; break;
-    case 'K':
-      opt.time_scale = parse_pos("--time-scale", optarg);
-      if (opt.time_scale < 0.5 || opt.time_scale > 2)
-        cal_die("--time-scale %s: outside 0.5 to 2, a machine twice as fast or slow as the base model's; the traces "
-                "were not made on the machine it was calibrated on: calibrate there (make calibrate)", optarg);
-      break;
-    case 'h': usage(stdout); exit(0);
-    case ':': /* one line, as every refusal: --help has the usage */
-      cal_die("%s needs a value (simblas-calibrate --help lists the options)", argv[optind - 1]);
-    default:
-      if (optopt > 0 && optopt < 128 && strncmp(argv[optind - 1], "--", 2))
-        cal_die("unknown option '-%c' (simblas-calibrate --help lists the options)", optopt);
-      cal_die("unknown or incomplete option '%s' (simblas-calibrate --help lists the options)", argv[optind - 1]);
-    }
-  }
-  if (opt.reference && (opt.from_trace || opt.network || opt.summary || opt.out))
-    cal_die("--reference-speed measures and prints, and writes no file: run it on its own "
-            "(simblas-calibrate --reference-speed [MODEL])");
-  if (opt.reference && argc - optind > 1)
-    cal_die("--reference-speed takes one MODEL at most (the model whose reference speed to measure again)");
-  if (optind < argc && !opt.from_trace && !opt.reference)
-    cal_die("unexpected argument '%s' (see --help)", argv[optind]);
-  if (opt.from_trace && optind == argc)
-    cal_die("--from-trace needs the trace files: simblas-calibrate --from-trace [--base MODEL] -o MODEL TRACE.csv...");
-  if (opt.time_scale > 0 && !opt.from_trace)
-    cal_die("--time-scale F scales the traced times --from-trace refits: add --from-trace and the trace files");
-  if (opt.base && !opt.from_trace)
-    cal_die("--base MODEL is the model --from-trace refines: add --from-trace and the trace files");
-  if (opt.network && (opt.from_trace || opt.summary))
-    cal_die("--network measures the MPI, not the BLAS: run it on its own (simblas-calibrate --network [-o FILE])");
-  if (opt.hostfile && !opt.network)
-    cal_die("--hostfile FILE names the hosts of --network's interconnect ping-pong: add --network");
-  int mode = opt.summary ? IN_SUMMARY : opt.from_trace ? IN_TRACE : opt.network ? IN_NETWORK
-           : opt.reference ? IN_REFERENCE : IN_CAL;
-  const char *mode_said = mode == IN_SUMMARY ? "--summary, which only reads MODEL"
-                          : mode == IN_TRACE ? "--from-trace, which refits a model on the traced calls"
-                          : mode == IN_NETWORK ? "--network, which measures the MPI"
-                                               : "--reference-speed, which measures only dgemm's reference calls";
-  for (size_t i = 0; i < sizeof option_modes / sizeof *option_modes; i++)
-    if (seen[option_modes[i].val] && !(option_modes[i].modes & mode)) {
-      const char *name = "?";
-      for (const struct option *l = lo; l->name; l++)
-        if (l->val == option_modes[i].val)
-          name = l->name;
-      cal_die("%s%s does nothing with %s: leave it out", option_modes[i].val == 'o' ? "-o, --" : "--", name,
-              mode_said);
-    }
-  if (!opt.out)
-    opt.out = opt.network ? "simblas.network" : "simblas.model";
-  if (!opt.budget)
-    opt.budget = opt.quick ? 30 : 480;
-  if (!opt.max_call)
-    opt.max_call = opt.quick ? 0.05 : 0.25;
-  if (!opt.reps)
-    opt.reps = opt.quick || opt.reference ? 3 : 5;
-  if (opt.ld_rounds < 0)
-    opt.ld_rounds = opt.quick ? 0 : 11;
-  if (opt.solo_rounds < 0)
-    opt.solo_rounds = opt.quick ? 5 : 9;
-}
-
 
 /* ---- the BLAS and the routines to measure ------------------------------------ */
 typedef struct blas {
@@ -305,7 +69,7 @@ static void open_blas(blas *b)
 {
   setenv("OPENBLAS_NUM_THREADS", "1", 1);
   setenv("OMP_NUM_THREADS", "1", 1);
-  b->name = opt.blas ? opt.blas : SB_CALIBRATION_BLAS;
+  b->name = cal_opt.blas ? cal_opt.blas : SB_CALIBRATION_BLAS;
   if (!(b->handle = dlopen(b->name, RTLD_NOW | RTLD_LOCAL)))
     cal_die("cannot load the BLAS to measure, %s: %s; name one with --blas (or configure --with-calibration-blas)",
             b->name, dlerror());
@@ -325,10 +89,10 @@ static void open_blas(blas *b)
 static void select_ops(blas *b)
 {
   char list[4096];
-  snprintf(list, sizeof list, ",%s,", opt.routines ? opt.routines : "");
-  if (opt.routines) { /* every name must exist */
+  snprintf(list, sizeof list, ",%s,", cal_opt.routines ? cal_opt.routines : "");
+  if (cal_opt.routines) { /* every name must exist */
     char names[4096], *save = NULL;
-    snprintf(names, sizeof names, "%s", opt.routines);
+    snprintf(names, sizeof names, "%s", cal_opt.routines);
     for (char *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save))
       if (sb_op_lookup(t) < 0)
         cal_die("--routines: unknown routine '%s' (names as in the model file: dgemm, ztrsm, idamax ...)", t);
@@ -336,7 +100,7 @@ static void select_ops(blas *b)
   for (int op = 0; op < SB_OP_COUNT; op++) {
     char pat[80];
     snprintf(pat, sizeof pat, ",%s,", sb_ops[op].name);
-    if (opt.routines && !strstr(list, pat))
+    if (cal_opt.routines && !strstr(list, pat))
       continue;
     if (!cal_ops[op].symbol) /* kernels.def: measured in plain C */
       b->syms[op] = (void *)cal_ops[op].run;
@@ -362,11 +126,11 @@ static int machine(hwloc_topology_t topo, const blas *b, cal_info *info)
   int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   if (ncores < 1)
     ncores = 1;
-  if (opt.cores > ncores)
-    fprintf(stderr, "simblas-calibrate: --cores %d: this machine has %d core(s); measuring on %d\n", opt.cores,
+  if (cal_opt.cores > ncores)
+    fprintf(stderr, "simblas-calibrate: --cores %d: this machine has %d core(s); measuring on %d\n", cal_opt.cores,
             ncores, ncores);
-  else if (opt.cores > 0)
-    ncores = opt.cores;
+  else if (cal_opt.cores > 0)
+    ncores = cal_opt.cores;
   info->ncores = ncores;
   hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
   const char *cpu = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
@@ -401,7 +165,7 @@ static void local_matrix_size(int ncores, cal_design *d, int ref_calls)
   for (int i = 1; i * i <= ncores; i++)
     if (ncores % i == 0)
       p = i;
-  double lld = opt.lld ? opt.lld : fmin(65536, fmax(4096, sqrt(0.8 * mem / 8) / p));
+  double lld = cal_opt.lld ? cal_opt.lld : fmin(65536, fmax(4096, sqrt(0.8 * mem / 8) / p));
   d->lld = (int64_t)lld / 8 * 8;
   double bytes = fmin(1 << 30, fmax(256 << 20, mem / ncores / 16));
   /* with the reference calls (dgemm in HPL's layout), at least 4,096
@@ -428,7 +192,7 @@ static void drop_output(void)
 static void open_output(void)
 {
   char err[1024];
-  if (!(output = sb_model_out_open(opt.out, 0, err, sizeof err)))
+  if (!(output = sb_model_out_open(cal_opt.out, 0, err, sizeof err)))
     cal_die("-o %s", err);
   atexit(drop_output);
 }
@@ -463,10 +227,10 @@ static void reserve_room(const blas *b, int ncores, const cal_point *pts, size_t
     cal_die("%s", err);
   struct statvfs vf;
   char dir[4096];
-  const char *slash = strrchr(opt.out, '/');
-  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - opt.out) + (slash == opt.out) : 1, slash ? opt.out : ".");
+  const char *slash = strrchr(cal_opt.out, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - cal_opt.out) + (slash == cal_opt.out) : 1, slash ? cal_opt.out : ".");
   double need = report_bytes(pts, npts, ncores), avail;
-  if (opt.report && statvfs(dir, &vf) == 0 && (avail = (double)vf.f_bavail * (double)vf.f_frsize) < need)
+  if (cal_opt.report && statvfs(dir, &vf) == 0 && (avail = (double)vf.f_bavail * (double)vf.f_frsize) < need)
     cal_die("no room for the report in %s: it needs about %.1f MB, %.1f MB are free (%.0f kB reserved for the "
             "model); free some space, choose another place with -o, or add --no-report",
             dir, need / 1e6, avail / 1e6, (double)model / 1e3);
@@ -501,14 +265,14 @@ static void fit_all(const cal_run *run, cal_info *info)
               pld[np] = p->ld, pratio[np++] = r->ratio;
             continue;
           }
-          fit_point f = {p->m, p->n, p->k, r->t, r->sd, opt.reps, 0};
+          fit_point f = {p->m, p->n, p->k, r->t, r->sd, cal_opt.reps, 0};
           if (p->ld) { /* at another leading dimension: the @ld factors, not the line */
             lds[nl] = p->ld;
             lp[nl++] = f;
           } else
             fp[nn++] = f;
         }
-        fit_holdout(fp + start, nn - start, 0.2, opt.seed + (uint64_t)key * 31 + (uint64_t)w);
+        fit_holdout(fp + start, nn - start, 0.2, cal_opt.seed + (uint64_t)key * 31 + (uint64_t)w);
         if (cores)
           fit_model(op, fp + start, nn - start, &cores[(size_t)w * CAL_NKEYS + (size_t)key]);
       }
@@ -611,7 +375,7 @@ static double anchor_dgemm(cal_info *info, const cal_run *run, const cal_point *
     return 0;
   info->dgemm_fit_speed = flops / t;
   double f = info->dgemm_fit_speed / info->reference_speed;
-  if (opt.unanchored)
+  if (cal_opt.unanchored)
     return 0;
   if (f < 0.8 || f > 1.25) {
     fprintf(stderr, "simblas-calibrate: warning: dgemm's fitted lines give %.2f Gflop/s at the reference shape, where "
@@ -782,7 +546,7 @@ static const char *write_model(const cal_info *c, const char *refused)
     cal_die("%s; and it could not be kept elsewhere: %s", err, err2);
   }
   sb_model_free(m);
-  return opt.out;
+  return cal_opt.out;
 }
 
 /* ---- what the run says at the end ------------------------------------------------------ */
@@ -806,7 +570,7 @@ static const char *say_interruptions(const cal_run *run)
             run->interrupted, run->timed, run->stolen, 100 * share);
   if (share <= CAL_MAX_STOLEN)
     return NULL;
-  if (opt.force) {
+  if (cal_opt.force) {
     fprintf(stderr, "simblas-calibrate: more than %.0f%% taken: the others' use of the caches and memory is in "
                     "every time; installing the model anyway (--force)\n", 100 * CAL_MAX_STOLEN);
     return NULL;
@@ -814,7 +578,7 @@ static const char *say_interruptions(const cal_run *run)
   snprintf(why, sizeof why,
            "refused: other processes took %.1f%% of the timed calls' wall time (more than %.0f%%), and their use "
            "of the caches and memory is in every time; %s is left as it was",
-           100 * share, 100 * CAL_MAX_STOLEN, opt.out);
+           100 * share, 100 * CAL_MAX_STOLEN, cal_opt.out);
   return why;
 }
 
@@ -837,7 +601,7 @@ static void say_quality(const cal_info *c, const blas *b)
     fprintf(stderr, "simblas-calibrate: dgemm's lines scaled by %.4f: they gave %.2f Gflop/s at the reference shape, "
                     "where %.2f were measured (--unanchored keeps them as fitted)\n",
             c->dgemm_scale, c->dgemm_fit_speed / 1e9, c->reference_speed / 1e9);
-  fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s, %s) in %.1f s wall time\n", opt.out,
+  fprintf(stderr, "simblas-calibrate: wrote %s (reference speed %.3g flop/s, %s) in %.1f s wall time\n", cal_opt.out,
           c->reference_speed, c->reference_said, c->wall);
   if (b->skipped)
     fprintf(stderr, "simblas-calibrate: not in %s, so modelled by flop count:%s\n", b->name, b->skipped_names);
@@ -963,9 +727,9 @@ static double level_key(sb_model *m, int key, const char *name, const cal_shape 
 static void output_not_input(const char *input, const char *what)
 {
   struct stat o, i;
-  if (stat(opt.out, &o) == 0 && stat(input, &i) == 0 && o.st_dev == i.st_dev && o.st_ino == i.st_ino)
+  if (stat(cal_opt.out, &o) == 0 && stat(input, &i) == 0 && o.st_dev == i.st_dev && o.st_ino == i.st_ino)
     cal_die("-o %s is the same file as %s %s, which this run reads: the model would replace it; give -o another "
-            "name", opt.out, what, input);
+            "name", cal_opt.out, what, input);
 }
 
 static int from_trace(int nfiles, char **files)
@@ -973,7 +737,7 @@ static int from_trace(int nfiles, char **files)
   char err[1024], kn[64];
   for (int i = 0; i < nfiles; i++)
     output_not_input(files[i], "the trace");
-  const char *base = opt.base ? opt.base : access(opt.out, F_OK) == 0 ? opt.out : NULL;
+  const char *base = cal_opt.base ? cal_opt.base : access(cal_opt.out, F_OK) == 0 ? cal_opt.out : NULL;
   if (!base)
     cal_die("--from-trace refines a model: give it with --base MODEL (the installed default.model, which `make "
             "calibrate` writes), or -o an existing model");
@@ -994,13 +758,13 @@ static int from_trace(int nfiles, char **files)
    * speed moves by several percent within the hour, and the refit would
    * take on the speed of the traced runs while the lines it does not
    * touch keep the calibration's */
-  if (opt.time_scale > 0) {
+  if (cal_opt.time_scale > 0) {
     for (size_t i = 0; i < t.nshapes; i++) {
-      t.shapes[i].t *= opt.time_scale;
-      t.shapes[i].sd *= opt.time_scale;
+      t.shapes[i].t *= cal_opt.time_scale;
+      t.shapes[i].sd *= cal_opt.time_scale;
     }
     fprintf(stderr, "simblas-calibrate: the traced times multiplied by %.4f (--time-scale: to the base model's "
-                    "reference speed)\n", opt.time_scale);
+                    "reference speed)\n", cal_opt.time_scale);
   }
   fit_point *fp = malloc(sizeof *fp * (t.nshapes ? t.nshapes : 1));
   if (!fp)
@@ -1041,7 +805,7 @@ static int from_trace(int nfiles, char **files)
     cal_key_name(key, kn, sizeof kn);
     double before = signed_error(m, op, v, sh, n);
     fit_result r;
-    fit_holdout(fp, n, 0.2, opt.seed + (uint64_t)key * 31);
+    fit_holdout(fp, n, 0.2, cal_opt.seed + (uint64_t)key * 31);
     if (n < CAL_TRACE_MIN || fit_model(op, fp, n, &r) != 0) {
       free(f);
       double scale = calls >= CAL_TRACE_MIN ? level_key(m, key, kn, sh, n, " source=trace-scaled trace_scale=%.4f") : 0;
@@ -1132,7 +896,7 @@ static int from_trace(int nfiles, char **files)
   for (int i = 0; i < nfiles; i++)
     w += sprintf(w, "%s\"%s\"", i ? " " : "", files[i]);
   *w = 0;
-  if (opt.time_scale > 0) { /* the base model's own (an earlier refine's) is replaced */
+  if (cal_opt.time_scale > 0) { /* the base model's own (an earlier refine's) is replaced */
     int keep = 0;
     for (int i = 0; i < m->nmeta; i++)
       if (strncmp(m->meta[i], "trace_time_scale ", 17))
@@ -1140,7 +904,7 @@ static int from_trace(int nfiles, char **files)
       else
         free(m->meta[i]);
     m->nmeta = keep;
-    if (sb_model_add_meta(m, "trace_time_scale %.4f", opt.time_scale))
+    if (sb_model_add_meta(m, "trace_time_scale %.4f", cal_opt.time_scale))
       cal_die("out of memory for the model");
   }
   if (sb_model_add_meta(m, "refined_from %s", names))
@@ -1152,7 +916,7 @@ static int from_trace(int nfiles, char **files)
                           " from the calls an application made (trace mode)", err, sizeof err) != 0)
     cal_die("%s", err);
   fprintf(stderr, "simblas-calibrate: wrote %s: %d routine(s) refitted or scaled on the traced calls, the rest as in %s\n",
-          opt.out, refitted, base);
+          cal_opt.out, refitted, base);
   cal_trace_free(&t);
   sb_model_free(m);
   return 0;
@@ -1190,19 +954,19 @@ static void model_reference_shape(const char *path, cal_design *d)
 static int reference_only(const char *model)
 {
   static blas b;
-  opt.routines = "dgemm";
+  cal_opt.routines = "dgemm";
   open_blas(&b);
   select_ops(&b);
   hwloc_topology_t topo;
   hwloc_topology_init(&topo);
   hwloc_topology_load(topo);
-  cal_info info = {.seed = opt.seed, .nops = b.nops, .ops = b.ops};
+  cal_info info = {.seed = cal_opt.seed, .nops = b.nops, .ops = b.ops};
   int ncores = machine(topo, &b, &info);
   double t0 = cal_now();
-  cal_design d = {.budget = opt.budget, .max_call = opt.max_call, .reps = opt.reps, .seed = opt.seed,
-                  .rate3 = 1e10, .rate12 = 1e9, .ref_only = 1, .hpl_layout = !opt.packed};
+  cal_design d = {.budget = cal_opt.budget, .max_call = cal_opt.max_call, .reps = cal_opt.reps, .seed = cal_opt.seed,
+                  .rate3 = 1e10, .rate12 = 1e9, .ref_only = 1, .hpl_layout = !cal_opt.packed};
   cal_probe(b.syms[b.ops[0]], NULL, &d.rate3, &d.rate12);
-  d.maxdim = cal_design_maxdim(opt.max_call, d.rate3);
+  d.maxdim = cal_design_maxdim(cal_opt.max_call, d.rate3);
   if (model) {
     model_reference_shape(model, &d);
     /* the buffers and the local matrix's columns hold the model's calls */
@@ -1237,7 +1001,7 @@ static int reference_only(const char *model)
   char said[256];
   double speed = reference_speed(&info, &run, d.rate3, said, sizeof said, NULL);
   printf("{\"reference_speed\": %.6g, \"said\": \"%s\", \"cores\": %d, \"reps\": %d, \"stolen_share\": %.4f, "
-         "\"wall_s\": %.2f}\n", speed, said, ncores, opt.reps, run.timed_wall > 0 ? run.stolen / run.timed_wall : 0,
+         "\"wall_s\": %.2f}\n", speed, said, ncores, cal_opt.reps, run.timed_wall > 0 ? run.stolen / run.timed_wall : 0,
          cal_now() - t0);
   cal_run_free(&run);
   free(node);
@@ -1248,17 +1012,17 @@ static int reference_only(const char *model)
 
 int main(int argc, char **argv)
 {
-  parse_options(argc, argv);
-  if (opt.summary)
-    return cal_summary(opt.summary);
-  if (opt.from_trace)
+  cal_parse_options(argc, argv);
+  if (cal_opt.summary)
+    return cal_summary(cal_opt.summary);
+  if (cal_opt.from_trace)
     return from_trace(argc - optind, argv + optind);
-  if (opt.network) {
-    if (opt.hostfile)
-      output_not_input(opt.hostfile, "--hostfile");
-    return cal_network(opt.out, opt.hostfile);
+  if (cal_opt.network) {
+    if (cal_opt.hostfile)
+      output_not_input(cal_opt.hostfile, "--hostfile");
+    return cal_network(cal_opt.out, cal_opt.hostfile);
   }
-  if (opt.reference)
+  if (cal_opt.reference)
     return reference_only(optind < argc ? argv[optind] : NULL);
   open_output();
   static blas b;
@@ -1267,12 +1031,12 @@ int main(int argc, char **argv)
   hwloc_topology_t topo;
   hwloc_topology_init(&topo);
   hwloc_topology_load(topo);
-  cal_info info = {.quick = opt.quick, .seed = opt.seed, .nops = b.nops, .ops = b.ops};
+  cal_info info = {.quick = cal_opt.quick, .seed = cal_opt.seed, .nops = b.nops, .ops = b.ops};
   int ncores = machine(topo, &b, &info);
   cal_catch_signals();
 
   double t0 = cal_now();
-  cal_design d = {.budget = opt.budget, .max_call = opt.max_call, .reps = opt.reps, .seed = opt.seed,
+  cal_design d = {.budget = cal_opt.budget, .max_call = cal_opt.max_call, .reps = cal_opt.reps, .seed = cal_opt.seed,
                   .rate3 = 1e10, .rate12 = 1e9};
   void *daxpy = dlsym(b.handle, "daxpy_");
   cal_probe(dlsym(b.handle, "dgemm_"), daxpy, &d.rate3, &d.rate12);
@@ -1281,12 +1045,12 @@ int main(int argc, char **argv)
     snprintf(axpy_rate, sizeof axpy_rate, "daxpy %.2f GFlop/s", d.rate12 / 1e9);
   else /* the level 1-2 estimates then take a guess: say it is one */
     snprintf(axpy_rate, sizeof axpy_rate, "no daxpy_ in this BLAS, %.0f GFlop/s assumed", d.rate12 / 1e9);
-  d.maxdim = cal_design_maxdim(opt.max_call, d.rate3);
-  d.ld_rounds = opt.packed ? 0 : opt.ld_rounds;
-  d.solo_rounds = opt.solo_rounds;
+  d.maxdim = cal_design_maxdim(cal_opt.max_call, d.rate3);
+  d.ld_rounds = cal_opt.packed ? 0 : cal_opt.ld_rounds;
+  d.solo_rounds = cal_opt.solo_rounds;
   d.ncores = ncores;
-  d.hpl_layout = !opt.packed;
-  d.mixed_order = opt.mixed;
+  d.hpl_layout = !cal_opt.packed;
+  d.mixed_order = cal_opt.mixed;
   int with_dgemm = 0;
   for (int i = 0; i < b.nops; i++)
     with_dgemm |= b.ops[i] == sb_op_lookup("dgemm");
@@ -1305,14 +1069,14 @@ int main(int argc, char **argv)
           "about %.0f s (probe: dgemm %.1f GFlop/s, %s)\n"
           "simblas-calibrate: HPL's local matrix: %lld rows (its leading dimension) x %lld columns, %.0f MB per "
           "core; HPL's dgemm and dtrsm %s\n",
-          info.machine, ncores, info.backend, b.nops, b.skipped, npts, opt.reps, total_est, d.rate3 / 1e9,
+          info.machine, ncores, info.backend, b.nops, b.skipped, npts, cal_opt.reps, total_est, d.rate3 / 1e9,
           axpy_rate, (long long)d.lld, (long long)d.lcols, (double)d.lld * (double)d.lcols * 8 / 1e6,
-          opt.packed ? "packed, in the caches (--packed)" : "in HPL's layout, in it");
+          cal_opt.packed ? "packed, in the caches (--packed)" : "in HPL's layout, in it");
 
   cal_run run = {.pts = pts, .npts = npts, .syms = b.syms, .design = &d, .ncores = ncores, .topo = topo};
   int sig = cal_measure(&run);
   if (sig) {
-    fprintf(stderr, "simblas-calibrate: interrupted (signal %d); %s left untouched\n", sig, opt.out);
+    fprintf(stderr, "simblas-calibrate: interrupted (signal %d); %s left untouched\n", sig, cal_opt.out);
     return 130;
   }
   const char *refused = say_interruptions(&run);
@@ -1331,7 +1095,7 @@ int main(int argc, char **argv)
   solo_factors(&info, &run);
   info.wall = cal_now() - t0;
   const char *written = write_model(&info, refused);
-  if (opt.report)
+  if (cal_opt.report)
     cal_report(written, &info, &run);
   if (refused) {
     fprintf(stderr, "simblas-calibrate: %s; the model measured is kept in %s; calibrate again on an idle machine "

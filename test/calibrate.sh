@@ -119,7 +119,7 @@ void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const in
 }
 EOC
 if ${CC:-cc} -shared -fPIC -o "$tmp/libonlygemm.so" "$tmp/onlygemm.c" -ldl 2> "$tmp/cc.err"; then
-  if "$cal" --quick --budget 1 --cores 1 --routines dgemm --lld 8192 --solo-rounds 0 --no-report \
+  if "$cal" --quick --force --budget 1 --cores 1 --routines dgemm --lld 8192 --solo-rounds 0 --no-report \
        --blas "$tmp/libonlygemm.so" -o "$tmp/og.model" 2> "$tmp/og.err" \
      && grep -q "(probe: dgemm [0-9.]* GFlop/s, no daxpy_ in this BLAS, 1 GFlop/s assumed)" "$tmp/og.err"; then
     ok "a BLAS without daxpy_: the probe says its rate is assumed"
