@@ -33,6 +33,14 @@ class Units(unittest.TestCase):
             with self.subTest(text=text), self.assertRaisesRegex(CliError, "not a latency"):
                 units.parse_latency(text + ("x" if text == "1e3" else ""))
 
+    def test_upper_case_kilo_is_refused(self):
+        # --bw 1250000KBps was accepted and written to platform.xml, where
+        # SimGrid stopped the run: "Parse error at platform.xml:5: unknown unit: KBps"
+        for text, hint in (("1250000KBps", "give 1250000kBps, or KiBps for 1024"), ("10Kbps", "give 10kbps")):
+            with self.subTest(text=text), self.assertRaisesRegex(CliError, f"SimGrid's kilo is a lower-case k .*{hint}"):
+                units.parse_bandwidth(text)
+        self.assertEqual(units.parse_bandwidth("10KiBps"), (10240, "10KiBps"))
+
     def test_a_unit_is_needed(self):
         # issue 21: --bw 10 was 10 B/s and --lat 24 24 s, silently
         with self.assertRaisesRegex(CliError, "'10': a bandwidth needs its unit, as in SimGrid: bps, kbps, Mbps, Gbps"):

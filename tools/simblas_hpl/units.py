@@ -5,9 +5,10 @@ import re
 from .errors import CliError
 
 # SimGrid units (xbt_parse_get_*): bandwidth in byte/s, latency in s.  As
-# in SimGrid, a number needs its unit: `--bw 10` was 10 B/s, `--lat 24` 24 s
+# in SimGrid, a number needs its unit: `--bw 10` was 10 B/s, `--lat 24` 24 s.
+# SimGrid's kilo is k only: 10KBps is its "unknown unit: KBps"
 BW_UNITS = {"Bps": 1, "bps": 0.125}
-for _p, _m in (("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)):
+for _p, _m in (("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)):
     BW_UNITS[_p + "Bps"] = _m
     BW_UNITS[_p + "bps"] = _m / 8
 for _p, _m in (("Ki", 2**10), ("Mi", 2**20), ("Gi", 2**30), ("Ti", 2**40)):
@@ -33,6 +34,9 @@ def parse_unit(text, units, what, opt, bounds):
     m = re.fullmatch(_NUM + r"\s*([A-Za-z]*)", (text or "").strip())
     if m and not m.group(2):
         raise CliError(f"{opt} {text!r}: a {what} needs its unit, as in SimGrid: {names} (e.g. {example})")
+    if m and m.group(2) in ("KBps", "Kbps") and what == "bandwidth":
+        raise CliError(f"{opt} {text!r}: SimGrid's kilo is a lower-case k (it refuses {m.group(2)}): give "
+                       f"{m.group(1)}k{m.group(2)[1:]}, or Ki{m.group(2)[1:]} for 1024")
     if not m or m.group(2) not in units:
         raise CliError(f"{opt} {text!r}: not a {what} (e.g. {example})")
     v = float(m.group(1)) * units[m.group(2)]
