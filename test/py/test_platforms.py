@@ -131,6 +131,19 @@ class DragonflyTorus(unittest.TestCase):
                                               r"equal\)"):
             platforms.resolve("torus:4,4,2", 100, BW, LAT)
 
+    def test_numbers_are_digits_as_simgrid_reads_them(self):
+        # torus:4_4 was 44 hosts here (Python's int) and a ring of 4 in
+        # SimGrid (std::stoi stops at '_'), which ran with the JSON saying 44
+        # hosts; dragonfly:1,1;1_0,1;2,1;1 was 20 hosts here and 2 there:
+        # "Host not found: 'node-2'", aborted after launch
+        for spec in ("torus:4_4", "torus:4.5,2", "torus:1e1", "torus:+4,4", "dragonfly:1,1;1_0,1;2,1;1",
+                     "dragonfly:1,1;1,1;2,1;0x2", "fattree:2;4,1_0;1,4;1,1"):
+            with self.subTest(spec=spec), self.assertRaisesRegex(CliError, "expected (torus|dragonfly|fattree):"):
+                platforms.resolve(spec, 4, BW, LAT)
+        # spaces around a number are harmless: SimGrid gets the numbers as read here
+        self.assertEqual(platforms.resolve("torus: 4, 4", 4, BW, LAT).topo, "4,4")
+        self.assertEqual(platforms.resolve("dragonfly:1, 1;1,1; 2,1;2 ", 4, BW, LAT).topo, "1,1;1,1;2,1;2")
+
     def test_fattree_suggests(self):
         with self.assertRaisesRegex(CliError, r"sizes that fit: fattree:2;4,3;1,4;1,1"):
             platforms.resolve("fattree:2;4,2;1,4;1,1", 12, BW, LAT)

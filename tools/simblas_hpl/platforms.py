@@ -67,6 +67,16 @@ def parse_energy(text):
     return vals
 
 
+def spec_int(text):
+    """One number of a topology spec: digits only (spaces around them
+    allowed).  Python's int() takes 1_0 as 10 and SimGrid's std::stoi reads
+    the digits before anything else (1_0 as 1, 4.5 as 4): a ValueError, not
+    one machine here and another in the simulator."""
+    if not re.fullmatch(r"\s*[0-9]+\s*", text):
+        raise ValueError(text)
+    return int(text)
+
+
 def parse_fattree(spec):
     """'h;d1,..;u1,..;p1,..' -> (levels, down, up, par); SimGrid's topo_parameters."""
     parts = spec.split(";")
@@ -75,8 +85,8 @@ def parse_fattree(spec):
     if len(parts) != 4:
         raise err
     try:
-        h = int(parts[0])
-        lists = [[int(x) for x in p.split(",")] for p in parts[1:]]
+        h = spec_int(parts[0])
+        lists = [[spec_int(x) for x in p.split(",")] for p in parts[1:]]
     except ValueError:
         raise err
     if h < 1 or any(len(lst) != h or min(lst) < 1 for lst in lists):
@@ -105,8 +115,8 @@ def parse_dragonfly(spec):
     if len(parts) != 4:
         raise err
     try:
-        levels = [tuple(int(x) for x in p.split(",")) for p in parts[:3]]
-        nodes = int(parts[3])
+        levels = [tuple(spec_int(x) for x in p.split(",")) for p in parts[:3]]
+        nodes = spec_int(parts[3])
     except ValueError:
         raise err
     if any(len(lv) != 2 or min(lv) < 1 for lv in levels) or nodes < 1:
@@ -124,7 +134,7 @@ def parse_dragonfly(spec):
 def parse_torus(spec):
     """'d1,d2,...' -> [d1, d2, ...]: SimGrid's TORUS topo_parameters."""
     try:
-        dims = [int(x) for x in spec.split(",")]
+        dims = [spec_int(x) for x in spec.split(",")]
     except ValueError:
         dims = []
     if not dims or min(dims) < 1:
@@ -335,13 +345,13 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
                 hosts = g[0] * c[0] * r[0] * n
                 if hosts * cores < ranks:
                     raise fitting_dragonfly(spec, ranks, cores, (g, c, r), n)
-                topo = body
+                topo = ";".join(",".join(map(str, lv)) for lv in (g, c, r)) + f";{n}"  # as read here
             else:
                 dims = parse_torus(body)
                 hosts = math.prod(dims)
                 if hosts * cores < ranks:
                     raise fitting_torus(spec, ranks, cores, dims)
-                topo = body
+                topo = ",".join(map(str, dims))
         if hosts > MAX_HOSTS:
             raise CliError(f"--platform {spec}: {hosts:,} hosts, more than {MAX_HOSTS:,}: SimGrid makes every host "
                            f"of the platform, used or not (about {HOST_BYTES / 1e3:.0f} kB each with its rank); a smaller machine")
