@@ -156,6 +156,22 @@ class NetworkFile(Sandbox):
         self.assertIn('bw="10Gbps" lat="24us"', xml)
         self.assertIn(f"smpi/lat-factor:{INTRA_LAT}", line)
 
+    def test_the_hosts_the_run_spans_choose_the_factors(self):
+        # 2 ranks of 2 cores on node-0 of an 8-host fat tree: every message
+        # stays in the host, yet the 8 hosts of the machine gave the inter
+        # factors (smpi/lat-factor:65536:3.5;0:1) and the JSON said "inter"
+        path = self.write(network_text())
+        line, xml = self.run_sh("--cores-per-node", 2, "--platform", "fattree:2;4,2;1,4;1,1", "--network", path)
+        self.assertIn(f"smpi/lat-factor:{INTRA_LAT}", line)
+        self.assertIn(f"SIMBLAS_BW_FACTOR='{INTRA_BW}'", line)
+        with mock.patch.dict(os.environ, self.env, clear=True):
+            plan = make_plan(RunOptions(n=8000, p=1, q=2, cores_per_node=2, platform="fattree:2;4,2;1,4;1,1",
+                                        xhpl=self.xhpl, network=path))
+        self.assertEqual(network.summary(plan.network, plan.platform)["factors"], "intra")
+        # spread over two of them, the interconnect's
+        line, xml = self.run_sh("--platform", "fattree:2;4,2;1,4;1,1", "--network", path)
+        self.assertIn(f"smpi/lat-factor:{INTER_LAT}", line)
+
     def test_alloc_only_solves_no_network(self):
         with mock.patch.dict(os.environ, self.env, clear=True):
             plan = make_plan(RunOptions(n=8000, p=1, q=2, cores_per_node=2, alloc_only=True, xhpl=self.xhpl,

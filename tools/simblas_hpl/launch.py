@@ -109,7 +109,7 @@ def factors_link(plan):
     defaults) or with --alloc-only (no network solved)."""
     if not plan.network or plan.alloc_only:
         return None
-    return network.factors_link(plan.network, plan.platform.hosts)[1]
+    return network.factors_link(plan.network, plan.platform.hosts_used)[1]
 
 
 def network_cfg(plan):

@@ -173,8 +173,9 @@ def resolve(option):
 
 
 def factors_link(network, hosts):
-    """The link whose factors a run of `hosts` hosts uses: the interconnect's
-    when it spans several and the file has one, else the intra-node's."""
+    """The link whose factors a run on `hosts` hosts (those that run its
+    ranks) uses: the interconnect's when it spans several and the file has
+    one, else the intra-node's."""
     if network.inter and hosts > 1:
         return "inter", network.inter
     return "intra", network.intra
@@ -190,7 +191,7 @@ def summary(network, platform):
                     "source": "network file" if network else "assumed"}
     if network is None:
         return {"file": None, "factors": "SimGrid 3.32's defaults", "loopback": loopback}
-    which, link = factors_link(network, platform.hosts)
+    which, link = factors_link(network, platform.hosts_used)
     return {"file": network.path, "date": network.date, "factors": which, "lat_factor": link.lat_factor,
             "bw_factor": link.bw_factor, "loopback": loopback, "intra": network.intra.summary(),
             "inter": network.inter.summary() if network.inter else None}

@@ -47,6 +47,11 @@ class Platform:
     loopback_bw: str = LOOPBACK_BW  # a generated host's link between its cores (several cores)
     loopback_lat: str = LOOPBACK_LAT
 
+    @property
+    def hosts_used(self):
+        """The hosts that run ranks (a generated machine may be larger than the run)."""
+        return len(set(self.hostlist))
+
 
 def parse_energy(text):
     """--energy: 'platform', or [IDLE, EPSILON, ALLCORES] watts."""
