@@ -2,6 +2,7 @@
 back as XML), platform files and hostfiles, --energy."""
 
 import os
+import re
 import shutil
 import tempfile
 import unittest
@@ -143,6 +144,22 @@ class DragonflyTorus(unittest.TestCase):
         # spaces around a number are harmless: SimGrid gets the numbers as read here
         self.assertEqual(platforms.resolve("torus: 4, 4", 4, BW, LAT).topo, "4,4")
         self.assertEqual(platforms.resolve("dragonfly:1, 1;1,1; 2,1;2 ", 4, BW, LAT).topo, "1,1;1,1;2,1;2")
+
+    def test_a_network_out_of_proportion_is_refused(self):
+        # fattree:2;4,1;1,3000000;1,1 (4 hosts under 3e6 top switches) was
+        # accepted; SimGrid built it for 70 s, took 2.9 GB and died of bad_alloc
+        for spec, counts in (("fattree:2;4,1;1,3000000;1,1", "up-link or parallel-link counts"),
+                             ("fattree:2;4,1;1,2;1,2000000", "up-link or parallel-link counts"),
+                             ("dragonfly:2,100000000;1,1;2,1;1", r"link counts \(BLUE, BLACK, GREEN\)")):
+            with self.subTest(spec=spec), self.assertRaisesRegex(CliError, rf"--platform {re.escape(spec)}: "
+                                                                             rf"[0-9,]+ switches and [0-9,]+ links "
+                                                                             rf"for [0-9,]+ hosts, more than 1,048,576 "
+                                                                             rf".*: smaller {counts}$"):
+                platforms.resolve(spec, 4, BW, LAT)
+        # the machines of the documentation pass
+        for spec in ("fattree:3;40,25,41;1,40,25;1,1,1", "fattree:2;16,32;1,16;1,1", "dragonfly:10,106;6,3;16,1;4"):
+            platforms.resolve(spec, 4, BW, LAT)
+        self.assertEqual(platforms.fattree_elements([40, 25, 41], [1, 40, 25], [1, 1, 1]), (3665, 123000))
 
     def test_fattree_suggests(self):
         with self.assertRaisesRegex(CliError, r"sizes that fit: fattree:2;4,3;1,4;1,1"):

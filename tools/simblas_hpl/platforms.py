@@ -22,6 +22,9 @@ LOOPBACK_LAT = "1us"
 FATTREE_LEAF_MAX = 16       # leaf switch down-ports of the default fat tree
 HOST_BYTES = 66e3           # SimGrid's memory for a host and its rank: 2.7 GB at 41,000 ranks (doc/scale.md)
 MAX_HOSTS = 1 << 22         # 4,194,304 hosts: ~280 GB at HOST_BYTES; more is surely a slip
+ELEMENT_BYTES = 480         # SimGrid's memory for a switch or a link (a fat tree's 3e6 switches and links: 2.9 GB)
+SWITCHES_PER_HOST = 64      # a network of more switches and links than this per host (and beyond
+MIN_ELEMENTS = 1 << 20      # these, ~0.5 GB) is surely a slip in an up-link or link count
 
 
 @dataclasses.dataclass
@@ -97,6 +100,38 @@ def parse_fattree(spec):
     if h < 1 or any(len(lst) != h or min(lst) < 1 for lst in lists):
         raise err
     return h, lists[0], lists[1], lists[2]
+
+
+def fattree_elements(down, up, par):
+    """(switches, links) SimGrid makes for a fat tree: level i+1 has
+    up_1..up_i+1 x down_i+2..down_h switches, and every node of level i
+    up_i+1 x par_i+1 links up."""
+    nodes, switches, links = math.prod(down), 0, 0
+    for i in range(len(down)):
+        links += nodes * up[i] * par[i]
+        nodes = math.prod(up[:i + 1]) * math.prod(down[i + 1:])
+        switches += nodes
+    return switches, links
+
+
+def dragonfly_elements(levels, nodes):
+    """(routers, links) SimGrid makes for a dragonfly: a link a host, green
+    links between two routers of a chassis, black between same-slot routers
+    of two chassis of a group, blue between two groups."""
+    (g, lb), (c, lk), (r, lg) = levels
+    return g * c * r, (g * c * r * nodes + g * c * r * (r - 1) // 2 * lg + g * r * c * (c - 1) // 2 * lk
+                       + g * (g - 1) // 2 * lb)
+
+
+def check_elements(spec, hosts, switches, links, counts):
+    """A network out of proportion to its hosts (a slip in COUNTS, the
+    spec's link or switch counts) refused: SimGrid builds it all before the
+    run, and 3e6 switches for 4 hosts took 70 s and 2.9 GB to fail."""
+    limit = max(MIN_ELEMENTS, SWITCHES_PER_HOST * hosts)
+    if switches + links > limit:
+        raise CliError(f"--platform {spec}: {switches:,} switches and {links:,} links for {hosts:,} hosts, more than "
+                       f"{limit:,} (SimGrid makes each, about {ELEMENT_BYTES} bytes, used or not: "
+                       f"{(switches + links) * ELEMENT_BYTES / 1e9:.1f} GB): smaller {counts}")
 
 
 def default_fattree(hosts):
@@ -345,12 +380,14 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
                                   f"fattree:{fattree_string(h, down[:-1] + [top], up, par)} (the product of the "
                                   "down-link counts is the number of hosts)")
                 topo = fattree_string(h, down, up, par)
+                elements = fattree_elements(down, up, par), "up-link or parallel-link counts"
             elif kind == "DRAGONFLY":
                 g, c, r, n = parse_dragonfly(body)
                 hosts = g[0] * c[0] * r[0] * n
                 if hosts * cores < ranks:
                     raise fitting_dragonfly(spec, ranks, cores, (g, c, r), n)
                 topo = ";".join(",".join(map(str, lv)) for lv in (g, c, r)) + f";{n}"  # as read here
+                elements = dragonfly_elements((g, c, r), n), "link counts (BLUE, BLACK, GREEN)"
             else:
                 dims = parse_torus(body)
                 hosts = math.prod(dims)
@@ -360,6 +397,8 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
         if hosts > MAX_HOSTS:
             raise CliError(f"--platform {spec}: {hosts:,} hosts, more than {MAX_HOSTS:,}: SimGrid makes every host "
                            f"of the platform, used or not (about {HOST_BYTES / 1e3:.0f} kB each with its rank); a smaller machine")
+        if spec is not None and kind != "TORUS":
+            check_elements(spec, hosts, *elements[0], elements[1])
         if hostfile:
             raise CliError("--hostfile goes with --platform FILE.xml; the generated platform has its own")
         # a machine larger than the run (Stampede: 6,006 ranks on 6,400 nodes):
