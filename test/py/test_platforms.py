@@ -187,6 +187,11 @@ class Xml(unittest.TestCase):
                           "loopback_lat": "1us"})
         self.assertEqual({p.get("id"): p.get("value") for p in c.findall("prop")},
                          {"wattage_per_state": "95:120:200", "wattage_off": "0"})
+        # the watts the JSON's wattage says, not 6 digits of them (100.123:120:2e+06)
+        watts = ET.fromstring(platforms.platform_xml(4, 1, "1f", "1Bps", "1s", "2;4,1;1,4;1,1",
+                                                     platforms.parse_energy("100.1234567:120:2000000.5"))
+                              .split("\n", 2)[2]).find("cluster").find("prop")
+        self.assertEqual(watts.get("value"), "100.1234567:120:2000000.5")
         one = ET.fromstring(platforms.platform_xml(4, 1, "1f", "1Bps", "1s", "2;4,1;1,4;1,1", None).split("\n", 2)[2])
         self.assertIsNone(one.find("cluster").get("loopback_bw"))  # one core: no intra-node link
         self.assertEqual(one.find("cluster").findall("prop"), [])
