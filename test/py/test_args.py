@@ -227,6 +227,14 @@ class Refused(Sandbox):
         for _ in range(2):
             status, _, err = self.cli(*RUN4, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--dry-run", "--keep", run_dir)
             self.assertEqual(status, 0, err)
+        # another program's table: the row appended under its header was ',' (a
+        # result lost, status 0); a table of some of the run's columns is kept
+        theirs = self.path("other.csv")
+        with open(theirs, "w") as f:
+            f.write("name,score\nalice,3\n")
+        self.one_line(f"--csv {theirs}: its header \\(name,score\\) has none of the run's columns", "--csv", theirs)
+        with open(theirs) as f:
+            self.assertEqual(f.read(), "name,score\nalice,3\n")
         same = self.path("same.out")
         self.one_line(f"--json and --csv both name {same}", "--json", same, "--csv", same)
         self.one_line("--dry-run simulates nothing, so there is no result for --json", "--dry-run", "--json",

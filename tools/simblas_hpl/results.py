@@ -413,6 +413,21 @@ def check_output_path(path, opt):
         raise CliError(f"{opt} {path}: cannot create a file in {d} ({e.strerror}); give another path")
 
 
+def check_csv_header(path):
+    """run --csv FILE, before the run: an existing file keeps its own
+    columns (append_csv), so one whose header has none of a run's
+    (another program's table) would get a row of empty fields."""
+    try:
+        with open(path, newline="") as f:
+            header = next(csv.reader(f), None)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return  # no file yet, or check_output_path's to say
+    if header and not set(header) & set(CSV_FIELDS):
+        raise CliError(f"--csv {path}: its header ({','.join(header)[:60]}) has none of the run's columns "
+                       f"({','.join(CSV_FIELDS[:5])},...), so the run's row would be empty; give a new file, or "
+                       "one simblas-hpl run wrote")
+
+
 def check_two_outputs(json_path, csv_path):
     """--json and --csv: two files, or the CSV row would follow the JSON in one."""
     if json_path and csv_path and os.path.abspath(json_path) == os.path.abspath(csv_path):

@@ -12,7 +12,7 @@ from ..hpldat import DEFAULTS as HPL_DEFAULTS
 from ..launch import IPROBE_COST_S, prepare_rundir, simulate
 from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, check_keep, make_dir, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT, PLACEMENTS
-from ..results import check_output_path, check_two_outputs, write_outputs
+from ..results import check_csv_header, check_output_path, check_two_outputs, write_outputs
 from .. import settings, spread
 
 NAME = "run"
@@ -174,6 +174,8 @@ def main(args):
     for opt, path in (("--json", args.json), ("--csv", args.csv)):
         if path:
             check_output_path(path, opt)
+    if args.csv:
+        check_csv_header(args.csv)
     check_two_outputs(args.json, args.csv)
     keep = args.keep
     if keep:
