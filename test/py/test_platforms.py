@@ -212,6 +212,15 @@ class Xml(unittest.TestCase):
             f.write('<platform version="4.1"><cluster id="c" prefix="n" suffix=".x" radical="0-2,5" core="4" '
                     'speed="1f" bw="1Bps" lat="1s"/></platform>')
         self.assertEqual(platforms.platform_hosts(p), [("n0.x", 4), ("n1.x", 4), ("n2.x", 4), ("n5.x", 4)])
+        # core="0": its host took no rank here, the other ones took them, and
+        # SimGrid aborted after launch (Host b must have at least one core, not 0)
+        for core in ("0", "-2"):
+            with open(p, "w") as f:
+                f.write(f'<platform version="4.1"><host id="a" speed="1f" core="2"/><host id="b" speed="1f" '
+                        f'core="{core}"/></platform>')
+            with self.subTest(core=core), self.assertRaisesRegex(CliError, f"<host id='b'> has core=\"{core}\", "
+                                                                            "and SimGrid aborts"):
+                platforms.resolve(p, 2, BW, LAT)
         with open(p, "w") as f:
             f.write("<zone/>")
         with self.assertRaisesRegex(CliError, "not a SimGrid platform"):

@@ -264,6 +264,9 @@ def platform_hosts(path):
         except ValueError:
             raise CliError(f"--platform {path}: cannot understand <{el.tag} id={el.get('id')!r}> "
                            "(core/radical); give --hostfile")
+        if cores < 1 and el.tag in ("host", "cluster", "cabinet"):  # SimGrid: "must have at least one core"
+            raise CliError(f"--platform {path}: <{el.tag} id={el.get('id')!r}> has core=\"{el.get('core')}\", and "
+                           "SimGrid aborts on a host of fewer than 1 core: give it core=\"1\" or more")
     return hosts
 
 
