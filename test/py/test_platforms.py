@@ -253,11 +253,11 @@ class EnergyPlatform(Sandbox):
     """--energy platform with a platform file: every host that runs ranks
     carries wattage_per_state, or SimGrid counts its energy as 0 J."""
 
-    def xml(self, a="", b="", cluster=""):
+    def xml(self, a="", b="", cluster="", b_speed="1Gf"):
         path = self.path("p.xml")
         with open(path, "w") as f:
             f.write("<?xml version='1.0'?>\n<platform version=\"4.1\">\n  <zone id=\"z\" routing=\"Full\">\n"
-                    f'    <host id="a" speed="1Gf" core="2">{a}</host>\n    <host id="b" speed="1Gf">{b}</host>\n'
+                    f'    <host id="a" speed="1Gf" core="2">{a}</host>\n    <host id="b" speed="{b_speed}">{b}</host>\n'
                     f'    <cluster id="c" prefix="c-" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us">{cluster}'
                     "</cluster>\n  </zone>\n</platform>\n")
         return path
@@ -295,7 +295,13 @@ class EnergyPlatform(Sandbox):
         self.assertIn("host b of", err)
         self.assertIn("'100-200', which SimGrid's energy plugin does not read", err)
         two = '<prop id="wattage_per_state" value="100:200, 90:150"/>'   # two pstates, IDLE:ALLCORES each
+        # two pstates of watts for one speed were taken, and SimGrid's plugin
+        # aborted after launch: "Invalid XML file. Found 2 energetic profiles for 1 pstates"
         status, out, err = self.energy_run(self.xml(a=WATTS, b=two, cluster=WATTS))
+        self.assertEqual(status, 2, err)
+        self.assertIn("host b of", err)
+        self.assertIn("has 2 pstate(s) in wattage_per_state '100:200, 90:150' and 1 speed(s)", err)
+        status, out, err = self.energy_run(self.xml(a=WATTS, b=two, cluster=WATTS, b_speed="1Gf,500Mf"))
         self.assertEqual(status, 0, err)
 
 

@@ -271,18 +271,19 @@ def platform_hosts(path):
 
 
 def host_wattage(path):
-    """{host id: its wattage_per_state text, None without one} of a
-    platform file's <host> and <cluster>/<cabinet> hosts (a cluster's
-    <prop> is each of its hosts')."""
+    """{host id: (its wattage_per_state text, None without one; its count of
+    pstates, the speeds of its speed attribute)} of a platform file's <host>
+    and <cluster>/<cabinet> hosts (a cluster's <prop> is each of its hosts')."""
     root = ET.parse(path).getroot()   # platform_hosts read it
     out = {}
     for el in root.iter():
         props = {p.get("id"): p.get("value") for p in el.findall("prop")}
+        found = (props.get("wattage_per_state"), len(el.get("speed", "").split(",")))
         if el.tag == "host":
-            out[el.get("id")] = props.get("wattage_per_state")
+            out[el.get("id")] = found
         elif el.tag in ("cluster", "cabinet"):
             for i in expand_radical(el.get("radical", "")):
-                out[f"{el.get('prefix', '')}{i}{el.get('suffix', '')}"] = props.get("wattage_per_state")
+                out[f"{el.get('prefix', '')}{i}{el.get('suffix', '')}"] = found
     return out
 
 
@@ -297,7 +298,7 @@ def check_wattage(path, hostlist):
     for h in dict.fromkeys(hostlist):
         if h not in watts:
             continue  # a host the file declares in a way this reader does not follow: SimGrid checks it
-        text = watts[h]
+        text, pstates = watts[h]
         if text is None:
             raise CliError(f"--energy platform: host {h} of {path} runs ranks and has no wattage_per_state "
                            f"property, so SimGrid would count its energy as 0 J; give it (or its <cluster>) {form}, "
@@ -309,6 +310,10 @@ def check_wattage(path, hostlist):
         if any(len(v) not in (2, 3) or not all(w >= 0 and math.isfinite(w) for w in v) for v in states):
             raise CliError(f"--energy platform: host {h} of {path} has wattage_per_state {text!r}, which SimGrid's "
                            f"energy plugin does not read; give {form}, pstates separated by ','")
+        if len(states) != pstates:  # SimGrid: "Invalid XML file. Found 2 energetic profiles for 1 pstates"
+            raise CliError(f"--energy platform: host {h} of {path} has {len(states)} pstate(s) in wattage_per_state "
+                           f"{text!r} and {pstates} speed(s), and SimGrid's energy plugin aborts unless they are as "
+                           "many: give one IDLE:EPSILON:ALLCORES per speed, separated by ','")
 
 
 def read_hostfile(path):
