@@ -53,16 +53,24 @@ if [ -n "$missing" ]; then
   # no service starts during installation (slurmctld, slurmd and munged are
   # started by scripts/local-slurm.sh, not by the packages; there may be no
   # init system at all): a policy-rc.d that says 101, "action forbidden",
-  # unless the machine already has one
+  # unless the machine already has one.  It is removed again however the
+  # installation ends (an interrupt too: left behind, it would keep every
+  # service of the machine from starting, and a second run would take it
+  # for the machine's own); one this script left, killed, is known by its mark
   policy=/usr/sbin/policy-rc.d own_policy=no
-  if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
-    $SUDO chmod 755 "$policy"
+  mark="# written by SimBLAS scripts/install-deps.sh for its apt-get install; removed after it"
+  if [ ! -e "$policy" ] || [ "$(sed -n 2p "$policy")" = "$mark" ]; then
     own_policy=yes
+    trap '$SUDO rm -f "$policy"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    trap 'exit 129' HUP
+    printf '#!/bin/sh\n%s\nexit 101\n' "$mark" | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
   fi
   rc=0
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null || rc=$?
-  [ "$own_policy" = no ] || $SUDO rm -f "$policy"
+  if [ "$own_policy" = yes ]; then $SUDO rm -f "$policy"; trap - EXIT INT TERM HUP; fi
   [ "$rc" -eq 0 ] || { echo "install-deps.sh: apt-get install failed (status $rc):$missing" >&2; exit "$rc"; }
 fi
 
