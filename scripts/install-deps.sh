@@ -1,11 +1,13 @@
 #!/bin/sh
 # Install every Debian package SimBLAS needs to build, test, calibrate and
 # simulate HPL.  Idempotent: packages already present are not reinstalled,
-# and apt-get update runs only when something is missing.
+# and apt-get update runs only when something is missing (with --sources,
+# also when the deb-src entries are new or their indexes were never fetched).
 #
 #   scripts/install-deps.sh            build + test dependencies
-#   scripts/install-deps.sh --sources  also fetch the lapack (netlib tests)
-#                                      and hpcc (HPL 2.0) Debian sources
+#   scripts/install-deps.sh --sources  also add deb-src entries, beside the
+#                                      deb ones, for apt-get source lapack
+#                                      (netlib tests) and hpcc (HPL 2.0)
 set -eu
 
 PKGS="build-essential autoconf automake libtool pkg-config gfortran
@@ -76,17 +78,31 @@ fi
 
 if [ "$want_sources" = yes ]; then
   # apt-get source needs deb-src entries.  Add them next to the existing deb
-  # entries (deb822 or one-line format) without touching the originals.
-  if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
-        $SUDO tee /etc/apt/sources.list.d/simblas-deb-src.sources >/dev/null
-    else
-      grep -hE '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
-        $SUDO tee /etc/apt/sources.list.d/simblas-deb-src.list >/dev/null
-    fi
+  # entries, of the files apt reads (deb822 *.sources, one-line
+  # sources.list and *.list), without touching the originals.
+  d=/etc/apt/sources.list.d
+  have_src=no
+  for f in /etc/apt/sources.list "$d"/*.list "$d"/*.sources; do
+    [ -f "$f" ] && grep -qE '^(Types:.*deb-src|deb-src )' "$f" && have_src=yes
+  done
+  if [ "$have_src" = no ]; then
+    deb822=$(for f in "$d"/*.sources; do
+               if [ -f "$f" ] && grep -q '^Types: *deb *$' "$f"; then sed 's/^Types: *deb *$/Types: deb-src/' "$f"; echo; fi
+             done)
+    oneline=$(for f in /etc/apt/sources.list "$d"/*.list; do
+                if [ -f "$f" ]; then sed -n 's/^deb /deb-src /p' "$f"; fi
+              done)
+    [ -n "$deb822$oneline" ] || {
+      echo "install-deps.sh: --sources found no deb entry in /etc/apt/sources.list or $d/ to add deb-src entries beside: add a deb-src entry for Debian's archive by hand (apt-get source lapack and hpcc need one)" >&2
+      exit 1; }
+    [ -z "$deb822" ] || printf '%s\n' "$deb822" | $SUDO tee "$d/simblas-deb-src.sources" >/dev/null
+    [ -z "$oneline" ] || printf '%s\n' "$oneline" | $SUDO tee "$d/simblas-deb-src.list" >/dev/null
+    echo "install-deps.sh: added deb-src entries beside the deb ones:$([ -z "$deb822" ] ||
+      printf ' %s' "$d/simblas-deb-src.sources")$([ -z "$oneline" ] || printf ' %s' "$d/simblas-deb-src.list")"
     updated=no
   fi
-  apt_update
+  # the source indexes: fetched once (not on every run, which would fail
+  # offline with everything in place)
+  ls /var/lib/apt/lists/*_Sources* > /dev/null 2>&1 && [ "$have_src" = yes ] || apt_update
 fi
 echo "install-deps.sh: dependencies present"
