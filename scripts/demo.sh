@@ -12,10 +12,24 @@
 # Usage: scripts/demo.sh [N [P Q]]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+# the arguments and the place, before the long work (install, build,
+# calibration) that a bad one would only stop at its end
+case $# in 0 | 1 | 3) ;; *) echo "demo.sh: $# arguments: give none, N, or N P Q (usage: scripts/demo.sh [N [P Q]])" >&2; exit 2 ;; esac
 n=${1:-40000} p=${2:-8} q=${3:-8}
+for a in "N=$n" "P=$p" "Q=$q"; do
+  case "${a#?=}" in
+    '' | *[!0-9]* | 0*) echo "demo.sh: $a is not a positive whole number (digits, no leading 0): give N P Q as numbers (scripts/demo.sh 40000 8 8)" >&2; exit 2 ;;
+  esac
+  [ ${#a} -le 11 ] || { echo "demo.sh: $a has more than 9 digits: HPL reads it as a C int" >&2; exit 2; }
+done
+[ "$n" -ge 128 ] || { echo "demo.sh: N=$n is smaller than the block size NB=128: give N >= 128" >&2; exit 2; }
+case "$top" in
+  *[\\\"#\$\&\'\`\ \	]* | *"
+"*) echo "demo.sh: configure refuses the repository's path '$top' (a space or one of \\ \" # \$ & ' \`): clone it to a plain path" >&2; exit 2 ;;
+esac
 cd "$top"
 sh scripts/install-deps.sh --sources
-[ -x configure ] || ./autogen.sh > /dev/null 2>&1
+[ -x configure ] || ./autogen.sh > /dev/null 2>&1 || ./autogen.sh
 mkdir -p _build/demo && cd _build/demo
 [ -f Makefile ] || "$top/configure" -q --prefix="$top/_install"
 make -j"$(nproc 2>/dev/null || echo 2)" > build.log 2>&1 || { tail -40 build.log; exit 1; }
