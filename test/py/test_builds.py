@@ -72,6 +72,25 @@ class Builds(Sandbox):
         self.assertEqual((status, json.loads(out)["build_id"], json.loads(out)["chosen_by"]),
                          (0, "upstream", "--build-id"))
 
+    def test_info_says_which_build_runs_use(self):
+        """SIMBLAS_HPL_BUILD overrides the default: info's list said 'the
+        default, which runs without --build-id use' of the other build; a
+        manifest that is JSON but no object was a traceback."""
+        self.two()
+        status, out, err = self.cli("info", env={"SIMBLAS_HPL_BUILD": "upstream"})
+        self.assertEqual((status, json.loads(out)["build_id"]), (0, "upstream"), err)
+        self.assertIn("* the default; SIMBLAS_HPL_BUILD=upstream overrides it: runs without --build-id use upstream)",
+                      err)
+        self.assertNotIn("* the default, which runs without --build-id use", err)
+        status, out, err = self.cli("info")
+        self.assertIn("* the default, which runs without --build-id use", err)
+        os.makedirs(os.path.join(self.data, "broken"))
+        with open(os.path.join(self.data, "broken", "manifest.json"), "w") as f:
+            f.write("[1, 2]")
+        status, out, err = self.cli("info")
+        self.assertEqual(status, 0, err)
+        self.assertEqual([b["id"] for b in json.loads(out)["builds"]], ["hpcc-1.5.0", "upstream"])
+
     def test_an_unknown_build_lists_the_known(self):
         self.two()
         for args, env, said in ((("--build-id", "nosuch"), None, "--build-id nosuch"),

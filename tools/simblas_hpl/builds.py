@@ -96,13 +96,15 @@ def check_id(build_id):
 
 
 def load(build_id):
-    """The build of that ID, or None."""
+    """The build of that ID, or None (no manifest, or one that is not a
+    JSON object)."""
     d = os.path.join(data_root(), build_id)
     try:
         with open(os.path.join(d, "manifest.json")) as f:
-            return Build(build_id, d, json.load(f))
+            man = json.load(f)
     except (OSError, ValueError):
         return None
+    return Build(build_id, d, man) if isinstance(man, dict) else None
 
 
 def all_builds() -> List[Build]:

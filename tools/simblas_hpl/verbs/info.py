@@ -31,7 +31,10 @@ def main(args):
     man["chosen_by"] = by
     man["builds"] = [{"id": x.id, "source": x.manifest.get("source"), "source_kind": x.manifest.get("source_kind"),
                       "built": x.manifest.get("built"), "default": x.id == default} for x in every]
-    note(f"HPL builds in {data_root()} ({len(every)}; * the default, which runs without --build-id use):")
+    bid, how = builds.default_id()
+    uses = (f"; SIMBLAS_HPL_BUILD={bid} overrides it: runs without --build-id use {bid}" if how == "SIMBLAS_HPL_BUILD"
+            else ", which runs without --build-id use")
+    note(f"HPL builds in {data_root()} ({len(every)}; * the default{uses}):")
     for x in every:
         note(f"{'*' if x.id == default else ' '} {x.describe()}")
     print(json.dumps(man, indent=2))
