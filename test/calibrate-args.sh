@@ -7,7 +7,8 @@
 #    unknown, an empty --routines or -o, an option the mode ignores;
 #  - an existing -o that is no model (a text file: it is not replaced) and
 #    an -o that is also an input (a trace, by another name or a link);
-#  - a --blas library without dgemm_ (no BLAS: nothing to calibrate).
+#  - a --blas library without dgemm_ (no BLAS: nothing to calibrate);
+#  - simblas-probe's: options, an -o it cannot write, an interrupt.
 set -u
 . "${SB_SRCDIR:-$(dirname "$0")/..}/test/strict.sh"
 bld=${SB_BUILDDIR:-.}
@@ -94,6 +95,34 @@ if [ -n "$lib" ]; then
 else need "no libc.so in ldd $cal"; fi
 
 [ ! -e "$tmp/x.model" ] && ok "no model written by the refused runs" || ko "a refused run wrote a model"
+
+# simblas-probe's refusals, the same way: one line, before measuring (an
+# -o in a missing directory was refused after the whole --seconds 30 of
+# measuring); interrupted, the node file it replaces is kept and its
+# temporary removed
+probe=$bld/tools/simblas-probe
+prefused() {
+  what=$1 pat=$2; shift 2
+  t0=$(date +%s)
+  out=$("$probe" "$@" 2>&1); rc=$?
+  t=$(($(date +%s) - t0))
+  if [ $rc -eq 2 ] && [ $t -lt 10 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s\n' "$out" | grep -qF -- "$pat"; then
+    ok "simblas-probe $what"
+  else ko "simblas-probe $what: rc=$rc after $t s: $out"; fi
+}
+prefused "unknown option" "simblas-probe: unknown or incomplete option '--bogus' (simblas-probe --help lists the options)" --bogus
+prefused "--seconds 0" "simblas-probe: --seconds needs a number of seconds in (0, 86400], not '0'" --seconds 0
+prefused "-o in a missing directory" "cannot write beside $tmp/none/n.toml; choose a writable place" \
+  --seconds 30 -o "$tmp/none/n.toml"
+prefused "-o a directory" "-o $tmp is a directory" --seconds 30 -o "$tmp"
+prefused "-o with --hog" "does nothing with --hog" --hog 30 -o "$tmp/n.toml"
+echo mine > "$tmp/n.toml"
+"$probe" --seconds 30 -o "$tmp/n.toml" 2> /dev/null & p=$!
+sleep 1
+kill -TERM $p
+wait $p 2> /dev/null
+[ "$(cat "$tmp/n.toml")" = mine ] && [ "$(ls -A "$tmp" | grep -c '^n\.toml\.tmp')" -eq 0 ] &&
+  ok "simblas-probe interrupted: the node file kept, no temporary" || ko "simblas-probe interrupted left: $(ls -A "$tmp")"
 [ -z "$(ls -A "$tmp" | grep '\.tmp\.')" ] && ok "no temporary left" || ko "temporaries left: $(ls -A "$tmp")"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -26,6 +26,7 @@
 #endif
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sched.h>
 #include <stdint.h>
@@ -51,8 +52,22 @@ static double cpu_now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* the node file's temporary, made before measuring: removed when a signal
+ * ends the run (the file named by -o is then left as it was) */
+static char *tmp;
+
+static void on_signal(int sig)
+{
+  if (tmp)
+    unlink(tmp);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 static _Noreturn void die(const char *fmt, const char *arg)
 {
+  if (tmp)
+    unlink(tmp);
   fprintf(stderr, "simblas-probe: ");
   fprintf(stderr, fmt, arg);
   fputc('\n', stderr);
@@ -229,11 +244,8 @@ int main(int argc, char **argv)
       usage(stdout);
       return 0;
     }
-    if (i + 1 >= argc || (strcmp(a, "-o") && strcmp(a, "--seconds") && strcmp(a, "--hog"))) {
-      fprintf(stderr, "simblas-probe: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    }
+    if (i + 1 >= argc || (strcmp(a, "-o") && strcmp(a, "--seconds") && strcmp(a, "--hog")))
+      die("unknown or incomplete option '%s' (simblas-probe --help lists the options)", a);
     const char *v = argv[++i];
     if (!strcmp(a, "-o")) {
       out = v;
@@ -241,8 +253,10 @@ int main(int argc, char **argv)
     }
     char *end;
     double d = strtod(v, &end);
-    if (end == v || *end || !(d > 0) || d > 86400)
-      die("needs a number of seconds in (0, 86400], not '%s'", v);
+    if (end == v || *end || !(d > 0) || d > 86400) {
+      fprintf(stderr, "simblas-probe: %s needs a number of seconds in (0, 86400], not '%s'\n", a, v);
+      exit(2);
+    }
     *(strcmp(a, "--hog") ? &seconds : &hog) = d;
   }
 #ifdef SB_X86
@@ -250,6 +264,8 @@ int main(int argc, char **argv)
   lanes = __builtin_cpu_supports("avx512f") ? 8 : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 4 : 0;
 #endif
   const size_t n = (size_t)16 << 20; /* 128 MiB per array */
+  if (hog > 0 && out)
+    die("-o %s does nothing with --hog, which writes nothing: leave it out", out);
   if (hog > 0) {
     worker w = {.cpu = -1, .task = TRIAD, .n = n};
     if (!(w.a = malloc(n * 8)) || !(w.b = malloc(n * 8)) || !(w.c = malloc(n * 8)))
@@ -261,7 +277,30 @@ int main(int argc, char **argv)
     return w.sink == 42.0; /* never: keeps the stores */
   }
   if (!lanes)
-    die("this CPU has neither AVX2 with FMA nor AVX-512 (%s): no peak to measure here", "x86-64");
+    die("this CPU has neither AVX2 with FMA nor AVX-512 (of %s): no peak to measure here; write the node file by "
+        "hand (examples/nodes/)", "x86-64");
+  /* the output's temporary, beside it, before measuring: a place that
+   * cannot be written is said now, not after the measuring */
+  if (out) {
+    struct stat st;
+    if (!*out)
+      die("-o '%s': an empty name; give the node file a file name, e.g. node.toml", out);
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+      die("-o %s is a directory: give the node file a file name in it", out);
+    size_t plen = strlen(out);
+    if (!(tmp = malloc(plen + 16)))
+      die("out of memory (%s)", out);
+    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", out);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+      free(tmp), tmp = NULL;
+      die("cannot write beside %s; choose a writable place", out);
+    }
+    close(fd);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+  }
 
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) != 0)
@@ -306,27 +345,20 @@ int main(int argc, char **argv)
     free(text);
     return 0;
   }
-  /* atomically: a temporary beside FILE, then a rename */
-  size_t plen = strlen(out);
-  char *tmp = malloc(plen + 16);
-  if (!tmp)
-    die("out of memory (%s)", out);
-  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", out);
-  int fd = mkstemp(tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  /* atomically: the temporary made before measuring, then a rename */
+  FILE *f = fopen(tmp, "w");
   if (!f)
     die("cannot write %s; choose a writable place", out);
   int bad = fputs(text, f) < 0;
   bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
   bad |= fclose(f) != 0;
-  if (bad || chmod(tmp, 0644) != 0 || rename(tmp, out) != 0) {
-    unlink(tmp);
+  if (bad || chmod(tmp, 0644) != 0 || rename(tmp, out) != 0)
     die("cannot write %s; choose a writable place with room", out);
-  }
+  free(tmp);
+  tmp = NULL;
   fprintf(stderr, "simblas-probe: %s: %.1f Gflop/s per core (all %d busy), triad %.1f GB/s (all cores), %.1f GB/s "
                   "(one core)\n",
           out, peak / 1e9, ncpu, bw_all / 1e9, bw_one / 1e9);
   free(text);
-  free(tmp);
   return 0;
 }
