@@ -456,7 +456,9 @@ def resolve(spec, ranks, bw, lat, *, hostfile=None, cores_per_node=None, energy=
     # every rank a core of its own: no host gets more ranks than cores
     cores_of = dict(phosts)
     per_host = collections.Counter(hostlist)
-    return Platform(kind="file", spec=path, hosts=len(set(hostlist)), hostlist=hostlist,
+    # hosts: the machine's, those that run no rank too (as a generated platform counts them; the
+    # energy counts them idle), not only those of the hostlist
+    return Platform(kind="file", spec=path, hosts=len(phosts) or len(set(hostlist)), hostlist=hostlist,
                     own_core=all(n <= cores_of.get(h, 1) for h, n in per_host.items()))
 
 

@@ -477,7 +477,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
     platform = plan.platform
     summary = {
         "n": plan.n, "nb": plan.nb, "p": plan.p, "q": plan.q, "ranks": plan.ranks,
-        "hosts": platform.hosts, "cores_per_node": platform.cores_per_node, "mode": plan.mode,
+        "hosts": platform.hosts, "hosts_used": platform.hosts_used, "cores_per_node": platform.cores_per_node, "mode": plan.mode,
         "gflops": res.get("gflops"), "hpl_time_s": res.get("hpl_time_s"),
         "simulated_time_s": res.get("simulated_time_s"), "wall_s": round(wall, 3),
         "peak_rss_mb": round(sampler.peak_kb / 1024.0, 1), "peak_rss_method": "sampled Pss (smaps_rollup)",
