@@ -8,8 +8,12 @@
 #endif
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sb_rt.h"
 #include "settings.h"
@@ -21,6 +25,7 @@ static struct {
   const char *name;
   void *syms[2 * SB_OP_COUNT];
   FILE *trace;
+  char *trace_part; /* the file written, renamed to SIMBLAS_TRACE at exit (NULL: written in place) */
 } be;
 
 static const char *mode_name(void) { return sb_mode_now == SB_MODE_TRACE ? "trace" : "passthrough"; }
@@ -65,27 +70,88 @@ void *sb_backend_sym(int slot, const char *name)
 
 const sb_sink sb_sink_passthrough = {"passthrough", backend_open, NULL, NULL};
 
-/* ---- trace: passthrough, and a row per call -------------------------------- */
+/* ---- trace: passthrough, and a row per call --------------------------------
+ * The rows go to SIMBLAS_TRACE.PID.part, renamed to SIMBLAS_TRACE when the
+ * program exits: an interrupted run, or one libsimblas stopped, leaves no
+ * trace under the name (an earlier one stays), never a truncated one that
+ * simblas-calibrate --from-trace would read as a whole run.  A write that
+ * fails (a full disk) stops the program with the reason.  A path that is
+ * not a regular file (/dev/stdout, a pipe, a symbolic link) is written in
+ * place. */
+static _Noreturn void trace_failed(int err)
+{
+  if (be.trace_part)
+    unlink(be.trace_part);
+  sb_fatal("cannot write the trace %s: %s; no trace was kept: free space there, or set SIMBLAS_TRACE to another path",
+           sb_cfg.trace, strerror(err));
+}
+
+static void trace_close(void)
+{
+  FILE *f = be.trace;
+  if (!f)
+    return;
+  be.trace = NULL;
+  int err = fflush(f) != 0 ? errno : 0;
+  if (fclose(f) != 0 && !err)
+    err = errno;
+  if (sb_fatal_called) { /* its line said why the run stopped */
+    if (be.trace_part)
+      unlink(be.trace_part);
+    return;
+  }
+  if (!err && be.trace_part && rename(be.trace_part, sb_cfg.trace) != 0)
+    err = errno;
+  if (err) {
+    /* an exit handler cannot exit(): the program's output flushed, then
+     * status 2 as sb_fatal's */
+    if (be.trace_part)
+      unlink(be.trace_part);
+    fprintf(stderr, "simblas: cannot write the trace %s: %s; no trace was kept: free space there, or set "
+                    "SIMBLAS_TRACE to another path\n",
+            sb_cfg.trace, strerror(err));
+    fflush(NULL);
+    _exit(2);
+  }
+}
+
 static void trace_open(const sb_model *m)
 {
   backend_open(m);
-  if (!sb_cfg.trace)
+  const char *path = sb_cfg.trace;
+  if (!path)
     sb_fatal("SIMBLAS_MODE=trace writes a CSV to SIMBLAS_TRACE, which is not set; set SIMBLAS_TRACE=calls.csv");
-  if (!(be.trace = fopen(sb_cfg.trace, "w")))
-    sb_fatal("cannot write the trace %s: %s; set SIMBLAS_TRACE to a writable path", sb_cfg.trace, strerror(errno));
+  struct stat st;
+  int in_place = lstat(path, &st) == 0 && !S_ISREG(st.st_mode); /* a link is written through, not replaced */
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    sb_fatal("SIMBLAS_TRACE=%s is a directory; set SIMBLAS_TRACE to a file in it, e.g. %s/calls.csv", path, path);
+  if (!in_place) {
+    size_t n = strlen(path) + 32;
+    if (!(be.trace_part = malloc(n)))
+      sb_fatal("out of memory for the trace's name");
+    snprintf(be.trace_part, n, "%s.%ld.part", path, (long)getpid());
+  }
+  int fd = open(in_place ? path : be.trace_part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0 || !(be.trace = fdopen(fd, "w")))
+    sb_fatal("cannot write the trace %s (%s: %s); set SIMBLAS_TRACE to a writable path", path,
+             in_place ? path : be.trace_part, strerror(errno));
+  if (atexit(trace_close) != 0)
+    sb_fatal("cannot register the trace's completion at exit; SIMBLAS_MODE=passthrough runs without a trace");
   /* ld (last, so that readers of the first eight columns read on): the
    * leading dimension a kernel gave (simblas_trace_kernel), 0 for BLAS
    * calls (not given) */
-  fputs("routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n", be.trace);
+  if (fputs("routine,m,n,k,predicted_s,measured_s,rank,cblas,ld\n", be.trace) < 0)
+    trace_failed(errno);
 }
 
 static void trace_record(sb_rank *r, const sb_call *c, double predicted, double measured)
 {
   /* the routine as its model key: the Right-side form of trsm, trmm, symm
    * and hemm is "dtrsm.right" (simblas-calibrate --from-trace fits each) */
-  fprintf(be.trace, "%s%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d,%lld\n", sb_ops[c->op].name, c->variant ? SB_RIGHT_SUFFIX : "",
-          (long long)c->m, (long long)c->n, (long long)c->k, predicted, measured, sb_rank_public(r), c->iface,
-          (long long)c->ld);
+  if (fprintf(be.trace, "%s%s,%lld,%lld,%lld,%.9g,%.9g,%ld,%d,%lld\n", sb_ops[c->op].name,
+              c->variant ? SB_RIGHT_SUFFIX : "", (long long)c->m, (long long)c->n, (long long)c->k, predicted, measured,
+              sb_rank_public(r), c->iface, (long long)c->ld) < 0)
+    trace_failed(errno);
 }
 
 const sb_sink sb_sink_trace = {"trace", trace_open, NULL, trace_record};

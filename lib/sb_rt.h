@@ -16,6 +16,9 @@ SB_HIDDEN int sb_init(void);
 /* "simblas: <message>" on stderr, exit status 2: configuration errors that
  * name the problem and the remedy (settings.c) */
 SB_HIDDEN _Noreturn void sb_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* set once sb_fatal stops the program: the exit handlers keep nothing of
+ * the stopped run (backend.c's trace) */
+extern int sb_fatal_called SB_HIDDEN;
 
 /* passthrough and trace run the real kernel */
 /* value-based quick returns (alpha = 0, ...) apply: not in model mode */

@@ -36,8 +36,11 @@ const sb_setting_need sb_setting_needs[] = {
 };
 const int sb_setting_need_count = (int)(sizeof sb_setting_needs / sizeof *sb_setting_needs);
 
+int sb_fatal_called;
+
 _Noreturn void sb_fatal(const char *fmt, ...)
 {
+  sb_fatal_called = 1;
   va_list ap;
   va_start(ap, fmt);
   sb_vdie("simblas", fmt, ap);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The modes and the configuration errors of libsimblas, outside smpirun:
-# trace CSV, noise reproducibility and mean, and the one-line errors for a
+# trace CSV (written whole, or not at all: an interrupted run, a full
+# disk), noise reproducibility and mean, and the one-line errors for a
 # bad SIMBLAS_MODE, a missing model, a model the loader refuses, a missing
 # backend, a backend that is libsimblas itself, smpi without smpirun.
 set -u
@@ -26,6 +27,30 @@ if SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/t.csv "$prog" 3 > /dev/null 2>&1; then
 else
   ko "trace mode run failed"
 fi
+
+# -- trace: kept whole or not at all.  An interrupted run left the CSV it
+# had written so far under SIMBLAS_TRACE, its last row cut short, and a
+# full disk lost rows with exit status 0 and no word
+cp "$tmp/t.csv" "$tmp/t.before"
+SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/t.csv timeout -s INT 1 "$prog" 100000000 > /dev/null 2>&1
+cmp -s "$tmp/t.csv" "$tmp/t.before" && ok "trace: an interrupted run leaves the earlier trace as it was" \
+  || ko "trace: an interrupted run changed $tmp/t.csv: $(tail -c 80 "$tmp/t.csv")"
+rm -f "$tmp"/t.csv.*.part
+for calls in 1 1000; do # the last rows at exit, rows during the run
+  out=$(SIMBLAS_MODE=trace SIMBLAS_TRACE=/dev/full "$prog" $calls 2>&1 >/dev/null | grep -v '^stats '); rc=$?
+  [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q "cannot write the trace /dev/full: No space left on device" \
+    && ok "trace on a full disk ($calls calls): $out" || ko "trace on a full disk ($calls calls): $out"
+  SIMBLAS_MODE=trace SIMBLAS_TRACE=/dev/full "$prog" $calls > /dev/null 2>&1
+  [ $? -eq 2 ] && ok "trace on a full disk ($calls calls): exit status 2" || ko "trace on a full disk ($calls calls): status not 2"
+done
+SIMBLAS_MODE=trace SIMBLAS_TRACE=/dev/stdout "$prog" 1 2> /dev/null | grep -q '^routine,m,n,k,' \
+  && ok "trace to /dev/stdout: written through" || ko "trace to /dev/stdout: no header on stdout"
+mkdir "$tmp/tdir"
+out=$(SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/tdir "$prog" 1 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "SIMBLAS_TRACE=$tmp/tdir is a directory" && ok "trace to a directory refused" \
+  || ko "trace to a directory: rc=$rc: $out"
+[ -z "$(ls "$tmp" | grep '\.part$')" ] && ok "trace: no .part file left by a finished run" \
+  || ko "trace: .part files left: $(ls "$tmp" | grep '\.part$')"
 
 # -- noise: a model with sigma
 cat > "$tmp/noisy.model" <<M
