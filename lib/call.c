@@ -120,7 +120,16 @@ static void load_host_factors(const char *path)
     factors[nfactors].memory = vm;
     factors[nfactors++].factor = v;
   }
+  /* a directory opens, then reads nothing; a file without a line would
+   * leave every host at the model's speed without the word a missing host
+   * gets */
+  int err = ferror(f) ? errno : 0;
   fclose(f);
+  if (err)
+    sb_fatal("SIMBLAS_HOST_FACTORS=%s: cannot read it (%s); give a file of 'HOST FACTOR' lines, or unset it", path,
+             strerror(err));
+  if (!nfactors)
+    sb_fatal("SIMBLAS_HOST_FACTORS=%s has no 'HOST FACTOR' line; give one line per host, or unset it", path);
   qsort(factors, nfactors, sizeof *factors, factor_cmp);
   for (size_t i = 1; i < nfactors; i++)
     if (!strcmp(factors[i].host, factors[i - 1].host))

@@ -85,6 +85,13 @@ expect_error "missing model" "/nonexistent.model.*SIMBLAS_MODEL" SIMBLAS_MODE=nu
 expect_error "missing backend" "SIMBLAS_BACKEND" SIMBLAS_MODE=passthrough SIMBLAS_BACKEND=/nonexistent/libblas.so
 expect_error "trace without SIMBLAS_TRACE" "SIMBLAS_TRACE" SIMBLAS_MODE=trace SIMBLAS_TRACE=
 expect_error "smpi mode outside smpirun" "SIMBLAS_MODE" SIMBLAS_MODE=smpi
+# a host factors file without a line, or a directory, ran every host at the
+# model's speed without a word (a host missing from a file is said)
+printf '# host factor [memory]\n\n' > "$tmp/nofactors"
+expect_error "host factors without a line" "SIMBLAS_HOST_FACTORS=$tmp/nofactors has no 'HOST FACTOR' line" \
+  SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$tmp/nofactors"
+expect_error "host factors: a directory" "SIMBLAS_HOST_FACTORS=$tmp: cannot read it (Is a directory)" \
+  SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$tmp"
 # issue 21: a model the loader refuses gets a message naming the file,
 # never an uninitialised buffer (a second '|' on a line: the loader used
 # to fail there without a reason)
