@@ -8,6 +8,7 @@
 #ifndef SB_SETTINGS_H
 #define SB_SETTINGS_H
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -49,6 +49,11 @@ refused SIMBLAS_ITERATIONS=1.5 "a number of iterations"
 refused SIMBLAS_ROLL_MERGE=-1 "a number of steps >= 0"
 refused SIMBLAS_POLL_COST=soon "a duration in seconds >= 0"
 refused SIMBLAS_POLL_USAGE=0 "a CPU share in (0, 1]"
+# an infinite poll cost ended the simulation at time inf with SimGrid's
+# "Deadlock detected" and status 0; an infinite growth (NaN for the first
+# polls, inf after) hung it: only SIMBLAS_POLL_MAX may be unbounded
+refused SIMBLAS_POLL_COST=inf "a duration in seconds >= 0"
+refused SIMBLAS_POLL_GROWTH=inf "a finite number >= 0"
 refused SIMBLAS_FOLD_BLOCK=12Q "a size in bytes"
 refused SIMBLAS_LAT_FACTOR=65472:eleven "a list of size:factor pairs"
 refused SIMBLAS_BLOCKING_WAITS=yes "0 or 1"
