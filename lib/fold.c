@@ -99,6 +99,19 @@ static int matrix_holds(const void *p, size_t n)
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
+/* more than any address space: a negative size converted to size_t, most
+ * likely.  Rounded up to the block and an eighth more it wrapped around,
+ * and simblas_fold_malloc returned a range that some smaller size had
+ * made (the fold block is below 2^62: settings.def's BYTES) */
+#define FOLD_MAX ((size_t)1 << 62)
+static void check_size(const char *fn, size_t size)
+{
+  if (size > FOLD_MAX)
+    sb_fatal("%s(%zu): more bytes than any address space holds (a negative size converted to size_t?); check the size "
+             "the program computes",
+             fn, size);
+}
+
 static long read_long(const char *path)
 {
   FILE *f = fopen(path, "r");
@@ -273,6 +286,7 @@ static void release(region *r)
 
 static void *shared_range(size_t size, int buffer)
 {
+  check_size(buffer ? "simblas_fold_malloc_buffer" : "simblas_fold_malloc", size);
   if (size == 0)
     size = 1;
   pthread_mutex_lock(&fold.lock);
@@ -354,6 +368,7 @@ void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
 
 static void *fold_partial(size_t size, const size_t *priv, int npriv)
 {
+  check_size("simblas_fold_malloc_partial", size);
   if (size == 0)
     size = 1;
   for (int i = 0; i < npriv; i++)

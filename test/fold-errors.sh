@@ -1,7 +1,7 @@
 #!/bin/sh
 # Folding limits give one clear line naming the limit and the remedy:
 # vm.max_map_count (with the smallest fold block that fits), address space
-# (ulimit -v), a bad fold block, a SIMBLAS_HUGEPAGE_DIR that is not
+# (ulimit -v), a bad fold block, a size beyond any address space, a SIMBLAS_HUGEPAGE_DIR that is not
 # hugetlbfs.  And a TiB folds in a few thousand mappings with the default
 # block.
 set -u
@@ -32,6 +32,10 @@ case "${LD_PRELOAD:-}" in
 esac
 check "bad fold block" "SIMBLAS_FOLD_BLOCK=3000 must be a positive multiple of $(getconf PAGESIZE) bytes: set \
 SIMBLAS_FOLD_BLOCK=$(getconf PAGESIZE) (or unset it)" SIMBLAS_FOLD_BLOCK=3000 "$prog" 1G
+# a size that went negative, converted to size_t: rounded up to the block,
+# it wrapped around and the call returned the 1 MiB range made before
+check "a negative size converted to size_t" "simblas_fold_malloc(18446744073708503040): more bytes than any address \
+space holds" "$prog" -1M
 check "not a hugetlbfs" "is not a hugetlbfs mount; mount one with" SIMBLAS_HUGEPAGE_DIR=/tmp "$prog" 1G
 out=$("$prog" 1T 2>&1) && echo "$out" | awk '{ exit !($4 <= 18500 && $2 >= 1099511627776) }' \
   && ok "1 TiB folded: $out" || ko "1 TiB: $out"

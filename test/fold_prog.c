@@ -1,4 +1,6 @@
-/* fold_prog.c -- for test/fold-errors.sh: fold SIZE bytes (suffix K/M/G/T) */
+/* fold_prog.c -- for test/fold-errors.sh: fold SIZE bytes (suffix K/M/G/T);
+ * a negative SIZE: fold 1 MiB, then SIZE converted to size_t, as a program
+ * whose size computation went negative */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +12,12 @@ int main(int argc, char **argv)
   double v = argc > 1 ? atof(argv[1]) : 1;
   char u = argc > 1 ? argv[1][strlen(argv[1]) - 1] : 'G';
   v *= u == 'T' ? 1099511627776.0 : u == 'G' ? 1073741824.0 : u == 'M' ? 1048576.0 : u == 'K' ? 1024.0 : 1;
-  char *p = simblas_fold_malloc((size_t)v);
+  size_t size = (size_t)v;
+  if (v < 0) {
+    simblas_fold_malloc(1 << 20);
+    size = (size_t)0 - (size_t)-v;
+  }
+  char *p = simblas_fold_malloc(size);
   p[0] = 1;
   simblas_fold_stats s = simblas_get_fold_stats();
   printf("reserved %zu mappings %zu block %zu\n", s.reserved_bytes, s.mappings, s.block_bytes);
