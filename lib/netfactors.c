@@ -6,6 +6,7 @@
 #endif
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "netfactors.h"
 
@@ -18,6 +19,10 @@ int sb_factors_parse(const char *text, sb_factors *f)
 {
   f->n = 0;
   const char *p = text;
+  /* strtod skips white space and reads inf and hexadecimal, which SMPI's
+   * lists (and simblas-hpl's check, settings.py) have not */
+  if (text[strspn(text, "0123456789.eE+-:;")])
+    return -1;
   while (*p) {
     char *end;
     errno = 0;

@@ -6,6 +6,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -61,6 +62,18 @@ static _Noreturn void refuse(const sb_setting_row *row, const char *v)
 }
 
 /* ---- one parser per type: 0, or -1 when V is not a value of it -------------- */
+/* strtol, strtoull and strtod skip leading white space, and strtod reads
+ * hexadecimal: ' 5', ' 64M' and '0x10' (16 seconds) were taken, which
+ * simblas-hpl (settings.py's parse) refuses; a number starts with a sign or
+ * a digit (or is inf), and only UINT reads 0x */
+static int plain_number(const char *v, int hex_ok)
+{
+  if (!*v || isspace((unsigned char)*v))
+    return 0;
+  return hex_ok || !strpbrk(v, "xX");
+}
+
+
 static int parse_TEXT(const sb_setting_row *row, const char *v, const char **out)
 {
   (void)row;
@@ -101,6 +114,8 @@ static int parse_COUNT(const sb_setting_row *row, const char *v, long *out)
   }
   char *end;
   errno = 0;
+  if (!plain_number(v, 0))
+    return -1;
   long x = strtol(v, &end, 10);
   if (*end || end == v || errno || !((double)x >= row->lo && (double)x <= row->hi))
     return -1;
@@ -113,9 +128,7 @@ static int parse_UINT(const sb_setting_row *row, const char *v, uint64_t *out)
   (void)row;
   char *end;
   errno = 0;
-  while (*v == ' ')
-    v++;
-  if (*v == '-' || *v == '+')
+  if (!plain_number(v, 1) || *v == '-' || *v == '+')
     return -1;
   unsigned long long x = strtoull(v, &end, 0);
   if (*end || end == v || errno)
@@ -127,8 +140,8 @@ static int parse_UINT(const sb_setting_row *row, const char *v, uint64_t *out)
 static int parse_REAL(const sb_setting_row *row, const char *v, double *out)
 {
   char *end;
-  double x = strtod(v, &end);
-  if (*end || end == v || !(x >= row->lo && x <= row->hi))
+  double x = plain_number(v, 0) ? strtod(v, &end) : NAN;
+  if (isnan(x) || *end || end == v || !(x >= row->lo && x <= row->hi))
     return -1;
   *out = x;
   return 0;
@@ -138,6 +151,8 @@ static int parse_BYTES(const sb_setting_row *row, const char *v, size_t *out)
 {
   (void)row;
   char *end;
+  if (!plain_number(v, 0))
+    return -1;
   double x = strtod(v, &end);
   if (end == v)
     return -1;

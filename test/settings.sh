@@ -54,6 +54,16 @@ refused SIMBLAS_POLL_USAGE=0 "a CPU share in (0, 1]"
 # polls, inf after) hung it: only SIMBLAS_POLL_MAX may be unbounded
 refused SIMBLAS_POLL_COST=inf "a duration in seconds >= 0"
 refused SIMBLAS_POLL_GROWTH=inf "a finite number >= 0"
+# spellings the C library skipped over or read as hexadecimal, and
+# simblas-hpl refuses (settings.py's parse): ' 5', ' 64M', '0x10' seconds
+refused "SIMBLAS_BACKEND_THREADS= 5" "a number of threads >= 1"
+refused "SIMBLAS_SEED= 5" "a whole number >= 0"
+refused "SIMBLAS_POLL_COST= 1e-7" "a duration in seconds >= 0"
+refused SIMBLAS_POLL_COST=0x10 "a duration in seconds >= 0"
+refused "SIMBLAS_FOLD_BLOCK= 64M" "a size in bytes"
+refused SIMBLAS_FOLD_BLOCK=0x4000000 "a size in bytes"
+refused "SIMBLAS_LAT_FACTOR=0:inf" "a list of size:factor pairs"
+refused "SIMBLAS_BW_FACTOR=65472:0.94; 0:0.81" "a list of size:factor pairs"
 refused SIMBLAS_FOLD_BLOCK=12Q "a size in bytes"
 refused SIMBLAS_LAT_FACTOR=65472:eleven "a list of size:factor pairs"
 refused SIMBLAS_BLOCKING_WAITS=yes "0 or 1"

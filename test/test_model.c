@@ -804,7 +804,9 @@ static void test_network_factors(void **state)
   assert_true(sb_factors_at(&f, 10) == 0.5);
   assert_true(sb_factors_at(&f, 999) == 2);
   assert_true(sb_factors_at(&f, 1000) == 3);
-  const char *bad[] = {"", "12", "12:", ":3", "12:x", "12:0", "12:-1", "-1:2", "1:2,3:4", "1:2;;3:4"};
+  const char *bad[] = {"", "12", "12:", ":3", "12:x", "12:0", "12:-1", "-1:2", "1:2,3:4", "1:2;;3:4",
+                       /* what strtod reads beyond SMPI's lists: inf, white space, hexadecimal */
+                       "0:inf", "inf:1", " 0:1", "0: 1", "0x10:1", "0:0x1p-3"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
     assert_int_equal(sb_factors_parse(bad[i], &f), -1);
 }
