@@ -441,10 +441,14 @@ sb_node *sb_node_parse(FILE *f, const char *name, char *err, size_t errlen)
     nfail(&p, "empty node file (truncated?)");
     goto out;
   }
-  FILE *hf = p.host_f, *af = p.accel_f;
-  p.host_f = p.accel_f = NULL;
+  /* each stream handed over as it is closed: a refused host line left
+   * the accel stream open (a leak) */
+  FILE *hf = p.host_f;
+  p.host_f = NULL;
   if (!(nd->host = mini_model(&p, hf, &p.host_text, &p.host_len)))
     goto out;
+  FILE *af = p.accel_f;
+  p.accel_f = NULL;
   if (!(nd->accel = mini_model(&p, af, &p.accel_text, &p.accel_len)))
     goto out;
   if (check(&p) != 0)
