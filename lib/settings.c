@@ -130,7 +130,9 @@ static int parse_UINT(const sb_setting_row *row, const char *v, uint64_t *out)
   errno = 0;
   if (!plain_number(v, 1) || *v == '-' || *v == '+')
     return -1;
-  unsigned long long x = strtoull(v, &end, 0);
+  /* decimal (a leading 0 too: not octal, as the help says) or 0x hexadecimal */
+  int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+  unsigned long long x = strtoull(v, &end, hex ? 16 : 10);
   if (*end || end == v || errno)
     return -1;
   *out = x;

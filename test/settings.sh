@@ -69,6 +69,7 @@ refused SIMBLAS_LAT_FACTOR=65472:eleven "a list of size:factor pairs"
 refused SIMBLAS_BLOCKING_WAITS=yes "0 or 1"
 
 accepted SIMBLAS_SEED=0x10 SIMBLAS_NOISE=0 SIMBLAS_BACKEND_THREADS=2 SIMBLAS_MERGE=0
+accepted SIMBLAS_SEED=09  # decimal, as the help says (strtoull's base 0 took a leading 0 as octal and refused 09)
 accepted SIMBLAS_FOLD_BLOCK=128M SIMBLAS_POLL_MAX=inf SIMBLAS_POLL_USAGE=0.8 SIMBLAS_ROLL_MERGE=0
 accepted SIMBLAS_LAT_FACTOR="65472:11.6436;0:2.01467" SIMBLAS_BLOCKING_WAITS=1 SIMBLAS_ITERATIONS=3 SIMBLAS_SAMPLES=4
 # empty is unset

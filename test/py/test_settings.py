@@ -88,14 +88,14 @@ class Table(unittest.TestCase):
     def test_values_checked_by_type(self):
         for name, bad in (("SIMBLAS_PIVOT_EVERY", "0"), ("SIMBLAS_MERGE", "yes"), ("SIMBLAS_MODE", "smpy"),
                           ("SIMBLAS_POLL_USAGE", "1.5"), ("SIMBLAS_SEED", "abc"), ("SIMBLAS_FOLD_BLOCK", "64Q"),
-                          # strtoull's reading: 64 bits, and a leading 0 is octal
-                          ("SIMBLAS_SEED", "18446744073709551616"), ("SIMBLAS_SEED", "09")):
+                          # 64 bits
+                          ("SIMBLAS_SEED", "18446744073709551616"), ("SIMBLAS_SEED", "0o7"), ("SIMBLAS_SEED", "0x")):
             with self.subTest(name=name):
                 with self.assertRaisesRegex(CliError, f"{name}='{bad}', which libsimblas refuses"):
                     settings.check_env({name: bad}, self.table)
         settings.check_env({"SIMBLAS_FOLD_BLOCK": "256M", "SIMBLAS_SEED": "0x2a", "SIMBLAS_POLL_COST": "1e-07",
                             "SIMBLAS_LAT_FACTOR": "65472:11.6436;0:2.01467"}, self.table)
-        for seed in ("0", "010", "18446744073709551615", "0xffffffffffffffff"):
+        for seed in ("0", "010", "09", "18446744073709551615", "0xffffffffffffffff"):
             settings.check_env({"SIMBLAS_SEED": seed}, self.table)
 
     def test_needs_checked(self):
@@ -120,8 +120,9 @@ class Table(unittest.TestCase):
             self.assertEqual(cm.exception.status, 1)
 
     def test_c_unsigned(self):
-        self.assertEqual([settings.c_unsigned(v) for v in ("0", "42", "0x2A", "010", "09", "", "-1", " 1", "1e3")],
-                         [0, 42, 42, 8, None, None, None, None, None])
+        # decimal, a leading 0 too (the help says "decimal or 0x hexadecimal"; 010 was octal 8, 09 refused)
+        self.assertEqual([settings.c_unsigned(v) for v in ("0", "42", "0x2A", "010", "09", "", "-1", " 1", "1e3", "0x")],
+                         [0, 42, 42, 10, 9, None, None, None, None, None])
 
 
 def table_env():
@@ -164,7 +165,7 @@ class Accessor(unittest.TestCase):
 
     def test_typed_by_the_row(self):
         for name, text, want in (("SIMBLAS_FREECLOCK", "0", False), ("SIMBLAS_CODE_CLOCK", "1", True),
-                                 ("SIMBLAS_FOLD_BLOCK", "128M", 128 << 20), ("SIMBLAS_SEED", "0x10", 16),
+                                 ("SIMBLAS_FOLD_BLOCK", "128M", 128 << 20), ("SIMBLAS_SEED", "0x10", 16), ("SIMBLAS_SEED", "010", 10),
                                  ("SIMBLAS_POLL_MAX", "inf", float("inf")), ("SIMBLAS_PIVOT_EVERY", "8", 8),
                                  ("SIMBLAS_PROBE", "lagged", "lagged"), ("SIMBLAS_MPIRUN", "/x/mpirun", "/x/mpirun")):
             with self.subTest(name=name), mock.patch.dict(os.environ, {name: text}):

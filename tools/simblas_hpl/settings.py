@@ -139,14 +139,11 @@ UINT_LIMIT = 2 ** 64   # lib/settings.c's UINT values are uint64_t (SIMBLAS_SEED
 
 
 def c_unsigned(value):
-    """What strtoull(value, &end, 0) reads when it reads all of value (as
-    lib/settings.c's UINT does): decimal, 0x hexadecimal or 0 octal; None
-    otherwise."""
+    """What lib/settings.c's UINT reads when it reads all of value: decimal
+    (a leading 0 too, not octal) or 0x hexadecimal; None otherwise."""
     if re.fullmatch(r"0[xX][0-9a-fA-F]+", value):
         return int(value, 16)
-    if re.fullmatch(r"0[0-7]*", value):
-        return int(value, 8)
-    if re.fullmatch(r"[1-9]\d*", value):
+    if re.fullmatch(r"\d+", value):
         return int(value)
     return None
 
