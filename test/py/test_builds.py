@@ -157,6 +157,20 @@ class Builds(Sandbox):
         status, out, err = self.cli("build", "--build-id", "../x")
         self.assertEqual((status, err.count("\n")), (2, 1), err)
         self.assertIn("--build-id '../x': an ID is up to 100 letters", err)
+        # info and run read the manifest of the ID they are given: never one outside the builds' directory
+        self.make_build("other", "/src/hpl-2.3.tar.gz", "t0")
+        outside = os.path.join(os.path.dirname(self.data), "x")
+        os.makedirs(outside)
+        with open(os.path.join(outside, "manifest.json"), "w") as f:
+            json.dump({"binaries": {}}, f)
+        for args, env, said in ((("info", "--build-id", "../x"), None, "--build-id ../x: an ID"),
+                                (("run", "--n", 8000, "--p", 2, "--q", 2, "--build-id", "../x"), None,
+                                 "--build-id ../x: an ID"),
+                                (("info",), {"SIMBLAS_HPL_BUILD": "../x"}, "SIMBLAS_HPL_BUILD=../x: an ID")):
+            with self.subTest(args=args, env=env):
+                status, out, err = self.cli(*args, env=env)
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertIn(said, err)
         # an HPL tree the patches do not apply to: refused in one line naming the patch and the likely
         # cause, the build of that ID left as it was
         d = self.make_build("mine", "/src/hpl-2.3.tar.gz", "t0")

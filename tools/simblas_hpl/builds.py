@@ -88,16 +88,25 @@ def read_series(path):
     return names
 
 
-def check_id(build_id):
-    if not ID_RE.fullmatch(build_id) or build_id == "default":
-        raise CliError(f"--build-id {build_id!r}: an ID is up to 100 letters, digits and . _ + -, starting with a "
-                       "letter or digit (and not 'default')")
+def valid_id(build_id):
+    return bool(ID_RE.fullmatch(build_id)) and build_id != "default"
+
+
+def check_id(build_id, what=None):
+    """build_id, or CliError naming where it came from (what; default
+    --build-id): a path such as ../x would name a directory outside the
+    builds'."""
+    if not valid_id(build_id):
+        raise CliError(f"{what or '--build-id ' + repr(build_id)}: an ID is up to 100 letters, digits and . _ + -, "
+                       "starting with a letter or digit (and not 'default')")
     return build_id
 
 
 def load(build_id):
     """The build of that ID, or None (no manifest, or one that is not a
-    JSON object)."""
+    JSON object, or an ID that is no build's: ../x)."""
+    if not valid_id(build_id):
+        return None
     d = os.path.join(data_root(), build_id)
     try:
         with open(os.path.join(d, "manifest.json")) as f:
@@ -148,6 +157,10 @@ def choose(build_id=None) -> (Optional[Build], Optional[str]):
     the default.  (None, None) when there is no build at all; CliError when
     the one named does not exist, listing those that do."""
     bid, by = (build_id, "--build-id") if build_id else default_id()
+    what = {"--build-id": f"--build-id {bid}", "SIMBLAS_HPL_BUILD": f"SIMBLAS_HPL_BUILD={bid}"}.get(
+        by, f"the default build, {bid},")
+    if bid:
+        check_id(bid, what.rstrip(","))
     builds = all_builds()
     if not builds:
         return None, None
@@ -156,7 +169,5 @@ def choose(build_id=None) -> (Optional[Build], Optional[str]):
                        "or make one the default with: simblas-hpl build --build-id ID --make-default")
     b = load(bid)
     if not b:
-        what = {"--build-id": f"--build-id {bid}", "SIMBLAS_HPL_BUILD": f"SIMBLAS_HPL_BUILD={bid}"}.get(
-            by, f"the default build, {bid},")
         raise CliError(f"{what}: no such HPL build in {data_root()}; the builds: {known(builds)}")
     return b, by
