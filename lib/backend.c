@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@ static struct {
   void *syms[2 * SB_OP_COUNT];
   FILE *trace;
   char *trace_part; /* the file written, renamed to SIMBLAS_TRACE at exit (NULL: written in place) */
+  char *trace_lock; /* SIMBLAS_TRACE.lock, flock'ed while this process writes the trace */
 } be;
 
 static const char *mode_name(void) { return sb_mode_now == SB_MODE_TRACE ? "trace" : "passthrough"; }
@@ -78,8 +80,15 @@ const sb_sink sb_sink_passthrough = {"passthrough", backend_open, NULL, NULL};
  * fails (a full disk) stops the program with the reason.  A path that is
  * not a regular file (/dev/stdout, a pipe, a symbolic link) is written in
  * place. */
+static void trace_unlock(void)
+{
+  if (be.trace_lock)
+    unlink(be.trace_lock);
+}
+
 static _Noreturn void trace_failed(int err)
 {
+  trace_unlock();
   if (be.trace_part)
     unlink(be.trace_part);
   sb_fatal("cannot write the trace %s: %s; no trace was kept: free space there, or set SIMBLAS_TRACE to another path",
@@ -98,10 +107,12 @@ static void trace_close(void)
   if (sb_fatal_called) { /* its line said why the run stopped */
     if (be.trace_part)
       unlink(be.trace_part);
+    trace_unlock();
     return;
   }
   if (!err && be.trace_part && rename(be.trace_part, sb_cfg.trace) != 0)
     err = errno;
+  trace_unlock();
   if (err) {
     /* an exit handler cannot exit(): the program's output flushed, then
      * status 2 as sb_fatal's */
@@ -127,9 +138,22 @@ static void trace_open(const sb_model *m)
     sb_fatal("SIMBLAS_TRACE=%s is a directory; set SIMBLAS_TRACE to a file in it, e.g. %s/calls.csv", path, path);
   if (!in_place) {
     size_t n = strlen(path) + 32;
-    if (!(be.trace_part = malloc(n)))
+    if (!(be.trace_part = malloc(n)) || !(be.trace_lock = malloc(n)))
       sb_fatal("out of memory for the trace's name");
     snprintf(be.trace_part, n, "%s.%ld.part", path, (long)getpid());
+    /* one writer per name: processes sharing SIMBLAS_TRACE (every rank of an
+     * mpirun given one name) would each rename their rows over the others'
+     * at exit, all but the last lost without a word */
+    snprintf(be.trace_lock, n, "%s.lock", path);
+    int lfd = open(be.trace_lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+      sb_fatal("SIMBLAS_TRACE=%s is being written by another process (it holds %s): each would replace the other's "
+               "rows; give each process its own file, e.g. SIMBLAS_TRACE=trace.$OMPI_COMM_WORLD_RANK.csv under mpirun",
+               path, be.trace_lock);
+    if (lfd < 0) { /* (the trace's own open, below, says why the place is not writable) */
+      free(be.trace_lock);
+      be.trace_lock = NULL;
+    } /* else held, by the open descriptor, until the process ends */
   }
   int fd = open(in_place ? path : be.trace_part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0 || !(be.trace = fdopen(fd, "w")))

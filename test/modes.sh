@@ -49,6 +49,20 @@ mkdir "$tmp/tdir"
 out=$(SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/tdir "$prog" 1 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "SIMBLAS_TRACE=$tmp/tdir is a directory" && ok "trace to a directory refused" \
   || ko "trace to a directory: rc=$rc: $out"
+# two processes given one SIMBLAS_TRACE (every rank of an mpirun): each
+# would rename its rows over the other's; the one that finds the name taken
+# stops at start, saying so (the other's lock held here by flock(1))
+cp "$tmp/t.csv" "$tmp/t.before"
+flock -o "$tmp/t.csv.lock" sleep 5 & holder=$!  # -o: the lock is flock's alone, released when it is killed
+i=0; while [ ! -e "$tmp/t.csv.lock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+out=$(SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/t.csv "$prog" 3 2>&1 >/dev/null); rc=$?
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] \
+  && echo "$out" | grep -q "SIMBLAS_TRACE=$tmp/t.csv is being written by another process" \
+  && cmp -s "$tmp/t.csv" "$tmp/t.before" && ok "trace: a name another process writes is refused: $out" \
+  || ko "trace: a name another process writes: rc=$rc: $out"
+SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/t.csv "$prog" 3 > /dev/null 2>&1 && [ ! -e "$tmp/t.csv.lock" ] \
+  && ok "trace: the name free again, a run writes it and leaves no lock" || ko "trace: after the lock: $(ls "$tmp")"
 [ -z "$(ls "$tmp" | grep '\.part$')" ] && ok "trace: no .part file left by a finished run" \
   || ko "trace: .part files left: $(ls "$tmp" | grep '\.part$')"
 
