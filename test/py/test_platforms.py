@@ -294,6 +294,10 @@ class EnergyPlatform(Sandbox):
         self.assertEqual(status, 2, err)
         self.assertIn("host b of", err)
         self.assertIn("'100-200', which SimGrid's energy plugin does not read", err)
+        # Python's float() reads 1_00 as 100; SimGrid's strtod stops at the _ and aborts after launch
+        status, out, err = self.energy_run(self.xml(a=WATTS, b=bad.replace("100-200", "1_00:120:200"), cluster=WATTS))
+        self.assertEqual(status, 2, err)
+        self.assertIn("'1_00:120:200', which SimGrid's energy plugin does not read", err)
         two = '<prop id="wattage_per_state" value="100:200, 90:150"/>'   # two pstates, IDLE:ALLCORES each
         # two pstates of watts for one speed were taken, and SimGrid's plugin
         # aborted after launch: "Invalid XML file. Found 2 energetic profiles for 1 pstates"

@@ -303,10 +303,10 @@ def check_wattage(path, hostlist):
             raise CliError(f"--energy platform: host {h} of {path} runs ranks and has no wattage_per_state "
                            f"property, so SimGrid would count its energy as 0 J; give it (or its <cluster>) {form}, "
                            "or drop --energy")
-        try:
-            states = [[float(x) for x in state.split(":")] for state in text.split(",")]
-        except ValueError:
-            states = [[]]
+        # a plain decimal number each, white space before it as strtod skips (Python's float() took 1_00,
+        # which SimGrid's parser refuses after launch)
+        states = [[float(x) if re.fullmatch(units.NUMBER, x.lstrip()) else math.nan for x in state.split(":")]
+                  for state in text.split(",")]
         if any(len(v) not in (2, 3) or not all(w >= 0 and math.isfinite(w) for w in v) for v in states):
             raise CliError(f"--energy platform: host {h} of {path} has wattage_per_state {text!r}, which SimGrid's "
                            f"energy plugin does not read; give {form}, pstates separated by ','")

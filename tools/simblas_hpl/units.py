@@ -20,6 +20,7 @@ LAT_UNITS = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "m": 60, "
 BW_RANGE = (1.0, 1e15)      # B/s: 8 bps to 8000 Tbps
 LAT_RANGE = (0.0, 1.0)      # s
 _NUM = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+NUMBER = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"  # a plain decimal number >= 0, as SimGrid's files take it
 _WHAT = {
     "bandwidth": ("10Gbps, 1.25GBps, 100MBps",
                   "bps, kbps, Mbps, Gbps, Tbps (bits/s), Bps, kBps, MBps, GBps, TBps (bytes/s), or Kibps... Tibps, "
