@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,22 @@ static void trace_open(const sb_model *m)
     if (lfd < 0) { /* (the trace's own open, below, says why the place is not writable) */
       free(be.trace_lock);
       be.trace_lock = NULL;
-    } /* else held, by the open descriptor, until the process ends */
+    } else { /* held, by the open descriptor, until the process ends; so the
+              * .part files of this name are those of runs killed before
+              * their exit, which nothing will finish: removed */
+      size_t gn = strlen(path) + 16;
+      char *pat = malloc(gn);
+      glob_t g;
+      if (pat) {
+        snprintf(pat, gn, "%s.*.part", path);
+        if (glob(pat, GLOB_NOSORT, NULL, &g) == 0) {
+          for (size_t i = 0; i < g.gl_pathc; i++)
+            unlink(g.gl_pathv[i]);
+          globfree(&g);
+        }
+        free(pat);
+      }
+    }
   }
   int fd = open(in_place ? path : be.trace_part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0 || !(be.trace = fdopen(fd, "w")))

@@ -35,7 +35,9 @@ cp "$tmp/t.csv" "$tmp/t.before"
 SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/t.csv timeout -s INT 1 "$prog" 100000000 > /dev/null 2>&1
 cmp -s "$tmp/t.csv" "$tmp/t.before" && ok "trace: an interrupted run leaves the earlier trace as it was" \
   || ko "trace: an interrupted run changed $tmp/t.csv: $(tail -c 80 "$tmp/t.csv")"
-rm -f "$tmp"/t.csv.*.part
+# its rows are left aside (t.csv.PID.part) until the next trace of that name removes them (below)
+ls "$tmp"/t.csv.*.part > /dev/null 2>&1 && ok "trace: an interrupted run's rows are left aside, not under the name" \
+  || ko "trace: no .part after an interrupted run: $(ls "$tmp")"
 for calls in 1 1000; do # the last rows at exit, rows during the run
   out=$(SIMBLAS_MODE=trace SIMBLAS_TRACE=/dev/full "$prog" $calls 2>&1 >/dev/null | grep -v '^stats '); rc=$?
   [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q "cannot write the trace /dev/full: No space left on device" \
@@ -63,7 +65,7 @@ kill $holder 2>/dev/null; wait $holder 2>/dev/null
   || ko "trace: a name another process writes: rc=$rc: $out"
 SIMBLAS_MODE=trace SIMBLAS_TRACE=$tmp/t.csv "$prog" 3 > /dev/null 2>&1 && [ ! -e "$tmp/t.csv.lock" ] \
   && ok "trace: the name free again, a run writes it and leaves no lock" || ko "trace: after the lock: $(ls "$tmp")"
-[ -z "$(ls "$tmp" | grep '\.part$')" ] && ok "trace: no .part file left by a finished run" \
+[ -z "$(ls "$tmp" | grep '\.part$')" ] && ok "trace: no .part file left by a finished run (nor the interrupted one's)" \
   || ko "trace: .part files left: $(ls "$tmp" | grep '\.part$')"
 
 # -- noise: a model with sigma
