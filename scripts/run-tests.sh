@@ -17,6 +17,7 @@ failed_logs() {
   for t in "$1"/test/*.trs "$1"/test/*/*.trs; do
     grep -q '^:test-result: \(FAIL\|ERROR\)' "$t" 2>/dev/null && { echo "---- ${t%.trs}.log"; tail -40 "${t%.trs}.log"; }
   done
+  return 0 # (the loop's last grep, a test that passed, would end the script here under set -e, status 1, not make's)
 }
 
 echo "== sanitizer build (address, undefined) =="
