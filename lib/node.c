@@ -629,7 +629,10 @@ sb_node_cost sb_node_time(const sb_node *nd, const sb_model *m, const sb_coefs *
     *hfree = 0;
   double th = (*hfree > 0 ? host_time(nd, m, co, &host) : 0) + merge_time(nd, c, (double)(total - *hfree));
   double tc = 0, td = *dfree > 0 ? device_side(nd, &dev, &tc) : 0;
-  cost.t = th > td ? th : td;
+  /* bounded as the model's predictions are: the link's and the merge's
+   * parts are not (a link of bandwidth=1e-300 made a call's time inf, and
+   * sizes near 2^31 pushed it past the bound) */
+  cost.t = fmin(th > td ? th : td, SB_MODEL_MAX_SECONDS);
   cost.busy = tc * acc;
   return cost;
 }

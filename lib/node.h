@@ -41,8 +41,9 @@ SB_HIDDEN void sb_node_free(sb_node *nd);
 SB_HIDDEN const char *sb_node_name(const sb_node *nd);
 
 /* a call on the node: its time (seconds, the model's clock: the reference
- * host's), whether it was offloaded, and the accelerators' busy seconds
- * (the sum over the rank's devices) */
+ * host's; finite, >= 0 and at most SB_MODEL_MAX_SECONDS, as the model's),
+ * whether it was offloaded, and the accelerators' busy seconds (the sum
+ * over the rank's devices, at most their count times the call's time) */
 typedef struct sb_node_cost {
   double t, busy;
   int offloaded;

@@ -304,6 +304,43 @@ static void test_offload_link(void **state)
   sb_model_free(m);
 }
 
+/* a composed time is bounded as the model's predictions are
+ * (SB_MODEL_MAX_SECONDS): the link's and the merge's parts were not, so a
+ * link of bandwidth=1e-300 (or merge=1e-300) gave a dgemm of 1000^3 an
+ * infinite time, and a link of 8 GB/s a dgemm of (2^31-1)^3 1.0001e14 s
+ * (found by test/fuzz/fuzz_node.c) */
+static void test_offload_bounded(void **state)
+{
+  (void)state;
+  char err[256];
+  sb_model *m = model();
+  const char *base = "simblas-node 1\nflops 1\nbandwidth 1\nhost dgemm mnk=1e-11\naccel dgemm mnk=2e-12\n"
+                     "offload dgemm\naccelerators 2\n";
+  const char *const tails[] = {"share 0\nlink bandwidth=1e-300 latency=1e-5\nend\n",
+                               "share 0.5\nlink bandwidth=1e9 latency=1e-5 c=out merge=1e-300\nend\n",
+                               "share balanced\nlink bandwidth=1e-300 latency=1e-5 c=out merge=1e-300\nend\n",
+                               "share 0.2\nlink bandwidth=8e9 latency=1e-5\nend\n",
+                               "share 0\nlink bandwidth=1e9 latency=1e308\nend\n"};
+  const int64_t max = INT64_C(2147483647);
+  const int64_t sizes[][3] = {{1000, 1000, 1000}, {max, max, max}, {1, max, 1}};
+  char text[512];
+  for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+    snprintf(text, sizeof text, "%s%s", base, tails[i]);
+    sb_node *nd = node(text, err, sizeof err);
+    assert_non_null(nd);
+    for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++) {
+      sb_call g = call("dgemm", sizes[j][0], sizes[j][1], sizes[j][2], 0);
+      sb_node_cost c = sb_node_time(nd, m, sb_model_coefs(m, 0, g.op), &g);
+      if (!(isfinite(c.t) && c.t >= 0 && c.t <= SB_MODEL_MAX_SECONDS && isfinite(c.busy) && c.busy >= 0 &&
+            c.busy <= 2 * c.t))
+        fail_msg("tails[%zu]: dgemm (%lld, %lld, %lld): t = %.17g, busy = %.17g", i, (long long)g.m, (long long)g.n,
+                 (long long)g.k, c.t, c.busy);
+    }
+    sb_node_free(nd);
+  }
+  sb_model_free(m);
+}
+
 static void test_refused(void **state)
 {
   (void)state;
@@ -364,7 +401,8 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_split),          cmocka_unit_test(test_host_lines), cmocka_unit_test(test_offload_included),
-      cmocka_unit_test(test_offload_split), cmocka_unit_test(test_offload_link), cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_offload_split), cmocka_unit_test(test_offload_link), cmocka_unit_test(test_offload_bounded),
+      cmocka_unit_test(test_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
