@@ -343,6 +343,10 @@ static int check(nparser *p)
         return nfail(p, "offload %s, but the accelerator has no rate for %s: give it one ('accel %s TERM=COEFFICIENT "
                         "...', its time on one device) or do not offload %s",
                      name, name, name, name);
+      if (!nd->accel->sets[0]->line[op]) /* the Left side's (a Right side without its own line takes it) */
+        return nfail(p, "offload %s, but the accelerator has a rate for %s%s only: give its Left side's too ('accel "
+                        "%s TERM=COEFFICIENT ...'), which %s%s takes when it has no line of its own",
+                     name, name, SB_RIGHT_SUFFIX, name, name, SB_RIGHT_SUFFIX);
       int splits = sb_ops[op].shape == SB_SHAPE_GEMM || sb_ops[op].shape == SB_SHAPE_SIDED;
       if (!splits && nd->share_kind != SHARE_INCLUDED && !(nd->share_kind == SHARE_FIXED && nd->share == 0))
         return nfail(p, "offload %s: a %s call is not split between host and devices (only gemm-like and "

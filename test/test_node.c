@@ -374,6 +374,11 @@ static void test_refused(void **state)
   expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\naccel dgemv mn=1e-12\noffload dgemv\n"
                "share 0.5\nlink none\nend\n",
                "offload dgemv: a gemv call is not split");
+  /* the Right side's rate alone: a Left-side dtrsm was offloaded and timed by the accel lines' flop-count
+   * fallback, at 1 flop/s (dtrsm 384 x 384: 147456 s; found by test/fuzz/fuzz_node.c) */
+  expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\naccel dtrsm.right mnk=3e-9\noffload dtrsm m>24\n"
+               "share balanced\nlink bandwidth=1e12 latency=1e-5\nend\n",
+               "test.node:6: offload dtrsm, but the accelerator has a rate for dtrsm.right only");
   expect_error("simblas-node 1\nflops 2\nbandwidth 1\nshare 1.5\nend\n", "'share' is the host's part");
   expect_error("simblas-node 1\nflops 2\nbandwidth 1\naccelerators 1\nend\n",
                "test.node:4: 'accelerators' without any offload rule");

@@ -266,6 +266,11 @@ class Compose(Sandbox):
         listed = self.node(base + "[accelerator.offload]\npolicy = \"always\"\nroutines = [\"dgemm\", \"dtrsm\"]\n"
                            "host_share = 0.25\n")
         self.refused(r"no rate for dtrsm \(accelerator\.0\.dtrsm\), and it offloads them", listed)
+        # the Right side's rate alone (MN2): libsimblas timed the Left-side calls at 1 flop/s, now refuses it
+        right = self.node(base + 'dtrsm = { model = "linear", term = "MN2", alpha = 1e-13 }\n'
+                          '[accelerator.offload]\npolicy = "always"\nhost_share = 0.25\n', "right.toml")
+        self.refused(r"accelerator\.0\.dtrsm is the Right side's rate only \(term MN2\), and the accelerator runs "
+                     r"dtrsm's Left-side calls too", right)
         ok = self.node(base + "[accelerator.offload]\npolicy = \"always\"\nhost_share = 0.25\n")
         c = self.compose(ok)
         self.assertIn("accel dgemm mnk=1e-13", c.text)

@@ -490,8 +490,11 @@ def compose(path, model_path, ranks_per_node=1, energy=None, ranks_by="--cores-p
         if routines:
             lines.append(f"accelerators {per_rank_acc}")
             for x in routines:
-                for ln in rate_lines(doc, f"{a}.{x}", x):
-                    lines.append(f"accel {ln}")
+                rates = rate_lines(doc, f"{a}.{x}", x)
+                if all(ln.startswith(x + ".right") for ln in rates):   # libsimblas refuses it too (lib/node.c)
+                    doc.fail(f"{a}.{x}", f"is the Right side's rate only (term MN2), and the accelerator runs "
+                                         f"{x}'s Left-side calls too (HPL's): give the Left side's (term M2N)")
+                lines += [f"accel {ln}" for ln in rates]
                 bounds = ""
                 if policy == "threshold":
                     mn = doc.raw(f"{a}.offload.{x}_min")
