@@ -3,7 +3,8 @@
  * bytes given as a model file.  A finding is any of:
  *   - a memory error, undefined behaviour or a leak (the sanitizers);
  *   - a refused file whose message does not name it ("fuzz.model:LINE: "
- *     or "fuzz.model: " and a reason, on one line);
+ *     with a line of the file, or "fuzz.model: ", and a reason, on one
+ *     line);
  *   - for an accepted file, a prediction of a routine (every op, both
  *     sides, every set, sizes from 0 to 2^31-1 and around every piece's
  *     bound) that is not finite, is negative or exceeds
@@ -15,37 +16,15 @@
  * Seeds: test/fuzz/seeds/ and the built models/default.model; bench/fuzz-model
  * runs it long, test/fuzz-model.sh briefly in make check.
  */
-#include <math.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+#define FUZZ_PROG "fuzz_model"
+#include "fuzz.h"
 #include "model.h"
 
 #define NAME "fuzz.model"
-#define MAXSIZE INT64_C(2147483647)
-
-static _Noreturn void finding(const char *fmt, ...)
-{
-  va_list ap;
-  fputs("fuzz_model: FINDING: ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  abort();
-}
 
 static sb_model *parse(const char *text, size_t len, const char *name, char *err, size_t errlen)
 {
-  static const char empty[1] = "";
-  FILE *f = fmemopen(len ? (void *)text : (void *)empty, len ? len : 1, "r");
-  if (!f)
-    finding("fmemopen failed");
-  if (!len)
-    fgetc(f); /* an empty file: fmemopen wants a size of 1 at least */
+  FILE *f = fuzz_open(text, len);
   sb_model *m = sb_model_parse(f, name, err, errlen);
   fclose(f);
   return m;
@@ -59,8 +38,6 @@ typedef struct preds {
   int compare;
   const char *what;
 } preds;
-
-static int64_t clamp_size(double s) { return s < 0 ? 0 : s > (double)MAXSIZE ? MAXSIZE : (int64_t)s; }
 
 static void record(preds *p, double x, const sb_call *c, const char *kind)
 {
@@ -140,35 +117,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   char err[1024] = "";
   sb_model *a = parse((const char *)data, size, NAME, err, sizeof err);
   if (!a) {
-    size_t nl = strlen(NAME);
-    const char *why = err + nl + 2;
-    if (strncmp(err, NAME, nl) || (err[nl] != ':') || strchr(err, '\n'))
-      finding("a refusal that does not name the file on one line: \"%s\"", err);
-    if (err[nl + 1] != ' ') { /* NAME:LINE: reason */
-      char *end;
-      long line = strtol(err + nl + 1, &end, 10);
-      if (line < 1 || strncmp(end, ": ", 2))
-        finding("a refusal without its line: \"%s\"", err);
-      why = end + 2;
-    }
-    if (strlen(why) < 8)
-      finding("a refusal without a reason: \"%s\"", err);
+    check_refusal(err, NAME, data, size);
     return 0;
   }
-  /* shapes: the edges and a few drawn from the input */
-  int64_t shape[24][3] = {{0, 0, 0}, {1, 1, 1}, {2, 3, 7}, {384, 384, 384}, {1000, 10, 384}, {4096, 4096, 128},
-                          {46341, 46341, 46341}, {65536, 65536, 65536}, {100, 100000, 1},
-                          {MAXSIZE, MAXSIZE, MAXSIZE}, {MAXSIZE, 1, 1}, {1, MAXSIZE, 1}, {1, 1, MAXSIZE},
-                          {MAXSIZE, MAXSIZE, 0}, {0, MAXSIZE, MAXSIZE}, {MAXSIZE, 0, MAXSIZE}};
-  int nshape = 16;
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < size; i++)
-    h = (h ^ data[i]) * 1099511628211ull;
-  for (; nshape < 24; nshape++)
-    for (int d = 0; d < 3; d++) {
-      h = h * 6364136223846793005ull + 1442695040888963407ull;
-      shape[nshape][d] = clamp_size(exp2((double)(h >> 11) * 0x1p-53 * 31) - 1);
-    }
+  int64_t shape[NSHAPES][3];
+  fuzz_shapes(shape, data, size);
+  int nshape = NSHAPES;
   preds p = {.what = "prediction"};
   predict_all(&p, a, (const int64_t (*)[3])shape, nshape);
   /* the round trip */
