@@ -626,18 +626,30 @@ sb_node_cost sb_node_time(const sb_node *nd, const sb_model *m, const sb_coefs *
       s = isinf(rh) ? 1 : isinf(rd) ? 0 : rh / (rh + acc * rd);
     }
   }
-  /* each device gets an equal part of the rest, whole columns (rows) */
-  *dfree = (int64_t)ceil((1 - s) * (double)total / acc);
-  *hfree = total - acc * *dfree;
-  if (*hfree < 0)
-    *hfree = 0;
-  double th = (*hfree > 0 ? host_time(nd, m, co, &host) : 0) + merge_time(nd, c, (double)(total - *hfree));
-  double tc = 0, td = *dfree > 0 ? device_side(nd, &dev, &tc) : 0;
-  /* bounded as the model's predictions are: the link's and the merge's
-   * parts are not (a link of bandwidth=1e-300 made a call's time inf, and
-   * sizes near 2^31 pushed it past the bound) */
-  cost.t = fmin(th > td ? th : td, SB_MODEL_MAX_SECONDS);
-  cost.busy = tc * acc;
+  /* each device gets an equal part of the rest, whole columns (rows):
+   * rounded up; balanced, rounded up or down, whichever ends sooner (up
+   * alone gave a device much slower than the host one column, a call far
+   * longer than on the host alone) */
+  const double exact = (1 - s) * (double)total / acc;
+  const int64_t parts[2] = {(int64_t)ceil(exact), (int64_t)floor(exact)};
+  const int tries = nd->share_kind == SHARE_BALANCED && parts[1] != parts[0] ? 2 : 1;
+  cost.t = HUGE_VAL;
+  for (int i = 0; i < tries; i++) {
+    *dfree = parts[i];
+    *hfree = total - acc * *dfree;
+    if (*hfree < 0)
+      *hfree = 0;
+    double th = (*hfree > 0 ? host_time(nd, m, co, &host) : 0) + merge_time(nd, c, (double)(total - *hfree));
+    double tc = 0, td = *dfree > 0 ? device_side(nd, &dev, &tc) : 0;
+    /* bounded as the model's predictions are: the link's and the merge's
+     * parts are not (a link of bandwidth=1e-300 made a call's time inf, and
+     * sizes near 2^31 pushed it past the bound) */
+    double t = fmin(th > td ? th : td, SB_MODEL_MAX_SECONDS);
+    if (t < cost.t) {
+      cost.t = t;
+      cost.busy = tc * acc;
+    }
+  }
   return cost;
 }
 

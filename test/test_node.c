@@ -203,6 +203,18 @@ static void test_offload_split(void **state)
   assert_close(c.t, alone, 0.02);
   sb_node_free(nd);
 
+  /* balanced with a device far slower than the host: its fair part is a
+   * hundredth of a column, rounded down to none, not up to one column that
+   * alone takes 1 s (the call ran 100 times longer than on the host alone) */
+  assert_non_null(nd = node("simblas-node 1\nflops 1\nbandwidth 1\nhost dgemm mnk=1e-11\naccel dgemm mnk=1e-6\n"
+                            "offload dgemm\nlink bandwidth=1e12 latency=1e-9\naccelerators 1\nshare balanced\nend\n",
+                            err, sizeof err));
+  sb_call sq = call("dgemm", 1000, 1000, 1000, 0);
+  c = sb_node_time(nd, m, sb_model_coefs(m, 0, sq.op), &sq);
+  assert_close(c.t, 1e-11 * 1e9, 1e-12);
+  assert_close(c.busy + 1, 1, 0);
+  sb_node_free(nd);
+
   /* share 1: all on the host, whatever the rule */
   snprintf(text, sizeof text, "%saccelerators 1\nshare 1\nend\n", base);
   assert_non_null(nd = node(text, err, sizeof err));
