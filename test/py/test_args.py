@@ -264,6 +264,21 @@ class Refused(Sandbox):
                      ".*17 x 4 covers the loop", *run, "--iterations", 18, "--samples", 4, "--engine", "local",
                      "--xhpl", self.xhpl)
 
+    def test_passes_beyond_the_loop(self):
+        """More passes than panel iterations left strata without one: the
+        run was simulated, then failed saying to rebuild HPL (status 1);
+        one pass of the whole loop was every iteration simulated, and its
+        extrapolation reported 3-6% below them."""
+        run = ("run", "--n", 1000, "--nb", 128, "--p", 2, "--q", 2, "--xhpl", self.xhpl)
+        self.refused(re.escape("--samples 16 exceeds the run's 8 panel iterations (N/NB): give --samples 8 or "
+                               "fewer"), *run, "--iterations", 2, "--samples", 16)
+        self.refused(re.escape("--samples 9 exceeds the run's 8 panel iterations"), *run, "--iterations", 2,
+                     "--samples", 9, "--engine", "local")
+        for samples in ((), ("--samples", 1)):
+            self.refused(re.escape("--iterations 8 is the whole run's 8 panel iterations (N/NB): run it in full "
+                                   "(drop --iterations)"), *run, "--iterations", 8, *samples)
+        self.assertFalse(os.path.exists(self.called), "smpirun was called")
+
     def test_short_passes(self):
         """Sampled passes shorter than doc/scale.md's rule (K = 2 lcm(P,Q) + 1)
         are warned about, naming the rule's K and its cost; passes that

@@ -404,6 +404,11 @@ def make_plan(o):
         # a full run in S passes, pass s from its stratum's start), not
         # overlap beyond
         cover = -(-total // samples) + max(depth, 1) if (samples or 1) > 1 else total
+        if (samples or 1) <= 1 and iters == total:
+            # one pass of the whole loop: every iteration simulated, and
+            # an extrapolation of it would differ from what was (-3 to -6%)
+            raise CliError(f"--iterations {iters} is the whole run's {total} panel iterations (N/NB): run it in "
+                           "full (drop --iterations) or sample fewer")
         if iters > total or iters > cover:
             raise CliError(f"--iterations {iters}" + (f" x --samples {samples}" if samples else "") +
                            f" exceeds the run's {total} panel iterations (N/NB): run it in full "
@@ -415,6 +420,9 @@ def make_plan(o):
             raise CliError("--samples S samples the run in S passes of --iterations K iterations: give --iterations")
         if samples < 1:
             raise CliError(f"--samples {samples}: must be >= 1")
+        if samples > total:  # strata without an iteration: no estimate, after the whole simulation
+            raise CliError(f"--samples {samples} exceeds the run's {total} panel iterations (N/NB): give "
+                           f"--samples {total} or fewer")
         short = short_passes(iters, samples, p, q, total, depth)
         if short:
             note(f"warning: {short}")
