@@ -274,6 +274,16 @@ class Refused(Sandbox):
                                "fewer"), *run, "--iterations", 2, "--samples", 16)
         self.refused(re.escape("--samples 9 exceeds the run's 8 panel iterations"), *run, "--iterations", 2,
                      "--samples", 9, "--engine", "local")
+        # 16 iterations, 16 passes at depth 1: the last holds its priming iteration only (status 1, after the
+        # run, "rebuild HPL"; with --engine its job failed saying another BLAS shadowed libsimblas)
+        self.refused(re.escape("--samples 16 on 16 panel iterations: the last pass would hold only its look-ahead's "
+                               "priming iteration(s) (depth 1) and count none; give --samples 15 or fewer"),
+                     "run", "--n", 2000, "--nb", 128, "--p", 2, "--q", 2, "--xhpl", self.xhpl, "--iterations", 2,
+                     "--samples", 16)
+        # depth 0, one iteration a pass: the one entered at once, 14.242 Gflops in one process, 14.5717 in jobs
+        self.refused(re.escape("--iterations 1 --samples 4 at look-ahead depth 0: a pass from the middle of the "
+                               "loop would count only its first iteration"), "run", "--n", 3000, "--nb", 128, "--p",
+                     4, "--q", 1, "--xhpl", self.xhpl, "--iterations", 1, "--samples", 4)
         for samples in ((), ("--samples", 1)):
             self.refused(re.escape("--iterations 8 is the whole run's 8 panel iterations (N/NB): run it in full "
                                    "(drop --iterations)"), *run, "--iterations", 8, *samples)

@@ -423,6 +423,18 @@ def make_plan(o):
         if samples > total:  # strata without an iteration: no estimate, after the whole simulation
             raise CliError(f"--samples {samples} exceeds the run's {total} panel iterations (N/NB): give "
                            f"--samples {total} or fewer")
+        if samples > 1 and iters * samples >= total and total - (samples - 1) * total // samples <= depth:
+            # covering passes: the last one, from its stratum's start, holds
+            # its priming iterations only (no estimate, after the simulation)
+            fit = max(s for s in range(1, samples) if total - (s - 1) * total // s > depth)
+            raise CliError(f"--samples {samples} on {total} panel iterations: the last pass would hold only its "
+                           f"look-ahead's priming iteration(s) (depth {depth}) and count none; give --samples {fit} "
+                           "or fewer")
+        if samples > 1 and depth == 0 and iters == 1:
+            raise CliError(f"--iterations 1 --samples {samples} at look-ahead depth 0: a pass from the middle of the "
+                           "loop would count only its first iteration, which every rank enters at once (-1% to +33% "
+                           "at Stampede's scale, doc/scale.md; one process and --engine's jobs differ there): give "
+                           "--iterations 2 or more")
         short = short_passes(iters, samples, p, q, total, depth)
         if short:
             note(f"warning: {short}")
