@@ -342,9 +342,11 @@ def no_iteration_log(workdir):
                     "rebuild HPL with this SimBLAS: simblas-hpl build --force", 1, kept=workdir)
 
 
-def apply_extrapolation(summary, ex, plan):
+def apply_extrapolation(summary, ex, plan, setup_s=None):
     """A sampled run's summary: the extrapolation ex (extrapolate_runs) in
-    place of HPL's partial figures, which become partial_*."""
+    place of HPL's partial figures, which become partial_*.  setup_s: the
+    simulated time outside HPL's (by default the summary's simulated time
+    less HPL's; S runs of one pass each: one run's)."""
     summary.update(ex)
     summary["iterations"] = plan.iterations
     summary["solve"] = "skipped" if plan.skips_solve else "measured"
@@ -362,7 +364,8 @@ def apply_extrapolation(summary, ex, plan):
         # power of that part (setup included) over the extrapolated time
         for k in ("energy_j", "energy_used_hosts_j", "energy_idle_hosts_j", "energy_per_host_j"):
             summary["partial_" + k] = summary.pop(k)
-        setup = max(0.0, (summary.get("simulated_time_s") or 0) - summary["partial_hpl_time_s"])
+        setup = setup_s if setup_s is not None else max(0.0, (summary.get("simulated_time_s") or 0) -
+                                                        summary["partial_hpl_time_s"])
         if summary.get("avg_power_w"):
             summary["energy_j"] = summary["extrapolated_energy_j"] = round(
                 summary["avg_power_w"] * (ex["extrapolated_hpl_time_s"] + setup), 3)

@@ -166,7 +166,9 @@ def combine(plan, summaries):
                                     for h in last["energy_per_host_j"]}
         out["simulated_time_s"] = sim
         out["avg_power_w"] = out["energy_j"] / sim if sim else None
-    results.apply_extrapolation(out, ex, plan)
+    # the set-up outside HPL's time, once (not the other passes' time too)
+    setup = max(0.0, (last.get("simulated_time_s") or 0) - last["partial_hpl_time_s"])
+    results.apply_extrapolation(out, ex, plan, setup_s=setup)
     out["engine"] = {
         "jobs": len(summaries),
         "slowest_job_wall_s": round(max(walls), 3),
