@@ -259,6 +259,16 @@ class Refused(Sandbox):
                                             "the passes (made if need be)\n"))
         self.refused("--dry-run shows one simulation's command: drop --engine", *run, "--iterations", 9,
                      "--samples", 4, "--engine", "local", "--dry-run")
+        # a node with an accelerator: every pass failed after its run (KeyError: 'extrapolated_hpl_time_s')
+        node = self.path("acc.toml")
+        with open(node, "w") as f:
+            f.write('schema = "simblas-node/0.1"\n[cpu]\ncores = 1\nspeed_relative = 1\nbandwidth_relative = 1\n'
+                    '[[accelerator]]\ncount = 1\ndgemm = { model = "linear", term = "MNK", alpha = 1e-12 }\n'
+                    'link = { bandwidth_gbs = 10, latency_us = 5 }\n'
+                    '[accelerator.offload]\npolicy = "always"\nhost_share = 0\n')
+        self.refused("--engine local with --node's accelerators: their busy time and energy are not combined over "
+                     "the passes; drop --engine", *run, "--iterations", 9, "--samples", 4, "--engine", "local",
+                     "--node", node, "--xhpl", self.xhpl)
         # 63 panel iterations: 4 passes of 16 cover them (a full run in 4 jobs); 17 overlap
         self.refused(re.escape("--iterations 18 x --samples 4 exceeds the run's 63 panel iterations (N/NB)") +
                      ".*17 x 4 covers the loop", *run, "--iterations", 18, "--samples", 4, "--engine", "local",

@@ -37,6 +37,11 @@ OTHERS_POLL_S = 5.0   # passes run by another command: how often to look
 def check(plan, engine_name, keep):
     """The engine can spread this run: before anything is written."""
     check_args(plan.iterations, plan.samples, engine_name, keep)
+    if plan.node and plan.node.accelerators_per_node:
+        # a pass's summary would scale the accelerators' busy time to an
+        # extrapolation it does not make (every pass failed, after its run)
+        raise CliError(f"--engine {engine_name} with --node's accelerators: their busy time and energy are not "
+                       "combined over the passes; drop --engine (one process runs the passes)")
 
 
 def check_engine_args(engine_name, jobs, slurm_opt, jobs_with=("local",)):
