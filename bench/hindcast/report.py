@@ -29,7 +29,7 @@ def row(label, path, published):
         if ex and abs(ex["extrapolated_hpl_time_s"] - t) > 1e-6 * t:
             print(f"{label}: note: recomputed {ex['extrapolated_hpl_time_s']:.1f} s against the JSON's {t:.1f} s")
     us = f"{u['s']:,.0f} s ({u['relative']:.1%}; sampling {u['sampling_s']:,.0f}, interpolation " \
-         f"{u['interpolation_s']:,.0f})" if u else "none (full run)"
+         f"{u['interpolation_s']:,.0f})" if u and u["s"] is not None else "none (one pass)" if u else "none (full run)"
     err = t / published - 1
     print(f"{label:10s} {t:12,.1f} s  {g / 1e3:10,.1f} TFlop/s  +-{us}  published {published:,.2f} s: {err:+.1%}"
           f"  (wall {d['wall_s']:,.0f} s, {d.get('iterations_done', 'all')} iterations)")

@@ -319,6 +319,16 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
             alt += t0 if i <= i0 else t1 if i >= i1 else t0 + (t1 - t0) * (i - i0) / (i1 - i0)
         interp = abs(alt - loop_t_model)
     unc = math.hypot(math.sqrt(sampling2), interp)
+    uncertainty = {"s": round(unc, 3), "relative": round(unc / t, 5) if t > 0 else None,
+                   "sampling_s": round(math.sqrt(sampling2), 3), "interpolation_s": round(interp, 3),
+                   "sampling_method": method}
+    if S == 1:
+        # the first K iterations alone: nothing measures how the later ones
+        # fall (4-28% off, doc/scale.md), and a pass of one counted
+        # iteration has no spread either: 0 would claim an exact estimate
+        uncertainty = {"s": None, "relative": None, "sampling_s": None if single else uncertainty["sampling_s"],
+                       "interpolation_s": None, "sampling_method": "none: one pass, the first iterations, shows "
+                       "nothing of how the later ones fall"}
     return {
         "iterations_done": sum(sg["marks"][-1][0] - sg["marks"][0][0] for _, sg in segs if sg["marks"]),
         "iterations_total": total,
@@ -330,9 +340,7 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
         "extrapolated_wall_s": round(w, 3),
         "extrapolated_hpl_time_s": t,
         "extrapolated_gflops": flops / t / 1e9,
-        "extrapolation_uncertainty": {"s": round(unc, 3), "relative": round(unc / t, 5) if t > 0 else None,
-                                      "sampling_s": round(math.sqrt(sampling2), 3),
-                                      "interpolation_s": round(interp, 3), "sampling_method": method},
+        "extrapolation_uncertainty": uncertainty,
         "strata": strata,
     }
 
