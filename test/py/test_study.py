@@ -432,6 +432,24 @@ class Study(EngineCase):
         self.assertIn("1 point(s) lost their worker (killed: kill -9, the OOM killer) and have no result", err)
         self.assertEqual(self.ran(), [])
 
+    def test_points_their_slurm_job_never_ran_are_not_success(self):
+        """A --wait whose job was cancelled (scancel) or killed before it ran
+        its points ended the study 0 done, N to do, status 0."""
+        path = self.write("[base]\nn = 1000\np = 1\nq = 2\n[factors]\nnb = [64, 128]\n", "two.toml")
+        bin_ = self.path("bin")
+        os.makedirs(bin_)
+        for name, body in (("sinfo", "echo local"), ("sbatch", "echo 77"), ("squeue", "exit 0")):  # the job gone
+            with open(os.path.join(bin_, name), "w") as f:
+                f.write(f"#!/bin/sh\n{body}\n")
+            os.chmod(os.path.join(bin_, name), 0o755)
+        status, out, err = self.cli("study", path, "--engine", "slurm", "--wait",
+                                    env={"PATH": bin_ + os.pathsep + self.env["PATH"]})
+        self.assertEqual(status, 1, err)
+        self.assertIn("0 done, 0 running, 0 queued, 0 failed, 2 to do", err)
+        self.assertIn("2 point(s) were not run (their Slurm job ended without them: cancelled, out of time, "
+                      "or a node lost): run the study again to run them", err)
+        self.assertEqual(self.ran(), [])
+
     def test_dir_that_cannot_be(self):
         """--dir on a file's path or in /proc was a traceback; with a comma it
         was accepted and every point failed in SimGrid."""

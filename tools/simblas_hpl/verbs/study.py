@@ -104,7 +104,11 @@ def run(args, path):
     if counts["orphaned"]:
         note(f"{counts['orphaned']} point(s) lost their worker (killed: kill -9, the OOM killer) and have no result "
              "(above); run the study again once their simulators have ended")
-    return 1 if counts["failed"] or counts["orphaned"] or counts["unreadable"] else 0
+    if counts["todo"]:  # a point that ran to its end is done or failed
+        why = ("their Slurm job ended without them: cancelled, out of time, or a node lost" if args.engine == "slurm"
+               else "their worker was killed: see its worker.log")
+        note(f"{counts['todo']} point(s) were not run ({why}): run the study again to run them")
+    return 1 if counts["failed"] or counts["orphaned"] or counts["unreadable"] or counts["todo"] else 0
 
 
 def collect(d, design):
