@@ -376,6 +376,41 @@ class Slurm(EngineCase):
             f.write("")
         self.assertEqual([engine.state(d) for d in dirs], ["todo", "todo", "done"])
 
+    def test_wait_waits_for_points_queued_by_an_earlier_submission(self):
+        """A second --wait while the first array was still queued returned at
+        once, its points queued, as if done (tune then told them failed)."""
+        dirs = self.points(1000, 2000)
+        self.fake("sinfo", "echo local")
+        self.fake("sbatch", "echo 51")
+        self.fake("squeue", f"cat {self.path('live')} 2>/dev/null")
+        with open(self.path("live"), "w") as f:
+            f.write("0\n1\n")
+        engine.run_points(dirs, "slurm", wait=False, say=None)
+        lst = json.loads(self.read(dirs[0], "queued.json"))["list"]
+        # the first job runs its points while the second command waits
+        runner = subprocess.Popen(["sh", "-c", f"sleep 1; for i in 0 1; do SLURM_ARRAY_TASK_ID=$i "
+                                   f"sh {self.path('points', '.engine', 'task.sh')} {lst} 1; done; "
+                                   f": > {self.path('live')}"], env=engine.worker_env(), stdout=subprocess.DEVNULL)
+        self.addCleanup(runner.wait)
+        out = engine.run_points(dirs, "slurm", wait=True, say=self.said.append, poll_s=0.05)
+        self.assertEqual([out.states[d] for d in dirs], ["done", "done"])
+        self.assertEqual(self.ran(), [1000, 2000])
+        self.assertTrue(any("[2/2] done" in s for s in self.said), self.said)
+
+    def test_stopped_waiting_says_how_to_follow_the_job(self):
+        """^C while waiting said `simblas-hpl study status` follows the job,
+        also to run --engine slurm and tune, whose directories are no study."""
+        dirs = self.points(1000)
+        self.fake("sinfo", "echo local")
+        self.fake("sbatch", "echo 52")
+        self.fake("squeue", "echo 0")
+        with mock.patch.object(engine.time, "sleep", side_effect=KeyboardInterrupt):
+            with self.assertRaises(CliError) as c:
+                engine.run_points(dirs, "slurm", wait=True, say=None, follow="run the same command again to collect it")
+        self.assertEqual(c.exception.status, 130)
+        self.assertEqual(str(c.exception), "stopped waiting: Slurm job 52 goes on (scancel 52 stops it); "
+                                           "run the same command again to collect it")
+
     def test_parse_job_id_and_options(self):
         self.assertEqual(engine.parse_job_id("123\n"), "123")
         self.assertEqual(engine.parse_job_id("123;cluster\n"), "123")

@@ -63,6 +63,7 @@ STOP_WAIT_S = 20       # how long stopped workers get to stop their simulators b
 POLL_S = 0.02          # the local engine's look at its workers
 SQUEUE_POLL_S = 1.0    # --wait on Slurm: squeue every second (sbatch --wait polls every 2-10 s)
 LOCAL_SLURM = "sh scripts/local-slurm.sh start"
+FOLLOW = "`simblas-hpl study status` follows it"  # after a ^C while waiting for a study's job
 
 
 # ---- a point's files --------------------------------------------------------------
@@ -346,7 +347,7 @@ def worker_env():
 
 
 def run_points(dirs, engine="local", jobs=None, slurm_opts=(), wait=True, spool=None, per_task=1,
-               retry_failed=True, say=note, poll_s=None):
+               retry_failed=True, say=note, poll_s=None, follow=FOLLOW):
     """Run the points of dirs that are not done (nor running, nor queued in
     a live Slurm job); failed ones again when retry_failed.
 
@@ -358,8 +359,9 @@ def run_points(dirs, engine="local", jobs=None, slurm_opts=(), wait=True, spool=
     engine 'slurm': one sbatch --array job, per_task points per task, with
     the sbatch options slurm_opts (partition, time, memory...); its script,
     point list and task logs go in spool (default: the points' common
-    parent's .engine/).  With wait, polls squeue until the job is gone;
-    else returns once submitted.  An unreachable Slurm is a CliError
+    parent's .engine/).  With wait, polls squeue until the job is gone and
+    no point of dirs is queued or running elsewhere (an earlier job); else
+    returns once submitted.  follow: what a ^C while waiting tells to do.  An unreachable Slurm is a CliError
     (status 2) before anything is submitted.
 
     Returns an Outcome; say(msg) reports progress (None: silence)."""
@@ -370,7 +372,7 @@ def run_points(dirs, engine="local", jobs=None, slurm_opts=(), wait=True, spool=
             raise CliError(f"{d}: not a point (no {PLAN}): make it with engine.write_point", 1)
     if engine == "slurm":
         return _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say,
-                          SQUEUE_POLL_S if poll_s is None else poll_s)
+                          SQUEUE_POLL_S if poll_s is None else poll_s, follow)
     if engine != "local":
         raise CliError(f"--engine {engine}: unknown; the engines are local and slurm")
     return _run_local(dirs, jobs or default_jobs(), retry_failed, say, POLL_S if poll_s is None else poll_s)
@@ -549,13 +551,15 @@ def _spool(dirs, spool):
     return os.path.join(common, ".engine")
 
 
-def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_s):
+def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_s, follow=FOLLOW):
     opts = slurm_options(slurm_opts)
     if per_task < 1:
         raise CliError(f"--per-task {per_task}: must be >= 1")
     check_slurm()
     st, todo = _to_run(dirs, retry_failed, say)
     if not todo:
+        if wait and any(s in ("queued", "running") for s in st.values()):
+            return wait_job(None, [], dirs, None, say, poll_s, follow)
         return Outcome(states(dirs))
     spool = _spool(dirs, spool)
     os.makedirs(spool, exist_ok=True)
@@ -591,38 +595,47 @@ def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_
         f"(task logs: {os.path.join(spool, f'slurm-{job}_*.out')})")
     if not wait:
         return Outcome(states(dirs), job=job, finished=False)
-    return wait_job(job, todo, dirs, spool, say, poll_s)
+    return wait_job(job, todo, dirs, spool, say, poll_s, follow)
 
 
-def wait_job(job, todo, dirs, spool, say, poll_s, lost_after_s=120):
-    """Poll squeue until job has left the queue, reporting its points as
+def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=120):
+    """Poll squeue until job (None: none submitted) has left the queue and
+    no point of dirs is queued or running elsewhere, reporting the points as
     they finish; CliError (status 1) when Slurm stops answering for
-    lost_after_s (the job may go on: `study status` follows it)."""
+    lost_after_s (the jobs may go on: follow says how to follow them)."""
+    first = states(dirs)
+    watch = [d for d in dirs if d in todo or first[d] in ("queued", "running")]
+    jobs = f"Slurm job {job}" if job else "the Slurm job(s) of its points"
     seen, lost_since = set(), None
-    while True:
-        live = slurm_live_tasks(job)
-        if live is None:
-            lost_since = lost_since or time.monotonic()
-            if time.monotonic() - lost_since > lost_after_s:
-                raise CliError(f"Slurm stopped answering while job {job} ran (squeue failed for {lost_after_s} s); "
-                               "it may still run: `simblas-hpl study status` follows it", 1)
-        else:
-            lost_since = None
-        now = states(todo, lambda j: live)
-        for d in todo:
-            if now[d] in ("done", "failed") and d not in seen:
-                seen.add(d)
-                r = result(d)
-                say(f"[{len(seen)}/{len(todo)}] {now[d]}: {d}" +
-                    (f": {r['gflops']:.6g} Gflops" if r and isinstance(r.get("gflops"), (int, float)) else
-                     f": {(failure(d) or {}).get('message', '').splitlines()[0]}" if now[d] == "failed" else ""))
-        if live is not None and not live:
-            break
-        try:
+    try:
+        while True:
+            answers = {}
+
+            def live(j):
+                if j not in answers:
+                    answers[j] = slurm_live_tasks(j)
+                return answers[j]
+            now = states(dirs, live)
+            if any(a is None for a in answers.values()):
+                lost_since = lost_since or time.monotonic()
+                if time.monotonic() - lost_since > lost_after_s:
+                    raise CliError(f"Slurm stopped answering while {jobs} ran (squeue failed for {lost_after_s} s); "
+                                   f"it may still run: {follow}", 1)
+            else:
+                lost_since = None
+            for d in watch:
+                if now[d] in ("done", "failed") and d not in seen:
+                    seen.add(d)
+                    r = result(d)
+                    say(f"[{len(seen)}/{len(watch)}] {now[d]}: {d}" +
+                        (f": {r['gflops']:.6g} Gflops" if r and isinstance(r.get("gflops"), (int, float)) else
+                         f": {(failure(d) or {}).get('message', '').splitlines()[0]}" if now[d] == "failed" else ""))
+            if not any(now[d] in ("queued", "running") for d in dirs):
+                break
             time.sleep(poll_s)
-        except KeyboardInterrupt:
-            raise CliError(f"stopped waiting: Slurm job {job} goes on (`simblas-hpl study status` follows it; "
-                           f"scancel {job} stops it)", 130)
+    except KeyboardInterrupt:
+        raise CliError(f"stopped waiting: {jobs} goes on" + (f" (scancel {job} stops it)" if job else "")
+                       + f"; {follow}", 130)
     final = states(dirs)
     unrun = [d for d in todo if final[d] == "todo"]
     if unrun:

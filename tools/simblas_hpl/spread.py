@@ -196,7 +196,8 @@ def run(plan, engine_name, jobs, slurm_opts, keep, say=note):
     say(f"{plan.samples} passes of {plan.iterations} iteration(s), one job each (--engine {engine_name}), in {d}")
     try:
         engine.run_points(dirs, engine_name, jobs=jobs, slurm_opts=slurm_opts, wait=True,
-                          spool=os.path.join(d, SPOOL), say=say)
+                          spool=os.path.join(d, SPOOL), say=say,
+                          follow=f"run the same command again (--keep {d}) to collect its passes")
         st = wait_others(dirs, say)
     except CliError as e:
         if not keep and any(engine.state(x) == "done" for x in dirs):

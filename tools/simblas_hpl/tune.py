@@ -656,7 +656,8 @@ def optimise(tune, sampler, seed, budget, engine_name, jobs, slurm_opts, say=not
                 plan = make_plan(opts)
             engine.write_point(d, plan, {"params": params, "full": tune.space.full(params), "n": opts.n})
         engine.run_points(list(batch), engine_name, jobs=jobs, slurm_opts=slurm_opts, wait=True,
-                          spool=os.path.join(tune.dir, SPOOL), say=None)
+                          spool=os.path.join(tune.dir, SPOOL), say=None,
+                          follow=f"run the same tune again (--dir {tune.dir}) to use its points")
         for d, (params, trials) in batch.items():
             r = engine.result(d)
             value = r.get("gflops") if r else None
