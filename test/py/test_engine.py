@@ -420,6 +420,13 @@ class Slurm(EngineCase):
                          ["-p", "big", "--time", "60", "--mem=4G"])
         with self.assertRaisesRegex(CliError, "--slurm-opt --array=1-3: the engine sets it"):
             engine.slurm_options(["--array=1-3"])
+        # sbatch's own --wait blocked past the engine's 60 s: 'Slurm is unreachable', status 2, the job submitted
+        # and running, its points 'to do'
+        for o in ("--wait", "-W"):
+            with self.assertRaisesRegex(CliError, f"^--slurm-opt {o}: sbatch would wait for the job .*: drop it "
+                                                  r"\(give simblas-hpl's own --wait\)$"):
+                engine.slurm_options([f"--time=10 {o}"])
+        self.assertEqual(engine.slurm_options(["--wait-all-nodes=1"]), ["--wait-all-nodes=1"])
 
 
 if __name__ == "__main__":

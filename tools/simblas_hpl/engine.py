@@ -539,6 +539,9 @@ def slurm_options(opts):
     for o in out:
         if o.startswith(("--array", "-a", "--wrap", "--parsable")):
             raise CliError(f"--slurm-opt {o}: the engine sets it (the array is its points); drop it")
+        if o in ("--wait", "-W"):
+            raise CliError(f"--slurm-opt {o}: sbatch would wait for the job to end before saying its id, and the "
+                           "engine, which records it, gives up after a minute: drop it (give simblas-hpl's own --wait)")
     return out
 
 
