@@ -404,9 +404,16 @@ class Slurm(EngineCase):
         self.fake("sinfo", "echo local")
         self.fake("sbatch", "echo 52")
         self.fake("squeue", "echo 0")
-        with mock.patch.object(engine.time, "sleep", side_effect=KeyboardInterrupt):
+        sleep = time.sleep
+
+        def interrupted(s):  # the engine's poll, not subprocess's own sleeps
+            if s == 7.5:
+                raise KeyboardInterrupt
+            sleep(s)
+        with mock.patch.object(engine.time, "sleep", side_effect=interrupted):
             with self.assertRaises(CliError) as c:
-                engine.run_points(dirs, "slurm", wait=True, say=None, follow="run the same command again to collect it")
+                engine.run_points(dirs, "slurm", wait=True, say=None, poll_s=7.5,
+                                  follow="run the same command again to collect it")
         self.assertEqual(c.exception.status, 130)
         self.assertEqual(str(c.exception), "stopped waiting: Slurm job 52 goes on (scancel 52 stops it); "
                                            "run the same command again to collect it")
