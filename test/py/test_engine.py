@@ -397,6 +397,21 @@ class Slurm(EngineCase):
         self.assertEqual(self.ran(), [1000, 2000])
         self.assertTrue(any("[2/2] done" in s for s in self.said), self.said)
 
+    def test_a_retried_point_its_job_never_ran_is_not_said_to_fail_again(self):
+        """A failed point retried in a job cancelled before it ran was said
+        '[1/1] failed: <the old message>', and not among those not run."""
+        d, = self.points(3000)
+        self.assertEqual(self.run_local([d]).count("failed"), 1)
+        self.fake("sinfo", "echo local")
+        self.fake("sbatch", "echo 53")
+        self.fake("squeue", "exit 0")  # the job gone: cancelled
+        self.said = []
+        out = engine.run_points([d], "slurm", wait=True, say=self.said.append, poll_s=0.05)
+        self.assertEqual(out.states[d], "failed")  # its last attempt's
+        self.assertFalse(any("] failed" in s for s in self.said), self.said)
+        self.assertTrue(any("job 53 ended without running 1 point(s)" in s for s in self.said), self.said)
+        self.assertEqual(self.ran(), [3000])
+
     def test_stopped_waiting_says_how_to_follow_the_job(self):
         """^C while waiting said `simblas-hpl study status` follows the job,
         also to run --engine slurm and tune, whose directories are no study."""

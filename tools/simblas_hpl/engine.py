@@ -608,6 +608,7 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
     lost_after_s (the jobs may go on: follow says how to follow them)."""
     first = states(dirs)
     watch = [d for d in dirs if d in todo or first[d] in ("queued", "running")]
+    before = {d: failure(d) for d in watch}  # a failed.json that is still this one: not run again
     jobs = f"Slurm job {job}" if job else "the Slurm job(s) of its points"
     seen, lost_since = set(), None
     try:
@@ -627,7 +628,7 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
             else:
                 lost_since = None
             for d in watch:
-                if now[d] in ("done", "failed") and d not in seen:
+                if (now[d] == "done" or now[d] == "failed" and failure(d) != before[d]) and d not in seen:
                     seen.add(d)
                     r = result(d)
                     say(f"[{len(seen)}/{len(watch)}] {now[d]}: {d}" +
@@ -640,7 +641,7 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
         raise CliError(f"stopped waiting: {jobs} goes on" + (f" (scancel {job} stops it)" if job else "")
                        + f"; {follow}", 130)
     final = states(dirs)
-    unrun = [d for d in todo if final[d] == "todo"]
+    unrun = [d for d in todo if final[d] == "todo" or final[d] == "failed" and failure(d) == before[d]]
     if unrun:
         say(f"job {job} ended without running {len(unrun)} point(s) (a task killed, or one that could not start): "
             f"see {os.path.join(spool, f'slurm-{job}_*.out')}; they are to do again")
