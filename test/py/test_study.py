@@ -450,6 +450,25 @@ class Study(EngineCase):
                       "or a node lost): run the study again to run them", err)
         self.assertEqual(self.ran(), [])
 
+    def test_status_says_when_slurm_cannot_tell_a_queued_point(self):
+        """Points queued in a job cancelled since were shown '4 queued' with
+        no word that squeue had failed (a stopped controller, no squeue)."""
+        path = self.write("[base]\nn = 1000\np = 1\nq = 2\n", "one.toml")
+        self.assertEqual(self.cli("study", path, "--dry-run")[0], 0)
+        point = glob.glob(self.path("one", "points", "*"))[0]
+        with open(os.path.join(point, "queued.json"), "w") as f:
+            json.dump({"job": "61", "task": 0}, f)
+        bin_ = self.path("bin")
+        os.makedirs(bin_)
+        with open(os.path.join(bin_, "squeue"), "w") as f:
+            f.write("#!/bin/sh\necho 'squeue: error: Unable to contact slurm controller' >&2\nexit 1\n")
+        os.chmod(os.path.join(bin_, "squeue"), 0o755)
+        status, out, err = self.cli("study", "status", path, env={"PATH": bin_ + os.pathsep + self.env["PATH"]})
+        self.assertEqual(status, 0, err)
+        self.assertIn("1 queued", out)
+        self.assertIn("Slurm did not answer (squeue failed or is missing) about job 61: its 1 point(s) are shown "
+                      "queued as submitted, which it may no longer hold", out)
+
     def test_dir_that_cannot_be(self):
         """--dir on a file's path or in /proc was a traceback; with a comma it
         was accepted and every point failed in SimGrid."""

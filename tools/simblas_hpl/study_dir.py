@@ -134,7 +134,13 @@ def point_dirs(d, design):
 def status(d, design, out=print):
     """Print where the points are; returns {state: count}."""
     dirs = point_dirs(d, design)
-    st = engine.states(dirs)
+    asked = {}  # job -> its live array tasks, None: Slurm did not answer
+
+    def live(job):
+        if job not in asked:
+            asked[job] = engine.slurm_live_tasks(job)
+        return asked[job]
+    st = engine.states(dirs, live)
     counts = {s: sum(1 for x in st.values() if x == s) for s in engine.STATES}
     runners = {dd: engine.runner(dd) for dd in dirs if st[dd] == "running"}
     orphans = sum(1 for r in runners.values() if r["worker"] == "gone")
@@ -144,6 +150,12 @@ def status(d, design, out=print):
         + f", {counts['queued']} queued, {counts['failed']} failed, "
         + (f"{counts['unreadable']} with an unreadable result, " if counts["unreadable"] else "")
         + f"{counts['todo']} to do")
+    for job in (j for j, v in asked.items() if v is None):
+        n = sum(1 for dd in dirs if st[dd] == "queued" and (engine._read_json(os.path.join(dd, engine.QUEUED)) or {})
+                .get("job") == job)
+        if n:
+            out(f"  Slurm did not answer (squeue failed or is missing) about job {job}: its {n} point(s) are shown "
+                "queued as submitted, which it may no longer hold")
     for p, dd in zip(design["points"], dirs):
         s = st[dd]
         if s == "unreadable":
