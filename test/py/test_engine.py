@@ -449,6 +449,14 @@ class Slurm(EngineCase):
                                                   r"\(give simblas-hpl's own --wait\)$"):
                 engine.slurm_options([f"--time=10 {o}"])
         self.assertEqual(engine.slurm_options(["--wait-all-nodes=1"]), ["--wait-all-nodes=1"])
+        # --output moved the task logs away from where the engine's messages send the user; --test-only
+        # submitted nothing ("sbatch answered '', not a job id", status 1)
+        for o in ("--output=x.out", "-o", "-ox.out", "--error=e", "-e"):
+            with self.assertRaisesRegex(CliError, f"^--slurm-opt {o}: the engine puts the task logs in its spool"):
+                engine.slurm_options([f"--time=10 {o}"])
+        with self.assertRaisesRegex(CliError, "^--slurm-opt --test-only: sbatch would only check the job"):
+            engine.slurm_options(["--test-only"])
+        self.assertEqual(engine.slurm_options(["--exclusive", "-O"]), ["--exclusive", "-O"])
 
 
 if __name__ == "__main__":

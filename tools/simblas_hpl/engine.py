@@ -539,6 +539,12 @@ def slurm_options(opts):
     for o in out:
         if o.startswith(("--array", "-a", "--wrap", "--parsable")):
             raise CliError(f"--slurm-opt {o}: the engine sets it (the array is its points); drop it")
+        if o.startswith(("--output", "--error", "-o", "-e")):  # (not --exclusive: that is "--e...")
+            raise CliError(f"--slurm-opt {o}: the engine puts the task logs in its spool (slurm-JOB_TASK.out), "
+                           "which its messages name; drop it")
+        if o.startswith("--test-only"):
+            raise CliError(f"--slurm-opt {o}: sbatch would only check the job and submit nothing, so no point "
+                           "would run; drop it (sbatch --test-only on its own checks the options)")
         if o in ("--wait", "-W"):
             raise CliError(f"--slurm-opt {o}: sbatch would wait for the job to end before saying its id, and the "
                            "engine, which records it, gives up after a minute: drop it (give simblas-hpl's own --wait)")
