@@ -355,8 +355,9 @@ class Slurm(EngineCase):
         args = self.read(self.path("sbatch.args")).split()
         self.assertEqual(args[:5], ["--parsable", "--array=0-1", "--job-name=simblas-study", "--cpus-per-task=1",
                                     f"--output={self.path('points', '.engine', 'slurm-%A_%a.out')}"])
-        self.assertEqual(args[5:9], ["-p", "big", "--time=10", "--mem=1G"])
-        script, lst, k = args[9:]
+        self.assertRegex(args[5], r"^--comment=simblas-\d{8}-\d{6}-\d+$")
+        self.assertEqual(args[6:10], ["-p", "big", "--time=10", "--mem=1G"])
+        script, lst, k = args[10:]
         self.assertEqual(k, "2")
         self.assertEqual(self.read(lst).split(), dirs)
         self.assertEqual([engine.state(d) for d in dirs], ["queued"] * 3)
@@ -375,6 +376,31 @@ class Slurm(EngineCase):
         with open(self.path("live"), "w") as f:
             f.write("")
         self.assertEqual([engine.state(d) for d in dirs], ["todo", "todo", "done"])
+
+    def test_a_late_sbatch_is_found_by_its_tag(self):
+        """sbatch that submitted the job but said its id after the engine's
+        timeout: the points were left to do under a running job ('Slurm is
+        unreachable'), so a second submission ran them twice; the job is now
+        found in the queue by its submission's comment.  With no such job,
+        it stays unreachable, and says that nothing was submitted."""
+        dirs = self.points(1000, 2000)
+        self.fake("sinfo", "echo local")
+        self.fake("sbatch", f"echo \"$@\" > {self.path('sbatch.args')}\nsleep 3\necho 4343")
+        # squeue -n simblas-study -o '%F %k': the study jobs and their comments; -j JOB -o %K: its tasks
+        self.fake("squeue", f"tag=$(tr ' ' '\\n' < {self.path('sbatch.args')} | sed -n 's/^--comment=//p')\n"
+                            'case "$*" in *simblas-study*) echo "4300 simblas-other"; echo "4343 $tag" ;; '
+                            '*) echo 0; echo 1 ;; esac')
+        with mock.patch.object(engine, "SBATCH_TIMEOUT_S", 1):
+            out = engine.run_points(dirs, "slurm", wait=False, say=self.said.append)
+        self.assertEqual(out.job, "4343")
+        self.assertEqual([engine.state(d) for d in dirs], ["queued", "queued"])
+        self.assertIn("sbatch did not answer within 1 s, but Slurm holds the submission as job 4343", self.said)
+        self.fake("squeue", "echo \"4300 simblas-other\"")
+        dirs = self.points(3000)
+        with mock.patch.object(engine, "SBATCH_TIMEOUT_S", 1), self.assertRaises(CliError) as c:
+            engine.run_points(dirs, "slurm", wait=False, say=self.said.append)
+        self.assertIn("sbatch did not answer within 1 s; no job of this submission is in the queue", str(c.exception))
+        self.assertEqual(engine.state(dirs[0]), "todo")
 
     def test_wait_waits_for_points_queued_by_an_earlier_submission(self):
         """A second --wait while the first array was still queued returned at

@@ -61,6 +61,7 @@ STATES = ("done", "running", "queued", "failed", "unreadable", "todo")
 INTERRUPTED = (130, 128 + signal.SIGTERM, 128 + signal.SIGHUP)  # a worker's status when stopped
 STOP_WAIT_S = 20       # how long stopped workers get to stop their simulators before SIGKILL
 POLL_S = 0.02          # the local engine's look at its workers
+SBATCH_TIMEOUT_S = 60  # sbatch answers at once; beyond this the controller is taken as unreachable
 SQUEUE_POLL_S = 1.0    # --wait on Slurm: squeue every second (sbatch --wait polls every 2-10 s)
 LOCAL_SLURM = "sh scripts/local-slurm.sh start"
 FOLLOW = "`simblas-hpl study status` follows it"  # after a ^C while waiting for a study's job
@@ -551,6 +552,16 @@ def slurm_options(opts):
     return out
 
 
+def submitted_as(tag):
+    """The job id of the study job whose comment is tag, if squeue shows one; None otherwise."""
+    rc, out, err = _slurm(["squeue", "-h", "-n", "simblas-study", "-o", "%F %k"], timeout=20)
+    for line in (out or "").splitlines() if rc == 0 else ():
+        fields = line.split()
+        if len(fields) == 2 and fields[1] == tag:
+            return fields[0]
+    return None
+
+
 def _spool(dirs, spool):
     if spool:
         return os.path.abspath(spool)
@@ -583,9 +594,20 @@ def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_
                  "exec " + " ".join(shlex.quote(c) for c in worker_command("task")) + ' "$1" "$2"\n')
     os.chmod(script, 0o755)
     ntasks = -(-len(todo) // per_task)
+    # the submission's tag (its comment), by which a job that sbatch submitted without saying its id in
+    # time is found in the queue (submitting again would run its points twice)
+    tag = f"simblas-{stamp}"
     cmd = ["sbatch", "--parsable", f"--array=0-{ntasks - 1}", "--job-name=simblas-study", "--cpus-per-task=1",
-           f"--output={os.path.join(spool, 'slurm-%A_%a.out')}", *opts, script, lst, str(per_task)]
-    rc, out, err = _slurm(cmd, timeout=60)
+           f"--output={os.path.join(spool, 'slurm-%A_%a.out')}", f"--comment={tag}", *opts, script, lst,
+           str(per_task)]
+    rc, out, err = _slurm(cmd, timeout=SBATCH_TIMEOUT_S)
+    if rc is None and "did not answer" in err:
+        late = submitted_as(tag)
+        if late:
+            say(f"sbatch did not answer within {SBATCH_TIMEOUT_S} s, but Slurm holds the submission as job {late}")
+            rc, out = 0, late
+        else:
+            err += "; no job of this submission is in the queue"
     if rc != 0:
         msg = (err or out).strip().splitlines()
         why = msg[-1] if msg else f"status {rc}"
