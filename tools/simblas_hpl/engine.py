@@ -182,9 +182,10 @@ def state(d, live_tasks=None):
     return "todo"
 
 
-def states(dirs, live_tasks=None):
-    """{dir: state}, asking Slurm once per job."""
-    cache = {}
+def states(dirs, live_tasks=None, asked=None):
+    """{dir: state}, asking Slurm once per job; asked (a dict), when given,
+    is filled with what Slurm answered of each job (None: it did not)."""
+    cache = {} if asked is None else asked
 
     def live(job):
         if job not in cache:
@@ -642,12 +643,7 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
     try:
         while True:
             answers = {}
-
-            def live(j):
-                if j not in answers:
-                    answers[j] = slurm_live_tasks(j)
-                return answers[j]
-            now = states(dirs, live)
+            now = states(dirs, asked=answers)
             if any(a is None for a in answers.values()):
                 lost_since = lost_since or time.monotonic()
                 if time.monotonic() - lost_since > lost_after_s:

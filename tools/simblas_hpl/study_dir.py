@@ -135,12 +135,7 @@ def status(d, design, out=print):
     """Print where the points are; returns {state: count}."""
     dirs = point_dirs(d, design)
     asked = {}  # job -> its live array tasks, None: Slurm did not answer
-
-    def live(job):
-        if job not in asked:
-            asked[job] = engine.slurm_live_tasks(job)
-        return asked[job]
-    st = engine.states(dirs, live)
+    st = engine.states(dirs, asked=asked)
     counts = {s: sum(1 for x in st.values() if x == s) for s in engine.STATES}
     runners = {dd: engine.runner(dd) for dd in dirs if st[dd] == "running"}
     orphans = sum(1 for r in runners.values() if r["worker"] == "gone")
