@@ -81,19 +81,26 @@ const sb_sink sb_sink_passthrough = {"passthrough", backend_open, NULL, NULL};
  * fails (a full disk) stops the program with the reason.  A path that is
  * not a regular file (/dev/stdout, a pipe, a symbolic link) is written in
  * place. */
+#define TRACE_LOST "cannot write the trace %s: %s; no trace was kept: free space there, or set SIMBLAS_TRACE to another path"
+
 static void trace_unlock(void)
 {
   if (be.trace_lock)
     unlink(be.trace_lock);
 }
 
-static _Noreturn void trace_failed(int err)
+/* no trace kept: the rows aside removed, the name's lock released */
+static void trace_discard(void)
 {
-  trace_unlock();
   if (be.trace_part)
     unlink(be.trace_part);
-  sb_fatal("cannot write the trace %s: %s; no trace was kept: free space there, or set SIMBLAS_TRACE to another path",
-           sb_cfg.trace, strerror(err));
+  trace_unlock();
+}
+
+static _Noreturn void trace_failed(int err)
+{
+  trace_discard();
+  sb_fatal(TRACE_LOST, sb_cfg.trace, strerror(err));
 }
 
 static void trace_close(void)
@@ -106,25 +113,20 @@ static void trace_close(void)
   if (fclose(f) != 0 && !err)
     err = errno;
   if (sb_fatal_called) { /* its line said why the run stopped */
-    if (be.trace_part)
-      unlink(be.trace_part);
-    trace_unlock();
+    trace_discard();
     return;
   }
   if (!err && be.trace_part && rename(be.trace_part, sb_cfg.trace) != 0)
     err = errno;
-  trace_unlock();
   if (err) {
     /* an exit handler cannot exit(): the program's output flushed, then
      * status 2 as sb_fatal's */
-    if (be.trace_part)
-      unlink(be.trace_part);
-    fprintf(stderr, "simblas: cannot write the trace %s: %s; no trace was kept: free space there, or set "
-                    "SIMBLAS_TRACE to another path\n",
-            sb_cfg.trace, strerror(err));
+    trace_discard();
+    fprintf(stderr, "simblas: " TRACE_LOST "\n", sb_cfg.trace, strerror(err));
     fflush(NULL);
     _exit(2);
   }
+  trace_unlock();
 }
 
 static void trace_open(const sb_model *m)
