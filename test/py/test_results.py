@@ -255,6 +255,49 @@ class Extrapolation(unittest.TestCase):
         self.assertEqual(self.noisy([(2, 6), (12, 6)])[0]["extrapolation_uncertainty"]["sampling_method"],
                          "within strata")
 
+    def test_uncertainty_is_that_of_the_estimated_iterations(self):
+        """The iterations measured are what the simulation gave: only those
+        estimated carry an error.  Passes covering the loop with every
+        iteration measured are a full run, exactly, uncertainty 0 (it said
+        +-4.2% for exactly the noisy loop's time); with the three priming
+        iterations estimated, the error of three iterations, and the truth
+        within three of it; a stratum nearly all measured gets the finite
+        population correction (a fifth of the variance it had)."""
+        e = 0.004
+        ex, want = self.noisy([(0, 11), (10, 11), (20, 11), (30, 10)], e)
+        self.assertEqual((ex.get("covering"), ex["iterations_estimated"]), (True, 0))
+        self.assertAlmostEqual(ex["extrapolated_hpl_time_s"] / want, 1, delta=1e-12)
+        u = ex["extrapolation_uncertainty"]
+        self.assertEqual((u["s"], u["sampling_s"], u["interpolation_s"]), (0, 0, 0))
+        ex, want = self.noisy([(0, 10), (10, 10), (20, 10), (30, 10)], e)
+        u = ex["extrapolation_uncertainty"]
+        self.assertEqual(ex["iterations_estimated"], 3)
+        self.assertGreater(u["s"], 0)
+        self.assertLess(u["sampling_s"], 2 * e * math.sqrt(3))
+        self.assertLessEqual(abs(ex["extrapolated_hpl_time_s"] - want), 3 * u["s"])
+        # 8 of a stratum's 10 measured (depth 0: each pass's cold first dropped), against 8 of 20:
+        # (10 - 8)(10 - 8 + 8)/8 = 2.5 iterations' variance against 10^2/8 = 12.5 before
+        near, want = self.noisy([(1, 9), (11, 9), (21, 9), (31, 9)], e)
+        far = self.noisy([(1, 9), (21, 9)], e)[0]
+        self.assertLess(near["extrapolation_uncertainty"]["sampling_s"],
+                        far["extrapolation_uncertainty"]["sampling_s"] / 2)
+        self.assertLessEqual(abs(near["extrapolated_hpl_time_s"] - want), 3 * near["extrapolation_uncertainty"]["s"])
+
+    def test_the_printed_line_says_what_the_estimate_stands_on(self):
+        """stdout's line: covering passes are a full run (it said "extrapolated
+        from 43 of 40 panel iterations"), and the uncertainty is printed, or
+        why there is none."""
+        from simblas_hpl.verbs.run import extrapolated_line
+        line = extrapolated_line(self.noisy([(0, 11), (10, 11), (20, 11), (30, 10)])[0])
+        self.assertTrue(line.startswith("a full run in 4 passes: 40 of 40 panel iterations measured (43 simulated"), line)
+        self.assertIn("(exact: every iteration measured)", line)
+        line = extrapolated_line(self.noisy([(0, 10), (10, 10), (20, 10), (30, 10)])[0])
+        self.assertIn("37 of 40 panel iterations measured, 3 estimated from their pass's mean", line)
+        self.assertRegex(line, r"HPL time [0-9.]+ s \+- [0-9.e-]+ s \([0-9.]+%\)")
+        line = extrapolated_line(self.noisy([(2, 6), (12, 6)])[0])
+        self.assertRegex(line, r"^extrapolated from 12 of 40 panel iterations \(2 sample\(s\)\): HPL time [0-9.]+ s \+- ")
+        self.assertIn("(uncertainty not estimated: one pass)", extrapolated_line(self.case(0, [(0, 5)], 0.01, 0.05, 1.0)))
+
     def test_no_log_no_estimate(self):
         self.assertIsNone(results.extrapolate([], None, self.n, self.nb, 0, 1.0, 1.0))
 

@@ -262,9 +262,25 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
         res = [p[3] - (tbar if flat else max(0.0, tbar - bbar) + bbar * p[2] * p[2] / xbar2) for p in mine]
         mean = sum(res) / len(res)
         return math.sqrt(sum((r - mean) ** 2 for r in res) / (len(res) - 1))
+    def measured_in(k, mine, lo, hi):
+        """The iterations of lo..hi-1 that stand_for takes as measured, and
+        their simulated seconds (none with one pass: its model stands for all)."""
+        if covering:
+            return {i: steady[i][3] for i in range(lo, hi) if i in steady}
+        return {p[1]: p[3] for p in mine if lo <= p[1] < hi} if S > 1 else {}
+
+    def unknown_share(u, n):
+        """What the error of u iterations estimated from n points weighs, in
+        units of one iteration's variance: u^2/n for the estimated mean, plus
+        u for the iterations' own spread about it; u (u + n) / n, which is
+        N (N - n) / n, the stratified total's variance with the finite
+        population correction, when the n are the stratum's own.  0 when
+        nothing is estimated (covering passes: a full run)."""
+        return u * (u + n) / n
     loop_t_model = loop_w_model = 0.0
     strata = []  # what each pass measured and the part of the loop it stands for
     sampling2, mids, single = 0.0, [], []  # the uncertainty's parts (below); strata of one point
+    known = {}  # the iterations taken as measured, and their seconds
     for k in range(S):
         mine = [p for p in pts if p[0] == k]
         if not mine:
@@ -273,10 +289,13 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
         t, w, tbar, wbar = stand_for(mine, lo, hi)
         loop_t_model += t
         loop_w_model += w
+        got = measured_in(k, mine, lo, hi)
+        known.update(got)
+        u = hi - lo - len(got)
         if len(mine) < 2:
-            single.append((k, hi - lo))
+            single.append((k, unknown_share(u, 1)))
         else:
-            sampling2 += ((hi - lo) * residual_sd(mine) / math.sqrt(len(mine))) ** 2
+            sampling2 += unknown_share(u, len(mine)) * residual_sd(mine) ** 2
         mids.append(((lo + hi - 1) / 2, tbar))
         strata.append({"first_iteration": segs[k][1]["start"],
                        "counted": sum(1 for i in range(lo, hi) if i in steady) if covering else len(mine),
@@ -288,10 +307,10 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
     # each neighbour's (successive differences: a smooth trend of the cost
     # mostly cancels, and what is left of it makes the figure larger, not
     # smaller; the 41,000-rank S = 32 run's iterations were 1-90 s, 2026-11-29)
-    for k, width in single:
+    for k, share in single:
         near = [(mids[j][1] - mids[k][1]) ** 2 / 2 for j in (k - 1, k + 1) if 0 <= j < S]
         if near:
-            sampling2 += width ** 2 * sum(near) / len(near)
+            sampling2 += share * sum(near) / len(near)
     method = ("within strata" if not single else "successive differences of the strata's means"
               if len(single) == S else "within strata, and successive differences for the strata of one point")
     ts, ws = [p[3] for p in pts], [p[4] for p in pts]
@@ -302,31 +321,35 @@ def extrapolate_runs(runs, n, nb, depth, period=1):
     t = last["hpl_time_s"] - loop_t + loop_t_model
     w = last["wall_s"] - loop_w + loop_w_model
     flops = (2.0 / 3.0 * n + 1.5) * n * n
-    # The estimate's uncertainty, two parts added in quadrature: sampling,
-    # each stratum's standard error (the spread of its iterations about what
-    # the estimator assumes of them, over the square root of their number,
-    # times the iterations it stands for; for a stratum of one point, from
-    # its neighbours, above); interpolation, how far another
-    # reading of the same passes lands (each pass's mean cost at its
-    # midpoint, joined by straight lines, flat beyond the first and last):
-    # what the strata cannot tell apart.  An indication, not a bound.
+    # The estimate's uncertainty, two parts added in quadrature, both about
+    # the iterations estimated (those measured are what the simulation
+    # gave): sampling, each stratum's error (the spread of its points about
+    # what the estimator assumes of them, weighed by unknown_share; for a
+    # stratum of one point, that spread from its neighbours, above);
+    # interpolation, how far another reading of the same passes puts the
+    # estimated iterations (each pass's mean cost at its midpoint, joined by
+    # straight lines, flat beyond the first and last): what the strata
+    # cannot tell apart.  An indication, not a bound.
     interp = 0.0
     if S > 1:
         alt = 0.0
         for i in range(total):
+            if i in known:
+                continue
             j = next((j for j in range(1, S) if i < mids[j][0]), S - 1)
             (i0, t0), (i1, t1) = mids[j - 1], mids[j]
             alt += t0 if i <= i0 else t1 if i >= i1 else t0 + (t1 - t0) * (i - i0) / (i1 - i0)
-        interp = abs(alt - loop_t_model)
-    unc = math.hypot(math.sqrt(sampling2), interp)
-    uncertainty = {"s": round(unc, 3), "relative": round(unc / t, 5) if t > 0 else None,
-                   "sampling_s": round(math.sqrt(sampling2), 3), "interpolation_s": round(interp, 3),
-                   "sampling_method": method}
-    if S == 1:
+        interp = abs(alt - (loop_t_model - sum(known.values())))
+    if S > 1:
+        unc = math.hypot(math.sqrt(sampling2), interp)
+        uncertainty = {"s": round(unc, 3), "relative": round(unc / t, 5) if t > 0 else None,
+                       "sampling_s": round(math.sqrt(sampling2), 3), "interpolation_s": round(interp, 3),
+                       "sampling_method": method}
+    else:
         # the first K iterations alone: nothing measures how the later ones
         # fall (4-28% off, doc/scale.md), and a pass of one counted
         # iteration has no spread either: 0 would claim an exact estimate
-        uncertainty = {"s": None, "relative": None, "sampling_s": None if single else uncertainty["sampling_s"],
+        uncertainty = {"s": None, "relative": None, "sampling_s": None if single else round(math.sqrt(sampling2), 3),
                        "interpolation_s": None, "sampling_method": "none: one pass, the first iterations, shows "
                        "nothing of how the later ones fall"}
     return {

@@ -227,6 +227,26 @@ def main_spread(plan, args):
     return 0
 
 
+def extrapolated_line(summary):
+    """What a sampled run's estimate stands on, the estimate and its uncertainty."""
+    total, est = summary["iterations_total"], summary.get("iterations_estimated")
+    if summary.get("covering"):
+        what = (f"a full run in {summary['samples']} passes: {total - est} of {total} panel iterations measured"
+                + (f", {est} estimated from their pass's mean" if est else "")
+                + f" ({summary['iterations_done']} simulated, the passes overlapping)")
+    else:
+        what = (f"extrapolated from {summary['iterations_done']} of {total} panel iterations "
+                f"({summary['samples']} sample(s))")
+    u = (summary.get("extrapolation_uncertainty") or {}).get("s")
+    t = summary["extrapolated_hpl_time_s"]
+    return (f"{what}: HPL time {t:.2f} s"
+            + (f" +- {u:.3g} s ({100 * u / t:.2g}%)" if u and t > 0 else " (exact: every iteration measured)"
+               if u == 0 else " (uncertainty not estimated: one pass)")
+            + f", {summary['extrapolated_gflops']:.4g} Gflops, wall {summary['extrapolated_wall_s']:.1f} s"
+            + ("; HPL's solve skipped (too many messages for its share of the time)"
+               if summary.get("solve") == "skipped" else ""))
+
+
 def show(summary):
     """HPL's result line (or what an --alloc-only run took), the extrapolation,
     the summary as JSON, on stdout."""
@@ -237,11 +257,7 @@ def show(summary):
             print(f"allocated as HPL does on {summary['ranks']} ranks: peak {summary['peak_vm_gib']:.1f} GiB of "
                   f"address space, {summary['peak_mappings']} memory mappings, {summary['peak_rss_mb']:.0f} MB (Pss)")
         if "extrapolated_gflops" in summary:
-            print(f"extrapolated from {summary['iterations_done']} of {summary['iterations_total']} panel iterations "
-                  f"({summary['samples']} sample(s)): HPL time {summary['extrapolated_hpl_time_s']:.2f} s, "
-                  f"{summary['extrapolated_gflops']:.4g} Gflops, wall {summary['extrapolated_wall_s']:.1f} s"
-                  + ("; HPL's solve skipped (too many messages for its share of the time)"
-                     if summary.get("solve") == "skipped" else ""))
+            print(extrapolated_line(summary))
         print(json.dumps(summary, indent=2))
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. | head -1
