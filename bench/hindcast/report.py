@@ -13,7 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from simblas_hpl import results  # noqa: E402
+from simblas_hpl import extrapolation  # noqa: E402
 
 
 def row(label, path, published):
@@ -22,9 +22,9 @@ def row(label, path, published):
     t, g = d["hpl_time_s"], d["gflops"]
     u = d.get("extrapolation_uncertainty")
     if u is None and d.get("iterations"):
-        segs, end = results.read_iter_log(os.path.join(run, "iterations.log"))
-        ex = results.extrapolate(segs, end, d["n"], d["nb"], d["hpl"]["depth"], d["partial_hpl_time_s"],
-                                 d["wall_s"], math.lcm(d["p"], d["q"]))
+        segs, end = extrapolation.read_iter_log(os.path.join(run, "iterations.log"))
+        ex = extrapolation.extrapolate(segs, end, d["n"], d["nb"], d["hpl"]["depth"], d["partial_hpl_time_s"],
+                                       d["wall_s"], math.lcm(d["p"], d["q"]))
         u = ex["extrapolation_uncertainty"] if ex else None
         if ex and abs(ex["extrapolated_hpl_time_s"] - t) > 1e-6 * t:
             print(f"{label}: note: recomputed {ex['extrapolated_hpl_time_s']:.1f} s against the JSON's {t:.1f} s")

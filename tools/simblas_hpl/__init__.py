@@ -19,8 +19,9 @@ package; doc/user-guide.md is the manual.  One job per module:
   study_stats     replicates' means and 95% t intervals (scipy's quantile)
   study_plot      a study's gnuplot figures (and tune's, through render)
   monitor         watching a running simulation: PssSampler, Progress
-  results         HPL's output parsed, the extrapolation, the summary, the
-                  JSON and CSV writers
+  results         HPL's output parsed, the summary, the JSON and CSV writers
+  extrapolation   --iterations/--samples: the full run estimated from the
+                  passes, its uncertainty (doc/scale.md)
   platforms       fat-tree specs, platform XML, hostfiles
   variability     node variability: the hosts' speed factors
   hpldat          HPL.dat and HPL's options

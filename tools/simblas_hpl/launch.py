@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 
-from . import hpldat, network, platforms, procs, results, settings, signals, variability
+from . import extrapolation, hpldat, network, platforms, procs, results, settings, signals, variability
 from .errors import CliError, Terminated, note
 from .files import read_text, tail_lines
 from .memory import fold_block, max_map_count
@@ -466,7 +466,7 @@ def simulate(plan, workdir, quiet=False, hold_fd=None, started=None):
         raise CliError(f"{problem}.\n{shown}\n(run files kept in {workdir}; rerun with {workdir}/run.sh)", 1,
                        kept=workdir)
     try:
-        segs, end = (results.read_iter_log(os.path.join(workdir, "iterations.log")) if plan.mode == "model"
+        segs, end = (extrapolation.read_iter_log(os.path.join(workdir, "iterations.log")) if plan.mode == "model"
                      else ([], None))
         summary = results.summarize(plan, res, wall, sampler, segs, end, workdir)
         summary["cpu_s"] = round(cpu_children() - cpu0, 3)  # the simulator's user and system time

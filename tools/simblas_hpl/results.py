@@ -1,5 +1,6 @@
-"""What a run gives: HPL's output parsed, the extrapolation of a sampled
-run, the summary (the JSON object), and the JSON and CSV writers."""
+"""What a run gives: HPL's output parsed, the summary (the JSON object, with
+the extrapolation of a sampled run: extrapolation.py), and the JSON and CSV
+writers."""
 
 import csv
 import dataclasses
@@ -13,7 +14,7 @@ import resource
 import tempfile
 from typing import Any, Dict, Optional
 
-from . import network, settings
+from . import extrapolation, network, settings
 from .errors import CliError
 from .files import read_text, write_atomic
 
@@ -116,290 +117,6 @@ def run_problem(res, returncode, timed_out, timeout_said, launcher, need_result=
     if res.get("residual_passed") is False or (need_residual and res.get("residual_passed") is not True):
         return f"HPL's residual check FAILED (residual {res.get('residual')})"
     return None
-
-
-# ---- --iterations / --samples: extrapolating the full run (doc/scale.md) ---
-def read_iter_log(path):
-    """The iteration log libsimblas writes (SIMBLAS_ITER_LOG): passes of marks and the
-    end mark (simulated s, wall s, rank 0's BLAS s injected)."""
-    segs, end = [], None
-    for line in read_text(path).splitlines():
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "seg":
-            segs.append({"pass": int(f[1]), "start": int(f[2]), "total": int(f[3]), "marks": []})
-        elif f[0] == "iter" and segs:
-            segs[-1]["marks"].append((int(f[1]), float(f[2]), float(f[3]), float(f[4])))
-        elif f[0] == "end":
-            end = (float(f[2]), float(f[3]), float(f[4]))
-    return segs, end
-
-
-def extrapolate(segs, end, n, nb, depth, hpl_time, wall, period=1):
-    """The full run's HPL time and wall time from the sampled iterations of
-    one run (its iteration log: segs, end; HPL's time; the wall time): see
-    extrapolate_runs."""
-    return extrapolate_runs([{"segs": segs, "end": end, "hpl_time_s": hpl_time, "wall_s": wall}], n, nb, depth,
-                            period)
-
-
-def extrapolate_runs(runs, n, nb, depth, period=1):
-    """The full run's HPL time and wall time from the sampled iterations.
-
-    runs: one run's iteration log (its passes: segs, its end mark, HPL's
-    time and the wall time), or S runs of one pass each (--engine: pass s
-    of S run alone, SIMBLAS_SAMPLE_ONLY), which give the same estimate:
-    each pass is simulated from the run's start, where it lies in the loop.
-    Each pass gives per-iteration costs (simulated and wall seconds) at
-    trailing sizes x = (N - i NB) / N.  The first `depth` iterations of a
-    pass prime the look-ahead and are left out; at depth 0, so is the first
-    iteration of a pass that jumped into the middle of the loop (every rank
-    enters it at once, with none of the overlap of a running loop: up to
-    +33% on Stampede's last stratum), when the pass has another.  So are the first
-    ones beyond a whole number of periods lcm(P, Q) when the pass has one
-    (an iteration's cost cycles with the owner of its panel).
-    HPL's per-iteration cost has a part that shrinks with the trailing
-    update (quadratic in x) and a part that does not (panel factorization
-    latency, messages).  Without look-ahead (depth 0) the two add up: rank
-    0's BLAS time per iteration is taken as the first, scaled by x^2 from
-    the pass's mean x^2, the rest of the iteration as constant.  With
-    look-ahead the update hides behind the next panel's factorization and
-    the cost is not a sum; a pass's mean cost stands for its iterations.
-    Wall time per iteration as constant.
-     - S >= 2 passes (--samples): stratified sampling.  Pass s sits in the
-       middle of the s-th of S equal strata of the panel loop and stands
-       for the stratum's iterations (at depth 0 the quadratic part corrects
-       what a stratum's midpoint misses of the cost's curvature).  A
-       stratum's counted iterations count as measured, the others as the
-       pass's model says (the same sum when the pass lies in its stratum);
-       with K x S covering the loop (pass s starts where its stratum does)
-       that is a full run, the passes' priming iterations estimated.
-     - 1 pass (the first K iterations): the sum model over the whole loop,
-       at any depth (a pass's mean cannot stand for the whole loop).
-    What is outside the panel loop (set-up, the solve, finalization) is
-    measured, not modelled: from the run that holds the last pass (the
-    set-up before a pass is the same in every run).
-    """
-    total = -(-n // nb)
-    segs = [(k, sg) for k, r in enumerate(runs) for sg in r["segs"]]
-    if len(runs) > 1:  # one pass each, in pass order
-        segs.sort(key=lambda ks: ks[1].get("pass", 0))
-    S = len(segs)
-    bounds = [(k * total // S, (k + 1) * total // S) if S > 1 else (0, total) for k in range(S)]
-    # the passes cover the loop (K x S >= N/NB: a full run in S passes):
-    # pass s starts where its stratum does and reaches its end
-    # (the last iteration of the loop ends at the run's end mark)
-    covering = S > 1 and all(sg["start"] == lo and sg["marks"] and sg["marks"][-1][0] >= min(hi, total - 1)
-                             for (_, sg), (lo, hi) in zip(segs, bounds)) and runs[segs[-1][0]]["end"] is not None
-    if covering and segs[-1][1]["marks"][-1][0] == total - 1:
-        k, sg = segs[-1]
-        segs[-1] = (k, {**sg, "marks": list(sg["marks"]) + [(total, *runs[k]["end"][:3])]})
-    skip = []
-    for _, sg in segs:
-        span = sg["marks"][-1][0] - sg["marks"][0][0] if sg["marks"] else 0
-        first = max(depth, 1) if sg["start"] > 0 else depth
-        if covering and sg["start"] == 0:
-            first = 0  # the run's own start: its first iterations are the full run's
-        skip.append(first if span > first else depth)
-    pts = []  # (pass, iteration, x, simulated s, wall s, BLAS s) per steady iteration
-    for k, (_, sg) in enumerate(segs):
-        mk = sg["marks"]
-        for (i0, s0, w0, b0), (i1, s1, w1, b1) in zip(mk, mk[1:]):
-            if i0 < sg["start"] + skip[k] or i1 <= i0:
-                continue
-            for i in range(i0, i1):
-                pts.append((k, i, (n - i * nb) / n, (s1 - s0) / (i1 - i0), (w1 - w0) / (i1 - i0),
-                            (b1 - b0) / (i1 - i0)))
-    # the cost of an iteration cycles with the owner of its panel (period
-    # lcm(P, Q)): a pass keeps a whole number of periods when it has one
-    # (covering passes: every iteration is taken as measured, no mean)
-    kept = []
-    for k in range(len(segs)):
-        mine = [p for p in pts if p[0] == k]
-        kept += mine[len(mine) % period:] if len(mine) >= period and not covering else mine
-    pts = kept
-    # covering: iteration i as its stratum's pass measured it, else as the
-    # pass before measured it past its stratum's end (passes of K = the
-    # stratum + the look-ahead's depth overlap by the next one's priming)
-    steady = {}
-    for p in sorted(pts, key=lambda p: (not bounds[p[0]][0] <= p[1] < bounds[p[0]][1], p[0])):
-        steady.setdefault(p[1], p)
-    last = runs[segs[-1][0]] if segs else None
-    if not pts or last is None or last["end"] is None or any(r["end"] is None for r in runs):
-        return None
-
-    def stand_for(mine, lo, hi):
-        """Simulated and wall seconds of iterations lo..hi-1 from one pass's
-        points (those in lo..hi-1 as measured, the others as modelled), and
-        the pass's mean simulated and wall seconds per iteration."""
-        xbar2 = sum(p[2] * p[2] for p in mine) / len(mine)
-        bbar = sum(p[5] for p in mine) / len(mine)
-        tbar = sum(p[3] for p in mine) / len(mine)
-        wbar = sum(p[4] for p in mine) / len(mine)
-        rest = max(0.0, tbar - bbar)
-        if covering:
-            got = [steady[i] for i in range(lo, hi) if i in steady]
-            return (sum(p[3] for p in got) + (hi - lo - len(got)) * tbar,
-                    sum(p[4] for p in got) + (hi - lo - len(got)) * wbar, tbar, wbar)
-        measured = {p[1]: p[3] for p in mine if lo <= p[1] < hi} if S > 1 else {}
-        if depth > 0 and S > 1:
-            t = sum(measured.values()) + (hi - lo - len(measured)) * tbar
-        else:
-            t = sum(measured[i] if i in measured else rest + bbar * ((n - i * nb) / n) ** 2 / xbar2
-                    for i in range(lo, hi))
-        return t, (hi - lo) * wbar, tbar, wbar
-
-    def residual_sd(mine):
-        """Spread of a pass's per-iteration costs about what stand_for
-        assumes of them (0 with fewer than 2 points)."""
-        if len(mine) < 2:
-            return 0.0
-        xbar2 = sum(p[2] * p[2] for p in mine) / len(mine)
-        bbar = sum(p[5] for p in mine) / len(mine)
-        tbar = sum(p[3] for p in mine) / len(mine)
-        flat = depth > 0 and len(segs) > 1
-        res = [p[3] - (tbar if flat else max(0.0, tbar - bbar) + bbar * p[2] * p[2] / xbar2) for p in mine]
-        mean = sum(res) / len(res)
-        return math.sqrt(sum((r - mean) ** 2 for r in res) / (len(res) - 1))
-    def measured_in(k, mine, lo, hi):
-        """The iterations of lo..hi-1 that stand_for takes as measured, and
-        their simulated seconds (none with one pass: its model stands for all)."""
-        if covering:
-            return {i: steady[i][3] for i in range(lo, hi) if i in steady}
-        return {p[1]: p[3] for p in mine if lo <= p[1] < hi} if S > 1 else {}
-
-    def unknown_share(u, n):
-        """What the error of u iterations estimated from n points weighs, in
-        units of one iteration's variance: u^2/n for the estimated mean, plus
-        u for the iterations' own spread about it; u (u + n) / n, which is
-        N (N - n) / n, the stratified total's variance with the finite
-        population correction, when the n are the stratum's own.  0 when
-        nothing is estimated (covering passes: a full run)."""
-        return u * (u + n) / n
-    loop_t_model = loop_w_model = 0.0
-    strata = []  # what each pass measured and the part of the loop it stands for
-    sampling2, mids, single = 0.0, [], []  # the uncertainty's parts (below); strata of one point
-    known = {}  # the iterations taken as measured, and their seconds
-    for k in range(S):
-        mine = [p for p in pts if p[0] == k]
-        if not mine:
-            return None
-        lo, hi = bounds[k]
-        t, w, tbar, wbar = stand_for(mine, lo, hi)
-        loop_t_model += t
-        loop_w_model += w
-        got = measured_in(k, mine, lo, hi)
-        known.update(got)
-        u = hi - lo - len(got)
-        if len(mine) < 2:
-            single.append((k, unknown_share(u, 1)))
-        else:
-            sampling2 += unknown_share(u, len(mine)) * residual_sd(mine) ** 2
-        mids.append(((lo + hi - 1) / 2, tbar))
-        strata.append({"first_iteration": segs[k][1]["start"],
-                       "counted": sum(1 for i in range(lo, hi) if i in steady) if covering else len(mine),
-                       "per_iteration_s": round(tbar, 6), "per_iteration_wall_s": round(wbar, 6),
-                       "stands_for": [lo, hi], "stands_for_s": round(t, 4)})
-    # a stratum of one point (--iterations 2: one priming iteration, one
-    # counted) has no spread of its own: its iteration's variance is read
-    # from its neighbours, half the squared difference of its mean and
-    # each neighbour's (successive differences: a smooth trend of the cost
-    # mostly cancels, and what is left of it makes the figure larger, not
-    # smaller; the 41,000-rank S = 32 run's iterations were 1-90 s, 2026-11-29)
-    for k, share in single:
-        near = [(mids[j][1] - mids[k][1]) ** 2 / 2 for j in (k - 1, k + 1) if 0 <= j < S]
-        if near:
-            sampling2 += share * sum(near) / len(near)
-    method = ("within strata" if not single else "successive differences of the strata's means"
-              if len(single) == S else "within strata, and successive differences for the strata of one point")
-    ts, ws = [p[3] for p in pts], [p[4] for p in pts]
-
-    # outside the loop: the last pass's run, from its first mark to its end
-    first = min((mk for sg in last["segs"] for mk in sg["marks"]), key=lambda m: m[1])
-    loop_t, loop_w = last["end"][0] - first[1], last["end"][1] - first[2]
-    t = last["hpl_time_s"] - loop_t + loop_t_model
-    w = last["wall_s"] - loop_w + loop_w_model
-    flops = (2.0 / 3.0 * n + 1.5) * n * n
-    # The estimate's uncertainty, two parts added in quadrature, both about
-    # the iterations estimated (those measured are what the simulation
-    # gave): sampling, each stratum's error (the spread of its points about
-    # what the estimator assumes of them, weighed by unknown_share; for a
-    # stratum of one point, that spread from its neighbours, above);
-    # interpolation, how far another reading of the same passes puts the
-    # estimated iterations (each pass's mean cost at its midpoint, joined by
-    # straight lines, flat beyond the first and last): what the strata
-    # cannot tell apart.  An indication, not a bound.
-    interp = 0.0
-    if S > 1:
-        alt = 0.0
-        for i in range(total):
-            if i in known:
-                continue
-            j = next((j for j in range(1, S) if i < mids[j][0]), S - 1)
-            (i0, t0), (i1, t1) = mids[j - 1], mids[j]
-            alt += t0 if i <= i0 else t1 if i >= i1 else t0 + (t1 - t0) * (i - i0) / (i1 - i0)
-        interp = abs(alt - (loop_t_model - sum(known.values())))
-    if S > 1:
-        unc = math.hypot(math.sqrt(sampling2), interp)
-        uncertainty = {"s": round(unc, 3), "relative": round(unc / t, 5) if t > 0 else None,
-                       "sampling_s": round(math.sqrt(sampling2), 3), "interpolation_s": round(interp, 3),
-                       "sampling_method": method}
-    else:
-        # the first K iterations alone: nothing measures how the later ones
-        # fall (4-28% off, doc/scale.md), and a pass of one counted
-        # iteration has no spread either: 0 would claim an exact estimate
-        uncertainty = {"s": None, "relative": None, "sampling_s": None if single else round(math.sqrt(sampling2), 3),
-                       "interpolation_s": None, "sampling_method": "none: one pass, the first iterations, shows "
-                       "nothing of how the later ones fall"}
-    return {
-        "iterations_done": sum(sg["marks"][-1][0] - sg["marks"][0][0] for _, sg in segs if sg["marks"]),
-        "iterations_total": total,
-        "samples": S,
-        **({"covering": True, "iterations_estimated": total - sum(1 for i in range(total) if i in steady)}
-           if covering else {}),
-        "per_iteration_s": sum(ts) / len(ts),
-        "per_iteration_wall_s": sum(ws) / len(ws),
-        "extrapolated_wall_s": round(w, 3),
-        "extrapolated_hpl_time_s": t,
-        "extrapolated_gflops": flops / t / 1e9,
-        "extrapolation_uncertainty": uncertainty,
-        "strata": strata,
-    }
-
-
-def no_iteration_log(workdir):
-    return CliError(f"--iterations: libsimblas wrote no usable iteration log ({workdir}/iterations.log); "
-                    "rebuild HPL with this SimBLAS: simblas-hpl build --force", 1, kept=workdir)
-
-
-def apply_extrapolation(summary, ex, plan, setup_s=None):
-    """A sampled run's summary: the extrapolation ex (extrapolate_runs) in
-    place of HPL's partial figures, which become partial_*.  setup_s: the
-    simulated time outside HPL's (by default the summary's simulated time
-    less HPL's; S runs of one pass each: one run's)."""
-    summary.update(ex)
-    summary["iterations"] = plan.iterations
-    summary["solve"] = "skipped" if plan.skips_solve else "measured"
-    summary["partial_gflops"] = summary.pop("gflops")
-    summary["partial_hpl_time_s"] = summary.pop("hpl_time_s")
-    summary["gflops"] = round(ex["extrapolated_gflops"], 4)
-    summary["hpl_time_s"] = round(ex["extrapolated_hpl_time_s"], 4)
-    summary["extrapolated_gflops"] = round(ex["extrapolated_gflops"], 4)
-    summary["extrapolated_hpl_time_s"] = round(ex["extrapolated_hpl_time_s"], 4)
-    summary["per_iteration_s"] = round(ex["per_iteration_s"], 6)
-    summary["per_iteration_wall_s"] = round(ex["per_iteration_wall_s"], 6)
-    if "energy_j" in summary:
-        # the plugin measured the simulated part only: its figures become
-        # partial_*, and the run's energy is extrapolated at the average
-        # power of that part (setup included) over the extrapolated time
-        for k in ("energy_j", "energy_used_hosts_j", "energy_idle_hosts_j", "energy_per_host_j"):
-            summary["partial_" + k] = summary.pop(k)
-        setup = setup_s if setup_s is not None else max(0.0, (summary.get("simulated_time_s") or 0) -
-                                                        summary["partial_hpl_time_s"])
-        if summary.get("avg_power_w"):
-            summary["energy_j"] = summary["extrapolated_energy_j"] = round(
-                summary["avg_power_w"] * (ex["extrapolated_hpl_time_s"] + setup), 3)
 
 
 CSV_FIELDS = ["date", "n", "nb", "p", "q", "ranks", "hosts", "cores_per_node", "mode", "platform", "speedup",
@@ -576,7 +293,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
     if plan.iterations and plan.sample_only is not None:
         # one pass of S (--engine): its log, for combine_passes; no estimate alone
         if not segs or end is None:
-            raise no_iteration_log(workdir)
+            raise extrapolation.no_iteration_log(workdir)
         summary["pass"] = {"index": plan.sample_only, "of": plan.samples or 1, "segs": segs, "end": end,
                            "hpl_time_s": res.get("hpl_time_precise_s", res["hpl_time_s"]), "wall_s": wall}
         summary["iterations"] = plan.iterations
@@ -584,11 +301,11 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         summary["partial_gflops"] = summary.pop("gflops")
         summary["partial_hpl_time_s"] = summary.pop("hpl_time_s")
     elif plan.iterations:
-        ex = extrapolate(segs, end, plan.n, plan.nb, plan.depth, res.get("hpl_time_precise_s", res["hpl_time_s"]), wall,
+        ex = extrapolation.extrapolate(segs, end, plan.n, plan.nb, plan.depth, res.get("hpl_time_precise_s", res["hpl_time_s"]), wall,
                          math.lcm(plan.p, plan.q))
         if ex is None:
-            raise no_iteration_log(workdir)
-        apply_extrapolation(summary, ex, plan)
+            raise extrapolation.no_iteration_log(workdir)
+        extrapolation.apply_extrapolation(summary, ex, plan)
     if plan.node:
         node_summary(plan, res, summary, workdir)
     if plan.alloc_only:

@@ -2,7 +2,7 @@
 --engine local|slurm` runs each of the S passes as its own job (a point of
 engine.py whose plan runs pass s only: SIMBLAS_SAMPLE_ONLY), then combines
 their iteration logs into the extrapolation the single-process run makes
-(results.extrapolate_runs).  With K x S covering the loop it is a full
+(extrapolation.extrapolate_runs).  With K x S covering the loop it is a full
 run in S jobs.
 
 The run's directory (--keep DIR, else a temporary one) holds
@@ -24,7 +24,7 @@ import shutil
 import tempfile
 import time
 
-from . import engine, results, settings
+from . import engine, extrapolation, settings
 from .differences import changes
 from .errors import CliError, note
 from .files import sha256_of, write_atomic
@@ -149,7 +149,7 @@ def wait_others(dirs, say):
 def combine(plan, summaries):
     """The passes' summaries (in pass order) -> the run's summary."""
     runs = [s["pass"] for s in summaries]
-    ex = results.extrapolate_runs(runs, plan.n, plan.nb, plan.depth, math.lcm(plan.p, plan.q))
+    ex = extrapolation.extrapolate_runs(runs, plan.n, plan.nb, plan.depth, math.lcm(plan.p, plan.q))
     if ex is None:
         raise CliError("the passes' iteration logs give no estimate (a pass without a counted iteration); "
                        f"their files: {os.path.dirname(summaries[0].get('run_dir') or '.')}", 1)
@@ -173,7 +173,7 @@ def combine(plan, summaries):
         out["avg_power_w"] = out["energy_j"] / sim if sim else None
     # the set-up outside HPL's time, once (not the other passes' time too)
     setup = max(0.0, (last.get("simulated_time_s") or 0) - last["partial_hpl_time_s"])
-    results.apply_extrapolation(out, ex, plan, setup_s=setup)
+    extrapolation.apply_extrapolation(out, ex, plan, setup_s=setup)
     out["engine"] = {
         "jobs": len(summaries),
         "slowest_job_wall_s": round(max(walls), 3),
