@@ -48,6 +48,7 @@ package; doc/user-guide.md is the manual.  One job per module:
                   calibrator's probe between real runs, each model's drift
   builds          the builds on disk: manifests, listing, the default
   locations       where SimBLAS is installed (configured.py, the environment)
+  installed       what `make` configured (configured.py): the bottom of the package
   errors          CliError and the one-line messages
   files           reading and writing files
 Python 3 standard library only (study collect takes Student's t quantiles

@@ -23,8 +23,8 @@ from .builds import BINARIES, read_series
 from .errors import CliError, Terminated, note
 from .files import read_text, sha256_file, tail_lines, write_atomic
 from .launch import end_group, simulate, stop_group
-from .locations import (data_root, default_model, made_root, installed, patch_dir, simblas_incdir,
-                        simblas_libdir, tool)
+from .installed import installed
+from .locations import data_root, default_model, made_root, patch_dir, simblas_incdir, simblas_libdir, tool
 from .plan import RunOptions, make_plan
 
 SERIES = "series"

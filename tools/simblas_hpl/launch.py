@@ -25,9 +25,8 @@ from .memory import fold_block, max_map_count
 from .monitor import Progress, PssSampler
 from .units import fmt_speed
 
-IPROBE_COST_S = 1e-7        # smpi/iprobe and smpi/test: simulated cost of one failed poll
 IPROBE_CPU_USAGE = 0.8      # smpi/iprobe-cpu-usage: polling load (188 W vs 214 W HPL, seed 000)
-SPIN_GROWTH = 16            # --waits poll: the k-th failed poll of a spin-wait costs (1 + 16 k) x IPROBE_COST_S,
+SPIN_GROWTH = 16            # --waits poll: the k-th failed poll of a spin-wait costs (1 + 16 k) x the poll cost,
 SPIN_MAX_S = 1e-5           # and at most 10 us
 STALE = ("hpccoutf.txt", "HPL.out", "stdout.txt", "stderr.txt", "iterations.log")
 NODE_FILE = "simblas.node"  # --node: the node file libsimblas reads (SIMBLAS_NODE)
@@ -49,7 +48,7 @@ def poll_settings(plan):
     times): at 1,024 ranks a poll cost milliseconds and HPL's simulated time
     doubled.  libsimblas_pmpi's wrappers charge it with a count per rank
     instead (SIMBLAS_POLL_COST), and SMPI's own is turned off."""
-    cost = plan.iprobe or IPROBE_COST_S
+    cost = plan.poll_cost
     if plan.per_rank_polls:
         return ["smpi/iprobe:0", "smpi/test:0"], {
             "SIMBLAS_POLL_COST": f"{cost:g}",

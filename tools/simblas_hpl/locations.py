@@ -1,7 +1,7 @@
 """Where SimBLAS is installed, where builds and caches go, external tools.
 
 The configured locations come from configured.py, which `make` generates
-(absent in the source tree); SIMBLAS_LIBDIR, SIMBLAS_INCDIR,
+(absent in the source tree; installed.py reads it); SIMBLAS_LIBDIR, SIMBLAS_INCDIR,
 SIMBLAS_DATADIR and SIMBLAS_PATCHDIR override them (read through
 settings, as every SIMBLAS_* variable).
 """
@@ -11,20 +11,7 @@ import shutil
 
 from . import settings
 from .errors import CliError
-
-try:
-    from . import configured
-except ImportError:  # the source tree: the environment must say
-    configured = None
-
-
-def installed(key):
-    """A configured location (LIBDIR, INCDIR, DATADIR, SMPIRUN, SMPICC,
-    OPENBLAS_LIBDIR), or None when running from the source tree."""
-    v = getattr(configured, key, None)
-    if not v or (len(v) > 2 and v[0] == "@" and v[-1] == "@"):
-        return None
-    return v
+from .installed import installed
 
 
 def simblas_libdir():

@@ -20,6 +20,7 @@ DEFAULT_NB = 128
 DEFAULT_HPL_CODE = "timed"    # --hpl-code: HPL's own code costs its measured CPU time
 SOLVE_MESSAGES_MAX = 2e6     # --iterations: skip HPL's solve beyond that many messages
 SPEEDUP_RANGE = (1e-6, 1e6)  # --speedup: beyond, host speeds overflow in SimGrid (1e300: "The Impossible Did Happen")
+IPROBE_COST_S = 1e-7         # --iprobe: the simulated cost of one failed MPI_Iprobe/MPI_Test (smpi/iprobe, SIMBLAS_POLL_COST)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,6 +145,11 @@ class RunPlan:
     @property
     def ranks(self):
         return self.p * self.q
+
+    @property
+    def poll_cost(self):
+        """A failed MPI_Iprobe/MPI_Test's simulated cost (--iprobe)."""
+        return self.iprobe or IPROBE_COST_S
 
     @property
     def host_speed(self):

@@ -224,7 +224,6 @@ class RunResult:
 def summarize(plan, res, wall, sampler, segs, end, workdir):
     """The summary of a run that finished: plan, parse_output's res, the wall
     time, the memory sampler's peaks, the iteration log (segs, end)."""
-    from .launch import IPROBE_COST_S  # (launch imports this module)
     platform = plan.platform
     summary = {
         "n": plan.n, "nb": plan.nb, "p": plan.p, "q": plan.q, "ranks": plan.ranks,
@@ -239,7 +238,7 @@ def summarize(plan, res, wall, sampler, segs, end, workdir):
         "speedup": plan.speedup,
         "reference_speed": plan.reference_speed, "host_speed": plan.host_speed,
         "bw": platform.bw, "lat": platform.lat, "model": plan.model, "xhpl": plan.xhpl,
-        "iprobe_s": plan.iprobe or IPROBE_COST_S,  # a failed poll's simulated cost (--iprobe)
+        "iprobe_s": plan.poll_cost,  # a failed poll's simulated cost (--iprobe)
         "build": plan.build.to_json() if plan.build else None,
         "hpl": plan.hpl, "model_nominal": plan.model_nominal,
         "network": network.summary(plan.network, platform),

@@ -21,8 +21,8 @@ import json
 import os
 import re
 
-from . import locations
 from .errors import CliError
+from .installed import installed
 
 _FORMAT = 1   # of the tables the build writes (lib/mksettings, lib/mkops)
 _cache = {}   # path: the table's JSON
@@ -44,7 +44,7 @@ def table_path(name="settings.json"):
     others needs.)"""
     libdir = _env("SIMBLAS_LIBDIR")
     cands = [_env("SIMBLAS_DATADIR"), os.path.dirname(os.path.abspath(libdir)) if libdir else None,
-             locations.installed("DATADIR")]
+             installed("DATADIR")]
     for d in cands:
         if d and os.path.isfile(os.path.join(d, name)):
             return os.path.join(d, name)

@@ -9,8 +9,8 @@ import tempfile
 
 from ..errors import CliError, note
 from ..hpldat import DEFAULTS as HPL_DEFAULTS
-from ..launch import IPROBE_COST_S, prepare_rundir, simulate
-from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, RunOptions, check_keep, make_dir, make_plan
+from ..launch import prepare_rundir, simulate
+from ..plan import DEFAULT_HPL_CODE, DEFAULT_NB, IPROBE_COST_S, RunOptions, check_keep, make_dir, make_plan
 from ..platforms import DEFAULT_BW, DEFAULT_LAT, LOOPBACK_BW, LOOPBACK_LAT, PLACEMENTS
 from ..results import check_csv_header, check_output_path, check_two_outputs, write_outputs
 from .. import settings, spread
