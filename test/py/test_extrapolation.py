@@ -2,6 +2,8 @@
 doc/scale.md), on synthetic iteration logs.  Moved from section 2 of
 test/hpl-run.sh, then from test_results.py."""
 
+import contextlib
+import io
 import math
 import os
 import shutil
@@ -233,6 +235,17 @@ class Extrapolation(unittest.TestCase):
         line = extrapolated_line(self.noisy([(2, 6), (12, 6)])[0])
         self.assertRegex(line, r"^extrapolated from 12 of 40 panel iterations \(2 sample\(s\)\): HPL time [0-9.]+ s \+- ")
         self.assertIn("(uncertainty not estimated: one pass)", extrapolated_line(self.case(0, [(0, 5)], 0.01, 0.05, 1.0)))
+        # HPL's own line is that of the part simulated: said so (it stood first, alone, like a result:
+        # "WR11C2R4 4000 128 1 2 0.04 1.003e+03" for an estimate of 68.23 Gflops)
+        from simblas_hpl.verbs.run import show
+        hpl = "WR11C2R4        5120   128     1     1               0.04              1.003e+03"
+        for summary, first in (({"result_line": hpl}, hpl),
+                               ({**self.noisy([(2, 6), (12, 6)])[0], "result_line": hpl},
+                                "HPL's own line for the iterations simulated (partial; the estimate follows): " + hpl)):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                show(summary)
+            self.assertEqual(out.getvalue().splitlines()[0], first)
 
     def test_no_log_no_estimate(self):
         self.assertIsNone(extrapolation.extrapolate([], None, self.n, self.nb, 0, 1.0, 1.0))

@@ -252,7 +252,9 @@ def show(summary):
     the summary as JSON, on stdout."""
     try:
         if summary.get("result_line") and not summary.get("alloc_only"):
-            print(summary["result_line"])
+            # a sampled run's: HPL's figures for the part it simulated
+            print(("HPL's own line for the iterations simulated (partial; the estimate follows): "
+                   if "extrapolated_gflops" in summary else "") + summary["result_line"])
         if summary.get("alloc_only"):
             print(f"allocated as HPL does on {summary['ranks']} ranks: peak {summary['peak_vm_gib']:.1f} GiB of "
                   f"address space, {summary['peak_mappings']} memory mappings, {summary['peak_rss_mb']:.0f} MB (Pss)")
