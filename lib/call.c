@@ -7,7 +7,6 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -89,29 +88,35 @@ static void load_host_factors(const char *path)
   if (!f)
     sb_fatal("SIMBLAS_HOST_FACTORS=%s: cannot open it (%s); give a file of 'HOST FACTOR' lines, or unset it", path,
              strerror(errno));
-  char line[4096];
-  size_t cap = 0;
-  for (int ln = 1; fgets(line, sizeof line, f); ln++) {
+  /* getline: a line of any length is one line (a 4096-byte fgets took a
+   * longer one's tail for the next line: its text parsed as a line of its
+   * own, every later line's number one too high); host names of any length */
+  char *line = NULL;
+  size_t linecap = 0, cap = 0, ln = 0;
+  ssize_t len;
+  while ((len = getline(&line, &linecap, f)) >= 0) {
+    ln++;
+    if ((size_t)len != strlen(line))
+      sb_fatal("%s:%zu: a NUL byte: binary data, not a file of 'HOST FACTOR [MEMORY]' lines; give such a file "
+               "(SIMBLAS_HOST_FACTORS), or unset it",
+               path, ln);
     char *hash = strchr(line, '#');
     if (hash)
       *hash = '\0';
-    char host[1024], extra[2];
-    double v = 0, vm;
-    int used = 0, n = sscanf(line, "%1023s %lf%n", host, &v, &used);
-    if (n <= 0)
+    static const char ws[] = " \t\n\v\f\r";
+    char *save, *host = strtok_r(line, ws, &save);
+    if (!host)
       continue; /* blank or a comment */
-    if (n == 2) { /* then an optional MEMORY column, and nothing else */
-      char *rest = line + used, *end;
-      vm = strtod(rest, &end);
-      if (end == rest)
-        vm = v;
-      else if (!isspace((unsigned char)*end) && *end)
-        n = 0;
-      if (n && sscanf(end, "%1s", extra) == 1)
-        n = 0;
-    }
-    if (n != 2 || !(v > 0) || !isfinite(v) || !(vm > 0) || !isfinite(vm))
-      sb_fatal("%s:%d: expected 'HOST FACTOR [MEMORY]', a host name, its speed factor > 0 (1: the model's speed, "
+    /* then FACTOR, an optional MEMORY column, and nothing else */
+    char *fs = strtok_r(NULL, ws, &save), *ms = fs ? strtok_r(NULL, ws, &save) : NULL, *end;
+    double v = fs ? strtod(fs, &end) : NAN;
+    if (fs && *end)
+      v = NAN;
+    double vm = ms ? strtod(ms, &end) : v;
+    if (ms && *end)
+      vm = NAN;
+    if ((ms && strtok_r(NULL, ws, &save)) || !(v > 0) || !isfinite(v) || !(vm > 0) || !isfinite(vm))
+      sb_fatal("%s:%zu: expected 'HOST FACTOR [MEMORY]', a host name, its speed factor > 0 (1: the model's speed, "
                "0.8: 80%% of it) and optionally its memory kernels' factor > 0 (SIMBLAS_HOST_FACTORS)",
                path, ln);
     factors = sb_grow_table(factors, &cap, nfactors, sizeof *factors, "the host factors");
@@ -124,6 +129,7 @@ static void load_host_factors(const char *path)
    * leave every host at the model's speed without the word a missing host
    * gets */
   int err = ferror(f) ? errno : 0;
+  free(line);
   fclose(f);
   if (err)
     sb_fatal("SIMBLAS_HOST_FACTORS=%s: cannot read it (%s); give a file of 'HOST FACTOR' lines, or unset it", path,

@@ -108,6 +108,26 @@ expect_error "host factors without a line" "SIMBLAS_HOST_FACTORS=$tmp/nofactors 
   SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$tmp/nofactors"
 expect_error "host factors: a directory" "SIMBLAS_HOST_FACTORS=$tmp: cannot read it (Is a directory)" \
   SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$tmp"
+# lines longer than 4,095 bytes: fgets into a 4,096-byte buffer took a long
+# line's tail for a line of its own, so a long comment's tail was refused
+# as a bad line, every later line's number was one too high, and a host
+# name was cut at 1,023 bytes (two long names that differ past it: "two
+# factors", or the name's tail read as its factor)
+long=$(head -c 6000 /dev/zero | tr '\0' x)
+expect_runs() { # what, env...: exit status 0
+  what=$1; shift
+  out=$(env "$@" "$prog" 2>&1 >/dev/null); rc=$?
+  [ $rc -eq 0 ] && ok "$what" || ko "$what: rc=$rc: $(echo "$out" | cut -c 1-300)"
+}
+printf 'host0 0.5 # %s\nhost1 0.8\n' "$long" > "$tmp/longcomment"
+expect_runs "host factors: a comment of 6,000 bytes is one comment" SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$tmp/longcomment"
+printf 'host0%5000s0.5\nhost1 -1\n' "" > "$tmp/longline"
+expect_error "host factors: the line after a 5,000-byte line is line 2" "^[^:]*: $tmp/longline:2: expected 'HOST FACTOR" \
+  SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$tmp/longline"
+name=$(head -c 1023 /dev/zero | tr '\0' h)
+printf '%s1 0.5\n%s2 0.6\n' "$name" "$name" > "$tmp/longnames"
+expect_runs "host factors: two 1,024-byte host names that differ in their last byte" \
+  SIMBLAS_MODE=null SIMBLAS_HOST_FACTORS="$tmp/longnames"
 # issue 21: a model the loader refuses gets a message naming the file,
 # never an uninitialised buffer (a second '|' on a line: the loader used
 # to fail there without a reason)
