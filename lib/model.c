@@ -955,31 +955,41 @@ static char *link_target(const char *path)
 
 /* 1 when the file at fd starts (after blank and comment lines) with the
  * word magic, as every file of its kind does; 0 when not; -1 when it
- * cannot be read */
+ * cannot be read.  Read as a stream, a block at a time: the first 4,095
+ * bytes alone held no magic word after comment lines that long, and a
+ * model of the kind was not replaced ("its first line is not ...") */
 static int has_magic(int fd, const char *magic)
 {
   char buf[4096];
-  ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-  if (n < 0)
-    return -1;
-  buf[n] = 0;
-  for (char *l = buf; *l;) {
-    l += strspn(l, " \t\r");
-    if (*l == '\n') {
-      l++;
-      continue;
+  size_t len = strlen(magic), j = 0; /* j: bytes of the first word matched */
+  int comment = 0;
+  for (off_t at = 0;;) {
+    ssize_t n = pread(fd, buf, sizeof buf, at);
+    if (n < 0)
+      return -1;
+    if (n == 0)
+      return j == len; /* the magic word, then the file's end */
+    at += n;
+    for (ssize_t i = 0; i < n; i++) {
+      char c = buf[i];
+      int space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+      if (j == len)
+        return space;
+      if (j) {
+        if (c != magic[j])
+          return 0;
+        j++;
+      } else if (comment)
+        comment = c != '\n';
+      else if (c == '#')
+        comment = 1;
+      else if (!space) {
+        if (c != magic[0])
+          return 0;
+        j = 1;
+      }
     }
-    if (*l == '#') {
-      char *nl = strchr(l, '\n');
-      if (!nl)
-        return 0;
-      l = nl + 1;
-      continue;
-    }
-    size_t len = strlen(magic);
-    return !strncmp(l, magic, len) && (!l[len] || strchr(" \t\r\n", l[len]));
   }
-  return 0;
 }
 
 /* an existing PATH (its link's target) that the output may replace: a

@@ -547,6 +547,32 @@ static void test_output_kinds(void **state)
   if (!o)
     fail_msg("a model as output: %s", err);
   assert_int_equal(sb_model_out_commit(o, m, NULL, err, sizeof err), 0);
+  /* ... also after comment lines longer than 4,095 bytes, one or many (only
+   * the first 4,095 bytes were read: "its first line is not 'simblas-model'") */
+  for (int many = 0; many < 2; many++) {
+    f = fopen(path, "w");
+    for (int l = 0; l < (many ? 100 : 1); l++) {
+      fputs("# ", f);
+      for (int i = 0; i < (many ? 60 : 5000); i++)
+        fputc('x', f);
+      fputc('\n', f);
+    }
+    fputs("simblas-model 1\nreference-speed 1e10\nend\n", f);
+    fclose(f);
+    o = sb_model_out_open(path, 0, err, sizeof err);
+    if (!o)
+      fail_msg("a model after %s as output: %s", many ? "100 comment lines" : "a comment of 5,000 bytes", err);
+    assert_int_equal(sb_model_out_commit(o, m, NULL, err, sizeof err), 0);
+  }
+  /* and a text file after that much comment is still no model */
+  f = fopen(path, "w");
+  for (int i = 0; i < 5000; i++)
+    fputs(i ? "x" : "# ", f);
+  fputs("\nsimblas-modelx 1\n", f);
+  fclose(f);
+  o = sb_model_out_open(path, 0, err, sizeof err);
+  if (o || !strstr(err, "is not a SimBLAS model"))
+    fail_msg("a text file after a comment of 5,000 bytes as output: %s", o ? "accepted" : err);
   unlink(path);
   /* a symbolic link, relative, to a file in a subdirectory: written through */
   snprintf(target, sizeof target, "%s/sub", dir);
