@@ -63,10 +63,12 @@ static int read_one(const char *path, row **rows, size_t *nrows, size_t *cap, ca
     snprintf(err, errlen, "--from-trace %s: %s", path, strerror(errno));
     return -1;
   }
-  char line[512];
-  size_t lineno = 0;
+  /* getline: a row of any length is one row (a 512-byte fgets read a longer
+   * one's tail as the next row, refused with the next row's number) */
+  char *line = NULL;
+  size_t linecap = 0, lineno = 0;
   int rc = 0, with_ld = 0;
-  while (fgets(line, sizeof line, f)) {
+  while (getline(&line, &linecap, f) >= 0) {
     lineno++;
     if (lineno == 1) {
       if (strncmp(line, "routine,m,n,k,predicted_s,measured_s", 36) != 0) {
@@ -121,6 +123,7 @@ static int read_one(const char *path, row **rows, size_t *nrows, size_t *cap, ca
     snprintf(err, errlen, "--from-trace %s: an empty file (a trace has a header line, then a row per call)", path);
     rc = -1;
   }
+  free(line);
   fclose(f);
   return rc;
 }

@@ -84,6 +84,12 @@ for out in keep.csv sym.csv hard.csv; do
     --from-trace --base "$tmp/G.model" -o "$tmp/$out" "$tmp/other.csv" "$tmp/keep.csv"
 done
 cmp -s "$tmp/keep.csv" "$tmp/keep.orig" && [ -L "$tmp/sym.csv" ] && ok "the trace kept" || ko "the trace changed"
+# a row longer than 511 bytes (here a valid one, padded) is one row: a
+# 512-byte fgets read its tail as the next row, refused as line 3 ("not a
+# trace row"), and the real line 3's problem went unnamed
+{ cat "$tmp/keep.orig"; printf 'dgemm,64,48,32,1e-5,2e-5,0,0,64%600s\n' ""; printf 'xgemm,64,48,32,1e-5,2e-5,0,0,64\n'; } > "$tmp/long.csv"
+refused "--from-trace: the row after a 630-byte row is line 3" "--from-trace $tmp/long.csv:3: unknown routine 'xgemm'" \
+  --from-trace --base "${SIMBLAS_MODEL:-$bld/models/default.model}" -o "$tmp/x.model" "$tmp/long.csv"
 
 # a library without dgemm_ is no BLAS: refused before the probe, whose
 # rate would have been written as measured
