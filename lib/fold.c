@@ -369,28 +369,42 @@ void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
 static void *fold_partial(size_t size, const size_t *priv, int npriv)
 {
   check_size("simblas_fold_malloc_partial", size);
+  if (npriv < 0)
+    sb_fatal("simblas_fold_malloc_partial(%zu, %p, %d): a negative number of private ranges; give how many "
+             "[start, stop) pairs the array holds (0 for none)",
+             size, (const void *)priv, npriv);
+  if (npriv > 0 && !priv)
+    sb_fatal("simblas_fold_malloc_partial(%zu, NULL, %d): no array of private ranges; give one of %d [start, stop) "
+             "pairs, or 0 ranges",
+             size, npriv, npriv);
   if (size == 0)
     size = 1;
-  for (int i = 0; i < npriv; i++)
+  /* size_t indices: priv[2 * i] with an int i overflowed from 2^30 ranges on */
+  size_t n = (size_t)npriv;
+  for (size_t i = 0; i < n; i++)
     if (priv[2 * i] > priv[2 * i + 1] || priv[2 * i + 1] > size)
-      sb_fatal("simblas_fold_malloc_partial: private range %d [%zu, %zu) is not inside the %zu bytes allocated", i,
+      sb_fatal("simblas_fold_malloc_partial: private range %zu [%zu, %zu) is not inside the %zu bytes allocated", i,
                  priv[2 * i], priv[2 * i + 1], size);
   if (sb_smpi_active()) {
     /* SMPI's partial shared malloc takes the shared ranges: the gaps */
-    size_t *shared = malloc(sizeof *shared * 2 * (size_t)(npriv + 1));
-    size_t at = 0;
-    int ns = 0;
-    for (int i = 0; i <= npriv; i++) {
-      size_t stop = i < npriv ? priv[2 * i] : size;
+    size_t *shared = malloc(sizeof *shared * 2 * (n + 1)), at = 0, ns = 0;
+    if (!shared)
+      sb_fatal("out of memory for the %zu shared ranges of simblas_fold_malloc_partial", n + 1);
+    for (size_t i = 0; i <= n; i++) {
+      size_t stop = i < n ? priv[2 * i] : size;
       if (stop > at) {
         shared[2 * ns] = at;
         shared[2 * ns + 1] = stop;
         ns++;
       }
-      if (i < npriv && priv[2 * i + 1] > at)
+      if (i < n && priv[2 * i + 1] > at)
         at = priv[2 * i + 1];
     }
-    void *p = sb_smpi_shared_malloc_partial(size, shared, ns);
+    if (ns > INT_MAX) /* SMPI counts them in an int */
+      sb_fatal("simblas_fold_malloc_partial: %d private ranges leave %zu shared ones, more than SMPI's partial shared "
+               "malloc takes (%d); merge adjacent private ranges",
+               npriv, ns, INT_MAX);
+    void *p = sb_smpi_shared_malloc_partial(size, shared, (int)ns);
     free(shared);
     region *r = calloc(1, sizeof *r);
     if (!p || !r)
@@ -414,7 +428,7 @@ static void *fold_partial(size_t size, const size_t *priv, int npriv)
   r->refs = 1;
   r->mappings = map_folded(r->base, bytes, bytes);
   /* private pages: anonymous memory over every page a private range touches */
-  for (int i = 0; i < npriv; i++) {
+  for (size_t i = 0; i < n; i++) {
     size_t lo = priv[2 * i] / (size_t)page * (size_t)page, hi = round_up(priv[2 * i + 1], (size_t)page);
     if (hi > lo) {
       if (mmap(r->base + lo, hi - lo, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==

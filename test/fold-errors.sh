@@ -36,6 +36,10 @@ SIMBLAS_FOLD_BLOCK=$(getconf PAGESIZE) (or unset it)" SIMBLAS_FOLD_BLOCK=3000 "$
 # it wrapped around and the call returned the 1 MiB range made before
 check "a negative size converted to size_t" "simblas_fold_malloc(18446744073708503040): more bytes than any address \
 space holds" "$prog" -1M
+# a negative number of private ranges (a count computed wrong) was taken
+# as none: the whole allocation folded, the private data shared
+check "partial folding with -1 ranges" "simblas_fold_malloc_partial(1048576, 0x[0-9a-f]*, -1): a negative number of \
+private ranges; give how many \[start, stop) pairs the array holds (0 for none)" "$prog" partial -1
 check "not a hugetlbfs" "is not a hugetlbfs mount; mount one with" SIMBLAS_HUGEPAGE_DIR=/tmp "$prog" 1G
 out=$("$prog" 1T 2>&1) && echo "$out" | awk '{ exit !($4 <= 18500 && $2 >= 1099511627776) }' \
   && ok "1 TiB folded: $out" || ko "1 TiB: $out"

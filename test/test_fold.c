@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -151,6 +152,33 @@ static void test_partial_keeps_private_ranges_private(void **state)
   simblas_fold_free(y);
 }
 
+/* more than 2^30 private ranges: priv[2 * i] with an int i overflowed
+ * (i = 2^30: 2 * i wrapped to -2^31, read 16 GiB before the array).  The
+ * array is 16 GiB of untouched zeros, [0, 0) ranges (transparent huge
+ * pages: its reads map the huge zero page, a second or so), its last
+ * range a real one, which stays private */
+static void test_partial_past_2_30_ranges(void **state)
+{
+  (void)state;
+  size_t n = ((size_t)1 << 30) + 1, size = (size_t)8 << 20, bytes = 2 * n * sizeof(size_t);
+  size_t *priv = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (priv == MAP_FAILED)
+    skip(); /* no 16 GiB of address space (ulimit -v) */
+  madvise(priv, bytes, MADV_HUGEPAGE);
+  priv[2 * n - 2] = (size_t)3 << 20;
+  priv[2 * n - 1] = ((size_t)3 << 20) + 100;
+  char *x = simblas_fold_malloc_partial(size, priv, (int)n);
+  char *y = simblas_fold_malloc_partial(size, priv + 2 * n - 2, 1);
+  memset(x + priv[2 * n - 2], 1, 100);
+  memset(y + priv[2 * n - 2], 2, 100);
+  assert_int_equal(x[priv[2 * n - 2] + 99], 1);
+  x[10] = 77; /* folded: shared */
+  assert_int_equal(y[10], 77);
+  simblas_fold_free(x);
+  simblas_fold_free(y);
+  munmap(priv, bytes);
+}
+
 static void test_buffers_are_shared_ranges_of_their_own(void **state)
 {
   (void)state;
@@ -195,6 +223,7 @@ int main(void)
       cmocka_unit_test(test_touch_maps_a_block_beforehand),
       cmocka_unit_test(test_similar_sizes_share_address_space),
       cmocka_unit_test(test_partial_keeps_private_ranges_private),
+      cmocka_unit_test(test_partial_past_2_30_ranges),
       cmocka_unit_test(test_buffers_are_shared_ranges_of_their_own),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
