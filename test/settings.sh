@@ -47,19 +47,26 @@ refused SIMBLAS_SEED=-1 "a whole number >= 0"
 refused SIMBLAS_PIVOT_EVERY=0 "a number of columns >= 1"
 refused SIMBLAS_ITERATIONS=1.5 "a number of iterations"
 refused SIMBLAS_ROLL_MERGE=-1 "a number of steps >= 0"
-refused SIMBLAS_POLL_COST=soon "a duration in seconds >= 0"
+refused SIMBLAS_POLL_COST=soon "a duration in seconds from 0 to 1"
 refused SIMBLAS_POLL_USAGE=0 "a CPU share in (0, 1]"
 # an infinite poll cost ended the simulation at time inf with SimGrid's
 # "Deadlock detected" and status 0; an infinite growth (NaN for the first
 # polls, inf after) hung it: only SIMBLAS_POLL_MAX may be unbounded
-refused SIMBLAS_POLL_COST=inf "a duration in seconds >= 0"
-refused SIMBLAS_POLL_GROWTH=inf "a finite number >= 0"
+refused SIMBLAS_POLL_COST=inf "a duration in seconds from 0 to 1"
+refused SIMBLAS_POLL_GROWTH=inf "a number from 0 to 1e6"
+# nor may a finite one overflow: a cost of 1e308 owed inf seconds at the
+# second poll (1e308 + 1e308), and so did a growth of 1e308 at a spin
+# loop's second back-off (1e308 x 2)
+refused SIMBLAS_POLL_COST=1e308 "a duration in seconds from 0 to 1"
+refused SIMBLAS_POLL_COST=1.5 "a duration in seconds from 0 to 1"
+refused SIMBLAS_POLL_GROWTH=1e308 "a number from 0 to 1e6"
+accepted SIMBLAS_POLL_COST=1 SIMBLAS_POLL_GROWTH=1e6
 # spellings the C library skipped over or read as hexadecimal, and
 # simblas-hpl refuses (settings.py's parse): ' 5', ' 64M', '0x10' seconds
 refused "SIMBLAS_BACKEND_THREADS= 5" "a number of threads >= 1"
 refused "SIMBLAS_SEED= 5" "a whole number >= 0"
-refused "SIMBLAS_POLL_COST= 1e-7" "a duration in seconds >= 0"
-refused SIMBLAS_POLL_COST=0x10 "a duration in seconds >= 0"
+refused "SIMBLAS_POLL_COST= 1e-7" "a duration in seconds from 0 to 1"
+refused SIMBLAS_POLL_COST=0x10 "a duration in seconds from 0 to 1"
 refused "SIMBLAS_FOLD_BLOCK= 64M" "a size in bytes"
 refused SIMBLAS_FOLD_BLOCK=0x4000000 "a size in bytes"
 refused "SIMBLAS_LAT_FACTOR=0:inf" "a list of size:factor pairs"

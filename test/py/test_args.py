@@ -161,6 +161,9 @@ class Refused(Sandbox):
         for t in ("0", "-1", "nan", "inf"):
             self.refused(f"--timeout {t}: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--timeout", t)
         self.refused("--iprobe 0: must be a number of seconds > 0", *RUN4, "--p", 2, "--q", 2, "--iprobe", "0")
+        # more than SIMBLAS_POLL_COST's bound: refused as simblas-hpl's option, not as 'different versions'
+        self.refused(r"--iprobe 2: out of range; a failed poll costs at most 1 s", *RUN4, "--p", 2, "--q", 2,
+                     "--iprobe", "2")
         # what only model mode changes is refused in passthrough, not ignored
         self.refused("--hpl-code free leaves HPL's code between the modelled calls uncharged; passthrough computes",
                      *RUN4, "--p", 2, "--q", 2, "--mode", "passthrough", "--hpl-code", "free")

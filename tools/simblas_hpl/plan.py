@@ -302,8 +302,12 @@ def make_plan(o):
     if o.speedup is not None and not SPEEDUP_RANGE[0] <= o.speedup <= SPEEDUP_RANGE[1]:
         raise CliError(f"--speedup {o.speedup:g}: out of range; a host is from {SPEEDUP_RANGE[0]:g} to "
                        f"{SPEEDUP_RANGE[1]:g} times the model's reference speed")
-    for opt, v in (("--timeout", o.timeout), ("--iprobe", o.iprobe)):
-        check_seconds(opt, v)
+    check_seconds("--timeout", o.timeout)
+    check_seconds("--iprobe", o.iprobe)
+    if o.iprobe is not None and o.iprobe > settings.row("SIMBLAS_POLL_COST")["max"]:
+        # (libsimblas refuses more as SIMBLAS_POLL_COST; SMPI's smpi/iprobe alike)
+        raise CliError(f"--iprobe {o.iprobe:g}: out of range; a failed poll costs at most "
+                       f"{settings.row('SIMBLAS_POLL_COST')['max']:g} s (a real one well under a microsecond)")
     net = network.resolve(o.network)
     inter = net.inter if net else None  # the measured interconnect, where --bw / --lat do not say
     bw = units.parse_bandwidth(o.bw or (inter.bw_text if inter else platforms.DEFAULT_BW))
