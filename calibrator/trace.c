@@ -119,7 +119,11 @@ static int read_one(const char *path, row **rows, size_t *nrows, size_t *cap, ca
     (*rows)[(*nrows)++] = (row){key, m, n, k, ld, meas, isfinite(pred) && pred > 0 ? pred : 0};
     t->calls++;
   }
-  if (!rc && lineno == 0) {
+  if (!rc && ferror(f)) { /* a directory opens, then reads as EISDIR: not an empty file */
+    snprintf(err, errlen, "--from-trace %s: cannot read it: %s; give the trace file SIMBLAS_TRACE wrote", path,
+             strerror(errno));
+    rc = -1;
+  } else if (!rc && lineno == 0) {
     snprintf(err, errlen, "--from-trace %s: an empty file (a trace has a header line, then a row per call)", path);
     rc = -1;
   }

@@ -90,6 +90,10 @@ cmp -s "$tmp/keep.csv" "$tmp/keep.orig" && [ -L "$tmp/sym.csv" ] && ok "the trac
 { cat "$tmp/keep.orig"; printf 'dgemm,64,48,32,1e-5,2e-5,0,0,64%600s\n' ""; printf 'xgemm,64,48,32,1e-5,2e-5,0,0,64\n'; } > "$tmp/long.csv"
 refused "--from-trace: the row after a 630-byte row is line 3" "--from-trace $tmp/long.csv:3: unknown routine 'xgemm'" \
   --from-trace --base "${SIMBLAS_MODEL:-$bld/models/default.model}" -o "$tmp/x.model" "$tmp/long.csv"
+# a directory given as a trace opens, then fails to read: it was "an empty file"
+mkdir -p "$tmp/tracedir"
+refused "--from-trace: a directory is not read as an empty file" "--from-trace $tmp/tracedir: cannot read it: Is a directory" \
+  --from-trace --base "${SIMBLAS_MODEL:-$bld/models/default.model}" -o "$tmp/x.model" "$tmp/tracedir"
 
 # a library without dgemm_ is no BLAS: refused before the probe, whose
 # rate would have been written as measured
