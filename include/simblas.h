@@ -168,8 +168,10 @@ SIMBLAS_EXPORT void simblas_fold_free(void *ptr);
  * Free with simblas_fold_free. */
 SIMBLAS_EXPORT void *simblas_fold_malloc_buffer(size_t size);
 
-/* Partial folding: nranges [start, stop) byte ranges of the allocation are
- * private to the caller (e.g. HPL's pivot indices), the rest is folded.
+/* Partial folding: nranges [start, stop) byte ranges of the allocation
+ * (private_ranges[2 i], private_ranges[2 i + 1], in any order, overlapping
+ * or not) are private to the caller (e.g. HPL's pivot indices), the rest
+ * is folded.
  * Each call returns its own block; free it with simblas_fold_free. */
 SIMBLAS_EXPORT void *simblas_fold_malloc_partial(size_t size, const size_t *private_ranges, int nranges);
 

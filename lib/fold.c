@@ -366,6 +366,13 @@ void *simblas_fold_malloc_partial(size_t size, const size_t *priv, int npriv)
   return p;
 }
 
+/* [start, stop) pairs by their start */
+static int cmp_range(const void *a, const void *b)
+{
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
 static void *fold_partial(size_t size, const size_t *priv, int npriv)
 {
   check_size("simblas_fold_malloc_partial", size);
@@ -386,20 +393,26 @@ static void *fold_partial(size_t size, const size_t *priv, int npriv)
       sb_fatal("simblas_fold_malloc_partial: private range %zu [%zu, %zu) is not inside the %zu bytes allocated", i,
                  priv[2 * i], priv[2 * i + 1], size);
   if (sb_smpi_active()) {
-    /* SMPI's partial shared malloc takes the shared ranges: the gaps */
+    /* SMPI's partial shared malloc takes the shared ranges: the gaps
+     * between the private ranges in order of their starts (given out of
+     * order, a private range before an earlier one fell in a gap, shared) */
     size_t *shared = malloc(sizeof *shared * 2 * (n + 1)), at = 0, ns = 0;
-    if (!shared)
+    size_t *sorted = malloc(sizeof *sorted * 2 * (n ? n : 1));
+    if (!shared || !sorted)
       sb_fatal("out of memory for the %zu shared ranges of simblas_fold_malloc_partial", n + 1);
+    memcpy(sorted, priv, sizeof *sorted * 2 * n);
+    qsort(sorted, n, 2 * sizeof *sorted, cmp_range);
     for (size_t i = 0; i <= n; i++) {
-      size_t stop = i < n ? priv[2 * i] : size;
+      size_t stop = i < n ? sorted[2 * i] : size;
       if (stop > at) {
         shared[2 * ns] = at;
         shared[2 * ns + 1] = stop;
         ns++;
       }
-      if (i < n && priv[2 * i + 1] > at)
-        at = priv[2 * i + 1];
+      if (i < n && sorted[2 * i + 1] > at)
+        at = sorted[2 * i + 1];
     }
+    free(sorted);
     if (ns > INT_MAX) /* SMPI counts them in an int */
       sb_fatal("simblas_fold_malloc_partial: %d private ranges leave %zu shared ones, more than SMPI's partial shared "
                "malloc takes (%d); merge adjacent private ranges",

@@ -6,7 +6,9 @@
 #   - 1 MiB sent out of malloc memory arrives (0xcd): other copies are
 #     SMPI's, as before;
 #   - 1 KiB out of folded memory, under smpi/send-is-detached-thresh, is
-#     copied by SMPI at the send (0xab), and not counted.
+#     copied by SMPI at the send (0xab), and not counted;
+#   - simblas_fold_malloc_partial's private ranges, given out of order,
+#     stay each rank's own.
 set -u
 prog=smpi-foldcopy.sh
 . "$(dirname "$0")/smpi-common.sh"
@@ -32,5 +34,7 @@ expect "1 MiB out of the folded matrix: not copied" "RECV 1 0x11"
 expect "1 MiB out of malloc memory: copied" "RECV 2 0xcd"
 expect "1 KiB out of the folded matrix (detached): copied at the send" "RECV 3 0xab"
 expect "fold statistics: one message, 1 MiB uncopied" "STATS 1 1048576"
+expect "partial folding, private ranges out of order: rank 0 reads its own" "PRIVATE 0 own"
+expect "partial folding, private ranges out of order: rank 1 reads its own" "PRIVATE 1 own"
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

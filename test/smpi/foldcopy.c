@@ -3,7 +3,11 @@
  * simblas_fold_malloc memory, 1 MiB out of malloc memory, and 1 KiB out of
  * the folded memory (a detached send, which SMPI copies at the send);
  * rank 1 receives each into private memory filled with 0x11 and prints
- * what arrived.  Then rank 0 prints the fold statistics. */
+ * what arrived.  Then rank 0 prints the fold statistics.  Last, each rank
+ * allocates partially folded memory whose private ranges are given out of
+ * order, writes its own byte into them, and after a barrier prints whether
+ * it still reads its own (SMPI's shared ranges were computed as if the
+ * ranges were sorted: a private range before an earlier one was shared). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +56,18 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     free(r);
   }
+  /* private ranges out of order: the second page's first 64 bytes, then the
+   * first page's; the rest (shared) is written by every rank */
+  long page = 4096;
+  size_t priv[4] = {(size_t)page, (size_t)page + 64, 0, 64};
+  unsigned char *q = simblas_fold_malloc_partial(3 * (size_t)page, priv, 2);
+  memset(q, 0x77, 3 * (size_t)page);
+  memset(q, 0x30 + rank, 64);
+  memset(q + page, 0x30 + rank, 64);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int own = uniform(q, 64) == 0x30 + rank && uniform(q + page, 64) == 0x30 + rank;
+  printf("PRIVATE %d %s\n", rank, own ? "own" : "another rank's");
+  simblas_fold_free(q);
   MPI_Finalize();
   return 0;
 }
