@@ -438,6 +438,40 @@ class Slurm(EngineCase):
         self.assertTrue(any("job 53 ended without running 1 point(s)" in s for s in self.said), self.said)
         self.assertEqual(self.ran(), [3000])
 
+    def test_points_not_run_name_only_the_task_logs_there_are(self):
+        """A job whose tasks never started (cancelled while pending) was said
+        to end 'a task killed, or one that could not start: see
+        SPOOL/slurm-JOB_*.out', logs that were never written; the message
+        names the logs there are, and says so when there is none."""
+        dirs = self.points(1000, 2000, 4000)
+        self.fake("sinfo", "echo local")
+        self.fake("sbatch", "echo 54")
+        self.fake("squeue", "exit 0")  # cancelled before any task started
+        out = engine.run_points(dirs, "slurm", wait=True, say=self.said.append, poll_s=0.05)
+        self.assertEqual(out.count("todo"), 3)
+        spool = self.path("points", ".engine")
+        said = [s for s in self.said if "ended without running" in s]
+        self.assertEqual(len(said), 1, self.said)
+        self.assertNotIn(".out", said[0])
+        self.assertIn("Slurm job 54 ended without running 3 point(s), and none of the 3 array task(s) that held "
+                      f"them started (no task log in {spool}): cancelled while pending", said[0])
+        self.assertIn("--slurm-opt", said[0])
+        self.assertIn("sacct -j 54", said[0])
+        self.assertTrue(any(f"each task logs to {spool}/slurm-54_TASK.out once it starts" in s for s in self.said),
+                        self.said)
+        # task 1 started and was killed (its log written), tasks 0 and 2 never started: task 1's log alone
+        self.fake("sbatch", "echo 55")
+        os.makedirs(spool, exist_ok=True)
+        with open(os.path.join(spool, "slurm-55_1.out"), "w") as f:
+            f.write("slurmstepd: error: *** JOB 55 CANCELLED ***\n")
+        self.said = []
+        engine.run_points(dirs, "slurm", wait=True, say=self.said.append, poll_s=0.05)
+        said = [s for s in self.said if "ended without running" in s]
+        self.assertEqual(said, [f"Slurm job 55 ended without running 3 point(s) (a task killed, or one that failed): "
+                                f"see {spool}/slurm-55_1.out; 2 of its task(s) that held them never started (no log); "
+                                "they are to do again"])
+        self.assertEqual(self.ran(), [])
+
     def test_stopped_waiting_says_how_to_follow_the_job(self):
         """^C while waiting said `simblas-hpl study status` follows the job,
         also to run --engine slurm and tune, whose directories are no study."""

@@ -624,7 +624,7 @@ def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_
                   "options": opts, "submitted": time.strftime("%Y-%m-%dT%H:%M:%S")})
     _write_json(jobs_file, known)
     say(f"submitted Slurm job {job}: {ntasks} array task(s), {len(todo)} point(s) "
-        f"(task logs: {os.path.join(spool, f'slurm-{job}_*.out')})")
+        f"(each task logs to {task_log(spool, job, 'TASK')} once it starts)")
     if not wait:
         return Outcome(states(dirs), job=job, finished=False)
     return wait_job(job, todo, dirs, spool, say, poll_s, follow)
@@ -667,9 +667,34 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
     final = states(dirs)
     unrun = [d for d in todo if final[d] == "todo" or final[d] == "failed" and failure(d) == before[d]]
     if unrun:
-        say(f"job {job} ended without running {len(unrun)} point(s) (a task killed, or one that could not start): "
-            f"see {os.path.join(spool, f'slurm-{job}_*.out')}; they are to do again")
+        say(not_run(job, unrun, spool))
     return Outcome(final, job=job)
+
+
+def task_log(spool, job, task):
+    """Where array task `task` of job writes its log (sbatch --output, %A_%a)."""
+    return os.path.join(spool, f"slurm-{job}_{task}.out")
+
+
+def not_run(job, ds, spool):
+    """What to say of the points ds that job ended without running: the
+    logs of their tasks that exist (a task writes one once it starts), and
+    plainly when none of those tasks started (no log to look at)."""
+    tasks = sorted({q["task"] for q in (_read_json(_path(d, QUEUED)) or {} for d in ds)
+                    if isinstance(q.get("task"), int)})
+    logs = [task_log(spool, job, t) for t in tasks if os.path.exists(task_log(spool, job, t))]
+    head = f"Slurm job {job} ended without running {len(ds)} point(s)"
+    if not logs:
+        return (head + f", and none of the {len(tasks)} array task(s) that held them started (no task log in "
+                f"{spool}): cancelled while pending, or never given a node (check the partition and --slurm-opt: "
+                f"`scontrol show job {job}` (for minutes after it ends) or `sacct -j {job}` says why, `squeue` "
+                "what waits), or the nodes do not see that directory; they are to do again")
+    unstarted = len(tasks) - len(logs)
+    return (head + f" (a task killed, or one that failed): see {', '.join(logs[:3])}"
+            + (f" and {len(logs) - 3} more" if len(logs) > 3 else "")
+            + (f"; {unstarted} of its task(s) that held them never started (no log)" if unstarted else "")
+            + "; they are to do again")
+
 
 if __name__ == "__main__":
     sys.exit(worker_main(sys.argv[1:]))
