@@ -355,7 +355,7 @@ class Slurm(EngineCase):
         args = self.read(self.path("sbatch.args")).split()
         self.assertEqual(args[:5], ["--parsable", "--array=0-1", "--job-name=simblas-study", "--cpus-per-task=1",
                                     f"--output={self.path('points', '.engine', 'slurm-%A_%a.out')}"])
-        self.assertRegex(args[5], r"^--comment=simblas-\d{8}-\d{6}-\d+$")
+        self.assertRegex(args[5], r"^--comment=simblas-\d{8}-\d{6}-\d+(\.\d+)?$")
         self.assertEqual(args[6:10], ["-p", "big", "--time=10", "--mem=1G"])
         script, lst, k = args[10:]
         self.assertEqual(k, "2")
@@ -401,6 +401,24 @@ class Slurm(EngineCase):
             engine.run_points(dirs, "slurm", wait=False, say=self.said.append)
         self.assertIn("sbatch did not answer within 1 s; no job of this submission is in the queue", str(c.exception))
         self.assertEqual(engine.state(dirs[0]), "todo")
+
+    def test_two_submissions_in_one_second_have_their_own_list_and_tag(self):
+        """Two submissions of one process in one second wrote one list file
+        (points-STAMP.txt), the second over the first while its job was
+        queued: the first job's tasks ran the second's points, and left its
+        own not run; both had one tag, by which a late sbatch is found."""
+        dirs = self.points(1000, 2000)
+        self.fake("sinfo", "echo local")
+        self.fake("sbatch", f"echo \"$@\" >> {self.path('sbatch.args')}\necho 71")
+        self.fake("squeue", "echo 0")
+        with mock.patch.object(engine.time, "strftime", return_value="20250101-120000"):
+            for d in dirs:
+                engine.run_points([d], "slurm", wait=False, say=None)
+        lists = [json.loads(self.read(d, "queued.json"))["list"] for d in dirs]
+        self.assertNotEqual(lists[0], lists[1])
+        self.assertEqual([self.read(x).split() for x in lists], [[d] for d in dirs])
+        tags = [a for a in self.read(self.path("sbatch.args")).split() if a.startswith("--comment=")]
+        self.assertEqual(len(set(tags)), 2, tags)
 
     def test_wait_waits_for_points_queued_by_an_earlier_submission(self):
         """A second --wait while the first array was still queued returned at

@@ -39,6 +39,7 @@ Slurm array task runs the K points of LIST that are its share).
 import dataclasses
 import errno
 import fcntl
+import itertools
 import json
 import os
 import pickle
@@ -65,6 +66,7 @@ SBATCH_TIMEOUT_S = 60  # sbatch answers at once; beyond this the controller is t
 SQUEUE_POLL_S = 1.0    # --wait on Slurm: squeue every second (sbatch --wait polls every 2-10 s)
 LOCAL_SLURM = "sh scripts/local-slurm.sh start"
 FOLLOW = "`simblas-hpl study status` follows it"  # after a ^C while waiting for a study's job
+SUBMISSIONS = itertools.count()  # this process's Slurm submissions: each stamp its own
 
 
 # ---- a point's files --------------------------------------------------------------
@@ -584,7 +586,10 @@ def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_
         return Outcome(states(dirs))
     spool = _spool(dirs, spool)
     os.makedirs(spool, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
+    # the submission's stamp, its list's and tag's: two of one process in one second shared one (the second list
+    # overwrote the first under its job, whose tasks then ran the second's points; a late sbatch's tag matched both)
+    n = next(SUBMISSIONS)
+    stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}" + (f".{n}" if n else "")
     lst = os.path.join(spool, f"points-{stamp}.txt")
     write_atomic(lst, "".join(d + "\n" for d in todo))
     script = os.path.join(spool, "task.sh")
