@@ -321,6 +321,27 @@ class Slurm(EngineCase):
         os.chmod(os.path.join(d, name), 0o755)
         os.environ["PATH"] = d + os.pathsep + os.environ.get("PATH", "")
 
+    def queued_in(self, job, dirs, squeue, live, tasks):
+        """dirs submitted without --wait as Slurm job `job`, its array tasks
+        `tasks` in the queue: written in the file live, which the fake
+        squeue (the shell code squeue) answers."""
+        self.fake("sinfo", "echo local")
+        self.fake("sbatch", f"echo {job}")
+        self.fake("squeue", squeue)
+        with open(live, "w") as f:
+            f.write("".join(f"{t}\n" for t in tasks))
+        engine.run_points(dirs, "slurm", wait=False, say=None)
+
+    def tasks_later(self, d, tasks, live):
+        """In a second, the array tasks `tasks` of the job that queued point d
+        run their points one after the other, as Slurm would start them; then
+        the job leaves the queue (the file live, squeue's answer, emptied)."""
+        lst = json.loads(self.read(d, "queued.json"))["list"]
+        runner = subprocess.Popen(["sh", "-c", f"sleep 1; for i in {' '.join(map(str, tasks))}; do "
+                                   f"SLURM_ARRAY_TASK_ID=$i sh {self.path('points', '.engine', 'task.sh')} {lst} 1; "
+                                   f"done; : > {live}"], env=engine.worker_env(), stdout=subprocess.DEVNULL)
+        self.addCleanup(runner.wait)
+
     def test_unreachable_slurm_names_the_local_cluster_and_the_local_engine(self):
         dirs = self.points(1000)
         self.fake("sbatch", "exit 0")
@@ -424,22 +445,39 @@ class Slurm(EngineCase):
         """A second --wait while the first array was still queued returned at
         once, its points queued, as if done (tune then told them failed)."""
         dirs = self.points(1000, 2000)
-        self.fake("sinfo", "echo local")
-        self.fake("sbatch", "echo 51")
-        self.fake("squeue", f"cat {self.path('live')} 2>/dev/null")
-        with open(self.path("live"), "w") as f:
-            f.write("0\n1\n")
-        engine.run_points(dirs, "slurm", wait=False, say=None)
-        lst = json.loads(self.read(dirs[0], "queued.json"))["list"]
+        self.queued_in("51", dirs, f"cat {self.path('live')} 2>/dev/null", self.path("live"), [0, 1])
         # the first job runs its points while the second command waits
-        runner = subprocess.Popen(["sh", "-c", f"sleep 1; for i in 0 1; do SLURM_ARRAY_TASK_ID=$i "
-                                   f"sh {self.path('points', '.engine', 'task.sh')} {lst} 1; done; "
-                                   f": > {self.path('live')}"], env=engine.worker_env(), stdout=subprocess.DEVNULL)
-        self.addCleanup(runner.wait)
+        self.tasks_later(dirs[0], [0, 1], self.path("live"))
         out = engine.run_points(dirs, "slurm", wait=True, say=self.said.append, poll_s=0.05)
         self.assertEqual([out.states[d] for d in dirs], ["done", "done"])
         self.assertEqual(self.ran(), [1000, 2000])
         self.assertTrue(any("[2/2] done" in s for s in self.said), self.said)
+        self.assertEqual(self.said[0], "waiting for 2 point(s) in Slurm job 51 (^C leaves them running)")
+        self.assertEqual(self.said[-1], "Slurm job 51 ended: 2 of 2 point(s) done, 0 failed")
+
+    def test_wait_says_what_it_waits_for_then_how_it_ended(self):
+        """With --wait, the points of an earlier job were said 'left to them
+        (... remove the file to run it here when the job is gone)' before
+        the command waited for them, and their job ending without them was
+        not said; the hand-off line is for a command that does not wait."""
+        dirs = self.points(1000, 2000)
+        self.queued_in("61", dirs[:1], f'case "$*" in *"-j 61 "*) cat {self.path("live61")} 2>/dev/null ;; esac',
+                       self.path("live61"), [0])
+        engine.run_points(dirs[:1], "slurm", wait=False, say=self.said.append)  # nothing to submit: left to job 61
+        self.assertEqual(len([s for s in self.said if "queued in a Slurm job elsewhere: left to them" in s]), 1)
+        self.tasks_later(dirs[0], [0], self.path("live61"))
+        self.fake("sbatch", "echo 62")  # job 62, the second point's, cancelled before it started
+        self.said = []
+        out = engine.run_points(dirs, "slurm", wait=True, say=self.said.append, poll_s=0.05)
+        self.assertEqual([out.states[d] for d in dirs], ["done", "todo"])
+        self.assertFalse(any("left to them" in s for s in self.said), self.said)
+        self.assertIn("waiting for 2 point(s): 1 in Slurm job 62, 1 in Slurm job 61 (^C leaves them running)",
+                      self.said)
+        self.assertIn("Slurm jobs 62, 61 ended: 1 of 2 point(s) done, 0 failed, 1 not run", self.said)
+        self.assertTrue(any(s.startswith("Slurm job 62 ended without running 1 point(s), and none") for s in self.said),
+                        self.said)
+        self.assertLess(self.said.index("waiting for 2 point(s): 1 in Slurm job 62, 1 in Slurm job 61 (^C leaves "
+                                        "them running)"), min(i for i, s in enumerate(self.said) if "] done" in s))
 
     def test_a_retried_point_its_job_never_ran_is_not_said_to_fail_again(self):
         """A failed point retried in a job cancelled before it ran was said

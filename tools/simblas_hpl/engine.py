@@ -382,11 +382,14 @@ def run_points(dirs, engine="local", jobs=None, slurm_opts=(), wait=True, spool=
     return _run_local(dirs, jobs or default_jobs(), retry_failed, say, POLL_S if poll_s is None else poll_s)
 
 
-def _to_run(dirs, retry_failed, say):
+def _to_run(dirs, retry_failed, say, wait=False):
+    """The points' states and those to run; the points running or queued
+    elsewhere said to be left to their job unless the caller waits for them
+    (wait_job says so then)."""
     st = states(dirs)
     todo = [d for d in dirs if st[d] in ("todo", "unreadable") or (retry_failed and st[d] == "failed")]
     busy = {s: sum(1 for d in dirs if st[d] == s) for s in ("running", "queued")}
-    if busy["running"] or busy["queued"]:
+    if (busy["running"] or busy["queued"]) and not wait:
         say(f"{busy['running']} point(s) running and {busy['queued']} queued in a Slurm job elsewhere: left to them "
             f"(a point's {QUEUED} names its job; remove the file to run it here when the job is gone)")
     for d in dirs:
@@ -579,7 +582,7 @@ def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_
     if per_task < 1:
         raise CliError(f"--per-task {per_task}: must be >= 1")
     check_slurm()
-    st, todo = _to_run(dirs, retry_failed, say)
+    st, todo = _to_run(dirs, retry_failed, say, wait)
     if not todo:
         if wait and any(s in ("queued", "running") for s in st.values()):
             return wait_job(None, [], dirs, None, say, poll_s, follow)
@@ -643,7 +646,16 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
     first = states(dirs)
     watch = [d for d in dirs if d in todo or first[d] in ("queued", "running")]
     before = {d: failure(d) for d in watch}  # a failed.json that is still this one: not run again
+    holder = {d: job if d in todo else _job_of(d) for d in watch}  # None: run elsewhere, not by Slurm
+    held = [j for j in dict.fromkeys([job] + sorted({str(j) for j in holder.values() if j})) if j]
     jobs = f"Slurm job {job}" if job else "the Slurm job(s) of its points"
+    if watch:
+        count = lambda j: sum(1 for d in watch if holder[d] == j)  # noqa: E731
+        parts = [f"{count(j)} in Slurm job {j}" for j in held]
+        parts += [f"{count(None)} running elsewhere (not in a Slurm job)"] if count(None) else []
+        one = len(parts) == 1 and held  # all in one job
+        what = f" in Slurm job {held[0]}" if one else ": " + ", ".join(parts)
+        say(f"waiting for {len(watch)} point(s){what} (^C leaves them running)")
     seen, lost_since = set(), None
     try:
         while True:
@@ -670,10 +682,27 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
         raise CliError(f"stopped waiting: {jobs} goes on" + (f" (scancel {job} stops it)" if job else "")
                        + f"; {follow}", 130)
     final = states(dirs)
-    unrun = [d for d in todo if final[d] == "todo" or final[d] == "failed" and failure(d) == before[d]]
-    if unrun:
-        say(not_run(job, unrun, spool))
+    unrun = [d for d in watch if final[d] == "todo" or final[d] == "failed" and failure(d) == before[d]]
+    if watch:
+        failed = sum(1 for d in watch if final[d] == "failed" and d not in unrun)
+        said = (f"Slurm job{'s' if len(held) > 1 else ''} {', '.join(held)}" if held else "the points run elsewhere")
+        say(f"{said} ended: {sum(1 for d in watch if final[d] == 'done')} of {len(watch)} point(s) done, "
+            f"{failed} failed" + (f", {len(unrun)} not run" if unrun else ""))
+    for j in held:
+        ds = [d for d in unrun if holder[d] == j]
+        if ds:
+            say(not_run(j, ds, spool))
+    gone = [d for d in unrun if not holder[d]]
+    if gone:
+        say(f"{len(gone)} point(s) running elsewhere ended without a result (their worker stopped or killed); "
+            "they are to do again")
     return Outcome(final, job=job)
+
+
+def _job_of(d):
+    """The Slurm job that holds point d (queued or running), or None."""
+    q = _read_json(_path(d, QUEUED)) or {}
+    return str(q["job"]) if q.get("job") else runner(d).get("job")
 
 
 def task_log(spool, job, task):
@@ -685,9 +714,11 @@ def not_run(job, ds, spool):
     """What to say of the points ds that job ended without running: the
     logs of their tasks that exist (a task writes one once it starts), and
     plainly when none of those tasks started (no log to look at)."""
-    tasks = sorted({q["task"] for q in (_read_json(_path(d, QUEUED)) or {} for d in ds)
-                    if isinstance(q.get("task"), int)})
-    logs = [task_log(spool, job, t) for t in tasks if os.path.exists(task_log(spool, job, t))]
+    qs = [_read_json(_path(d, QUEUED)) or {} for d in ds]
+    tasks = sorted({q["task"] for q in qs if isinstance(q.get("task"), int)})
+    # the spool of the submission that queued them (an earlier job's may be another)
+    spool = next((os.path.dirname(q["list"]) for q in qs if isinstance(q.get("list"), str)), spool)
+    logs = [task_log(spool, job, t) for t in tasks if spool and os.path.exists(task_log(spool, job, t))]
     head = f"Slurm job {job} ended without running {len(ds)} point(s)"
     if not logs:
         return (head + f", and none of the {len(tasks)} array task(s) that held them started (no task log in "
