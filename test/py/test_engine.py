@@ -548,6 +548,19 @@ class Slurm(EngineCase):
         self.assertEqual(c.exception.status, 130)
         self.assertEqual(str(c.exception), "stopped waiting: Slurm job 52 goes on (scancel 52 stops it); "
                                            "run the same command again to collect it")
+        # waiting also for job 52's point, the new job 57 already gone (cancelled): job 57 was said to go on,
+        # scancel 57 to stop it, and nothing of job 52
+        more = dirs + self.points(2000)
+        self.fake("sbatch", "echo 57")
+        self.fake("squeue", 'case "$*" in *"-j 52 "*) echo 0 ;; esac')
+        with mock.patch.object(engine.time, "sleep", side_effect=interrupted), self.assertRaises(CliError) as c:
+            engine.run_points(more, "slurm", wait=True, say=None, poll_s=7.5, follow="follow it")
+        self.assertEqual(str(c.exception), "stopped waiting: Slurm job 52 goes on (scancel 52 stops it); follow it")
+        self.fake("squeue", "echo 0")  # both jobs queued, nothing to submit: both named
+        with mock.patch.object(engine.time, "sleep", side_effect=interrupted), self.assertRaises(CliError) as c:
+            engine.run_points(more, "slurm", wait=True, say=None, poll_s=7.5, follow="follow it")
+        self.assertEqual(str(c.exception), "stopped waiting: Slurm jobs 52, 57 go on (scancel 52 57 stops them); "
+                                           "follow it")
 
     def test_parse_job_id_and_options(self):
         self.assertEqual(engine.parse_job_id("123\n"), "123")

@@ -648,7 +648,7 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
     before = {d: failure(d) for d in watch}  # a failed.json that is still this one: not run again
     holder = {d: job if d in todo else _job_of(d) for d in watch}  # None: run elsewhere, not by Slurm
     held = [j for j in dict.fromkeys([job] + sorted({str(j) for j in holder.values() if j})) if j]
-    jobs = f"Slurm job {job}" if job else "the Slurm job(s) of its points"
+    jobs = _jobs(held) if held else "the Slurm job(s) of its points"
     if watch:
         count = lambda j: sum(1 for d in watch if holder[d] == j)  # noqa: E731
         parts = [f"{count(j)} in Slurm job {j}" for j in held]
@@ -656,7 +656,7 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
         one = len(parts) == 1 and held  # all in one job
         what = f" in Slurm job {held[0]}" if one else ": " + ", ".join(parts)
         say(f"waiting for {len(watch)} point(s){what} (^C leaves them running)")
-    seen, lost_since = set(), None
+    seen, lost_since, now = set(), None, first
     try:
         while True:
             answers = {}
@@ -678,15 +678,17 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
             if not any(now[d] in ("queued", "running") for d in dirs):
                 break
             time.sleep(poll_s)
-    except KeyboardInterrupt:
-        raise CliError(f"stopped waiting: {jobs} goes on" + (f" (scancel {job} stops it)" if job else "")
-                       + f"; {follow}", 130)
+    except KeyboardInterrupt:  # the jobs that still hold points, not one that has ended
+        on = [j for j in held if any(holder[d] == j and now[d] in ("queued", "running") for d in watch)]
+        raise CliError("stopped waiting: " + (f"{_jobs(on)} go{'es' * (len(on) == 1)} on (scancel {' '.join(on)} "
+                                              f"stops {'it' if len(on) == 1 else 'them'}); " if on else "")
+                       + f"{follow}", 130)
     final = states(dirs)
     unrun = [d for d in watch if final[d] == "todo" or final[d] == "failed" and failure(d) == before[d]]
     if watch:
         failed = sum(1 for d in watch if final[d] == "failed" and d not in unrun)
-        said = (f"Slurm job{'s' if len(held) > 1 else ''} {', '.join(held)}" if held else "the points run elsewhere")
-        say(f"{said} ended: {sum(1 for d in watch if final[d] == 'done')} of {len(watch)} point(s) done, "
+        done = sum(1 for d in watch if final[d] == "done")
+        say(f"{_jobs(held) if held else 'the points run elsewhere'} ended: {done} of {len(watch)} point(s) done, "
             f"{failed} failed" + (f", {len(unrun)} not run" if unrun else ""))
     for j in held:
         ds = [d for d in unrun if holder[d] == j]
@@ -697,6 +699,11 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
         say(f"{len(gone)} point(s) running elsewhere ended without a result (their worker stopped or killed); "
             "they are to do again")
     return Outcome(final, job=job)
+
+
+def _jobs(held):
+    """'Slurm job J' or 'Slurm jobs J, K'."""
+    return f"Slurm job{'s' if len(held) > 1 else ''} {', '.join(held)}"
 
 
 def _job_of(d):
