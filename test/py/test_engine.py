@@ -422,6 +422,14 @@ class Slurm(EngineCase):
             engine.run_points(dirs, "slurm", wait=False, say=self.said.append)
         self.assertIn("sbatch did not answer within 1 s; no job of this submission is in the queue", str(c.exception))
         self.assertEqual(engine.state(dirs[0]), "todo")
+        # squeue failing too (an overloaded controller) was taken as 'no job of this submission is in the queue'
+        self.fake("squeue", "echo 'squeue: error: Socket timed out on send/recv operation' >&2; exit 1")
+        with mock.patch.object(engine, "SBATCH_TIMEOUT_S", 1), self.assertRaises(CliError) as c:
+            engine.run_points(dirs, "slurm", wait=False, say=self.said.append)
+        self.assertNotIn("no job of this submission is in the queue", str(c.exception))
+        self.assertRegex(str(c.exception), r"sbatch did not answer within 1 s; squeue did not answer either, so "
+                                           r"whether Slurm holds the submission is not known: .* its comment "
+                                           r"simblas-\d{8}-\d{6}-\d+(\.\d+)? in `squeue -n simblas-study")
 
     def test_two_submissions_in_one_second_have_their_own_list_and_tag(self):
         """Two submissions of one process in one second wrote one list file

@@ -559,9 +559,12 @@ def slurm_options(opts):
 
 
 def submitted_as(tag):
-    """The job id of the study job whose comment is tag, if squeue shows one; None otherwise."""
+    """The job id of the study job whose comment is tag, if squeue shows one;
+    None when it shows none; False when squeue did not answer."""
     rc, out, err = _slurm(["squeue", "-h", "-n", "simblas-study", "-o", "%F %k"], timeout=20)
-    for line in (out or "").splitlines() if rc == 0 else ():
+    if rc != 0:
+        return False
+    for line in out.splitlines():
         fields = line.split()
         if len(fields) == 2 and fields[1] == tag:
             return fields[0]
@@ -615,8 +618,12 @@ def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_
         if late:
             say(f"sbatch did not answer within {SBATCH_TIMEOUT_S} s, but Slurm holds the submission as job {late}")
             rc, out = 0, late
-        else:
+        elif late is None:
             err += "; no job of this submission is in the queue"
+        else:  # not known: the points are left to do, and running them again may run them twice
+            err += (f"; squeue did not answer either, so whether Slurm holds the submission is not known: before "
+                    f"running again, look for its comment {tag} in `squeue -n simblas-study -o '%F %k'` "
+                    "(scancel that job, or its points would run twice)")
     if rc != 0:
         msg = (err or out).strip().splitlines()
         why = msg[-1] if msg else f"status {rc}"
