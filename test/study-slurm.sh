@@ -158,7 +158,7 @@ EOF
   ls "$tmp"/run-slurm/passes/pass-2/result.json > /dev/null 2>&1 && ok "run --engine slurm --keep: each pass's directory" ||
     ko "run --engine slurm --keep: no pass-2/result.json in $tmp/run-slurm"
 else
-  ko "run --engine slurm or local failed: $(tail -3 "$tmp/run-slurm.err" "$tmp/run-local.err")"
+  ko "run --engine slurm or local failed: $(tail -n 3 "$tmp/run-slurm.err" "$tmp/run-local.err" 2>&1)"
 fi
 
 # tune --engine slurm: a few points of a small space, each batch an array;
@@ -177,7 +177,7 @@ if tune4 --engine slurm --slurm-opt='--time=10 --mem=200M' --dir "$tmp/tune-slur
     ko "tune --engine slurm differs from --engine local: $(diff "$tmp/tune-slurm.txt" "$tmp/tune-local.txt" | head -5)"
   fi
 else
-  ko "tune --engine slurm or local failed: $(tail -3 "$tmp/tune-slurm.err" "$tmp/tune-local.err")"
+  ko "tune --engine slurm or local failed: $(tail -n 3 "$tmp/tune-slurm.err" "$tmp/tune-local.err" 2>&1)"
 fi
 
 # Slurm gone: one line, status 2, nothing submitted
