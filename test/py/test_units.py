@@ -17,6 +17,36 @@ class Units(unittest.TestCase):
                 self.assertAlmostEqual(v, value, delta=1e-12 * value)
                 self.assertEqual(w, written)
 
+    def test_prefixes_beyond_tera(self):
+        # SimGrid 3.32 (xbt_parse_get_bandwidth) takes the prefixes up to Y
+        # and Yi, on bps and Bps; --bw 1PBps was refused as "not a bandwidth"
+        for text, value in (("1PBps", 1e15), ("0.001EBps", 1e15), ("1e-6ZBps", 1e15), ("1e-9YBps", 1e15),
+                            ("8Pbps", 1e15), ("1e-3Ebps", 1.25e14), ("0.5PiBps", 2**49), ("1e-4EiBps", 2**60 / 1e4),
+                            ("1e-7ZiBps", 2**70 / 1e7), ("1e-9Yibps", 2**80 / 8e9), ("1Pibps", 2**50 / 8)):
+            with self.subTest(text=text):
+                v, w = units.parse_bandwidth(text)
+                self.assertAlmostEqual(v, value, delta=1e-12 * value)
+                self.assertEqual(w, text)
+        # a SimGrid unit, but more than a link carries: the range says so
+        with self.assertRaisesRegex(CliError, "out of range; a link's bandwidth is between 8bps and 8000Tbps"):
+            units.parse_bandwidth("1EBps")
+        # what SimGrid refuses ("unknown unit"): upper-case kilo, prefixes
+        # SimGrid does not have, lower-case binary, long names, no b/B
+        for text in ("1Pbs", "1RBps", "1QBps", "1pBps", "1PIBps", "1piBps", "1petaBps", "1P", "1Pi", "1YiB", "1XBps"):
+            with self.subTest(text=text), self.assertRaisesRegex(CliError, "not a bandwidth"):
+                units.parse_bandwidth(text)
+        self.assertEqual(sorted(u for u in units.BW_UNITS if u.startswith("Y")), ["YBps", "Ybps", "YiBps", "Yibps"])
+        self.assertEqual(len(units.BW_UNITS), 2 * (1 + 8 + 8))
+
+    def test_speed(self):
+        for text, value in (("1Gf", 1e9), ("2Pf", 2e15), ("1Yf", 1e24), ("3gigaflops", 3e9), ("1yottaflops", 1e24),
+                            ("5flops", 5.0), ("1zetaflops", 1e21)):
+            with self.subTest(text=text):
+                self.assertAlmostEqual(units.parse_speed(text), value, delta=1e-12 * value)
+        for text in ("1GF", "1Gflops", "1zettaflops", "1gigaf", "1Kf", "1Rf", "1Gif"):
+            with self.subTest(text=text), self.assertRaisesRegex(CliError, "not a host speed"):
+                units.parse_speed(text)
+
     def test_latency(self):
         for text, value in (("24us", 24e-6), ("1.5ms", 1.5e-3), ("0.00001s", 1e-5), ("100ns", 1e-7), ("0us", 0.0)):
             with self.subTest(text=text):

@@ -6,14 +6,27 @@ from .errors import CliError
 
 # SimGrid units (xbt_parse_get_*): bandwidth in byte/s, latency in s.  As
 # in SimGrid, a number needs its unit: `--bw 10` was 10 B/s, `--lat 24` 24 s.
-# SimGrid's kilo is k only: 10KBps is its "unknown unit: KBps"
-BW_UNITS = {"Bps": 1, "bps": 0.125}
-for _p, _m in (("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)):
-    BW_UNITS[_p + "Bps"] = _m
-    BW_UNITS[_p + "bps"] = _m / 8
-for _p, _m in (("Ki", 2**10), ("Mi", 2**20), ("Gi", 2**30), ("Ti", 2**40)):
-    BW_UNITS[_p + "Bps"] = _m
-    BW_UNITS[_p + "bps"] = _m / 8
+# SimGrid (3.32, src/xbt/xbt_parse_units.cpp) takes bps and Bps under the
+# SI prefixes k M G T P E Z Y (powers of 1000) and the binary ones Ki Mi
+# Gi Ti Pi Ei Zi Yi (powers of 1024), each multiplied up in turn as it
+# does; its kilo is k only: 10KBps is its "unknown unit: KBps"
+SI_PREFIXES = ("k", "M", "G", "T", "P", "E", "Z", "Y")
+BINARY_PREFIXES = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi")
+
+
+def prefixed(unit, value, prefixes, base):
+    """unit and each prefixed unit -> its value, as SimGrid's unit_scale."""
+    scale = {unit: value}
+    for p in prefixes:
+        value *= base
+        scale[p + unit] = value
+    return scale
+
+
+BW_UNITS = {}
+for _u, _v in (("bps", 0.125), ("Bps", 1.0)):
+    BW_UNITS.update(prefixed(_u, _v, BINARY_PREFIXES, 1024.0))
+    BW_UNITS.update(prefixed(_u, _v, SI_PREFIXES, 1000.0))
 LAT_UNITS = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 # what a link can be: beyond these SimGrid's solver overflows ("The
 # Impossible Did Happen") or the run means nothing
@@ -23,8 +36,8 @@ _NUM = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
 NUMBER = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"  # a plain decimal number >= 0, as SimGrid's files take it
 _WHAT = {
     "bandwidth": ("10Gbps, 1.25GBps, 100MBps",
-                  "bps, kbps, Mbps, Gbps, Tbps (bits/s), Bps, kBps, MBps, GBps, TBps (bytes/s), or Kibps... Tibps, "
-                  "KiBps... TiBps", "8bps and 8000Tbps"),
+                  "bps, kbps, Mbps, Gbps, Tbps... Ybps (bits/s), Bps, kBps, MBps, GBps, TBps... YBps (bytes/s), or "
+                  "Kibps... Yibps, KiBps... YiBps", "8bps and 8000Tbps"),
     "latency": ("24us, 1.5ms, 0.00001s", "s, ms, us, ns, ps (or m, h, d, w)", "0s and 1s"),
 }
 
@@ -56,15 +69,17 @@ def parse_latency(text, opt="--lat"):
     return parse_unit(text, LAT_UNITS, "latency", opt, LAT_RANGE)
 
 
-SPEED_UNITS = {"f": 1, "kf": 1e3, "Mf": 1e6, "Gf": 1e9, "Tf": 1e12, "Pf": 1e15, "Ef": 1e18, "Zf": 1e21}
+# SimGrid's speeds: f under the SI prefixes, and flops under their names
+SPEED_UNITS = {**prefixed("f", 1.0, SI_PREFIXES, 1000.0),
+               **prefixed("flops", 1.0, ("kilo", "mega", "giga", "tera", "peta", "exa", "zeta", "yotta"), 1000.0)}
 
 
 def parse_speed(text, opt="--host-speed"):
     """A host speed in SimGrid's units (1Gf: 10^9 flop/s) -> flop/s."""
     m = re.fullmatch(_NUM + r"\s*([A-Za-z]*)", (text or "").strip())
     if not m or m.group(2) not in SPEED_UNITS or float(m.group(1)) <= 0:
-        raise CliError(f"{opt} {text!r}: not a host speed; give flop/s with SimGrid's unit: f, kf, Mf, Gf, Tf, Pf "
-                       "(e.g. 1Gf, 42.5Gf)")
+        raise CliError(f"{opt} {text!r}: not a host speed; give flop/s with SimGrid's unit: f, kf, Mf, Gf, Tf, "
+                       "Pf... Yf (e.g. 1Gf, 42.5Gf)")
     return float(m.group(1)) * SPEED_UNITS[m.group(2)]
 
 
