@@ -355,6 +355,42 @@ class BuildAside(Sandbox):
         status, out, err = self.build("--mode", "model")
         self.assertIn("xhpl-model up to date", err)
 
+    def test_a_manifest_without_digests_is_not_taken_on_trust(self):
+        """A manifest of before each binary's sha256 was recorded (2650b7f):
+        its binary was said up to date unchecked, though such a build could
+        hold a binary the manifest does not describe (^C mid-rebuild); now
+        it is rebuilt, in one line saying why.  A sha256 that is no table
+        (null) was a traceback (TypeError)."""
+        for digests in ("absent", None, ["x"]):
+            d, before = self.first()
+            self.version("one")
+            mpath = os.path.join(d, "manifest.json")
+            man = json.loads(self.read(d, "manifest.json"))
+            if digests == "absent":
+                del man["sha256"]
+            else:
+                man["sha256"] = digests
+            with open(mpath, "w") as f:
+                json.dump(man, f)
+            with open(os.path.join(d, "xhpl-model"), "w") as f:
+                f.write("another xhpl\n")
+            status, out, err = self.build("--mode", "model")
+            with self.subTest(digests=digests):
+                self.assertEqual(status, 0, err)
+                self.assertNotIn("up to date", err)
+                self.assertEqual(err.splitlines()[0], "simblas-hpl: xhpl-model: its manifest, from an earlier "
+                                                      "simblas-hpl, records no SHA-256 to check it by: rebuilding it")
+                self.assertEqual(self.read(d, "xhpl-model"), "xhpl simblas_model\none\n")
+                man = json.loads(self.read(d, "manifest.json"))
+                self.assertEqual(sorted(man["sha256"]), ["model"])
+                self.assertEqual(man["binaries"], {"model": "xhpl-model", "passthrough": "xhpl-real"})
+                status, out, err = self.build("--mode", "model")
+                self.assertIn("xhpl-model up to date", err)
+                # info shows such a build as it is, without a word of digests
+                status, out, err = self.cli("info", "--build-id", "b")
+                self.assertEqual(status, 0, err)
+            shutil.rmtree(d)
+
     def test_a_tarball_that_is_not_hpl_is_refused(self):
         d = fake_build(self.data, "b2", "/src/hpl-2.3.tar.gz", "t0", default=True)
         before = snapshot(d)

@@ -436,14 +436,22 @@ def build(mode=None, hpl_tarball=None, hpl_dir=None, force=False, no_check=False
                         old = json.load(f)
                 except (OSError, ValueError):
                     old = {}
+            old = old if isinstance(old, dict) else {}
             same = old.get("fingerprint") == fingerprint
-            binaries = dict(old.get("binaries", {})) if same else {}
-            digests = dict(old.get("sha256", {})) if same else {}
-            checks = dict(old.get("checks", {})) if same else {}
+
+            def recorded(key):  # the old manifest's table, {} when it has none (or not a table)
+                return dict(old[key]) if same and isinstance(old.get(key), dict) else {}
+            binaries, digests, checks = recorded("binaries"), recorded("sha256"), recorded("checks")
 
             def up_to_date(m):
                 p = os.path.join(d, binaries[m]) if m in binaries else None
-                return p and os.path.isfile(p) and (m not in digests or digests[m] == sha256_file(p))
+                if not (p and os.path.isfile(p)):
+                    return False
+                if m not in digests:  # a manifest of before the digests: it may not describe this binary
+                    note(f"{BINARIES[m]}: its manifest, from an earlier simblas-hpl, records no SHA-256 to check "
+                         "it by: rebuilding it")
+                    return False
+                return digests[m] == sha256_file(p)
             todo = [m for m in modes if force or not up_to_date(m)]
             if not todo:
                 note(f"{', '.join(BINARIES[m] for m in modes)} up to date in {d} (--force rebuilds)")
@@ -569,7 +577,7 @@ def put_in_place(d, staging, todo, old, manifest, previous):
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     try:
         mpath = os.path.join(d, "manifest.json")
-        if any(m in old.get("binaries", {}) for m in todo):
+        if isinstance(old.get("binaries"), dict) and any(m in old["binaries"] for m in todo):
             interim = dict(old)
             for k in ("binaries", "sha256", "checks"):
                 if isinstance(old.get(k), dict):
