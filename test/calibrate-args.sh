@@ -8,7 +8,8 @@
 #  - an existing -o that is no model (a text file: it is not replaced) and
 #    an -o that is also an input (a trace, by another name or a link);
 #  - a --blas library without dgemm_ (no BLAS: nothing to calibrate);
-#  - simblas-probe's: options, an -o it cannot write, an interrupt.
+#  - simblas-probe's: options, an -o it cannot write or that is no regular
+#    file, an interrupt; and its -o through a symbolic link.
 set -u
 . "${SB_SRCDIR:-$(dirname "$0")/..}/test/strict.sh"
 bld=${SB_BUILDDIR:-.}
@@ -126,13 +127,32 @@ prefused "-o in a missing directory" "cannot write beside $tmp/none/n.toml; choo
   --seconds 30 -o "$tmp/none/n.toml"
 prefused "-o a directory" "-o $tmp is a directory" --seconds 30 -o "$tmp"
 prefused "-o with --hog" "does nothing with --hog" --hog 30 -o "$tmp/n.toml"
+# a device or a fifo is not replaced: it was, after the whole measuring,
+# by the rename of the node file (-o /dev/null as root)
+mkfifo "$tmp/fifo"
+prefused "-o a fifo" "simblas-probe: $tmp/fifo: exists and is no regular file; give the node file a file name" \
+  --seconds 30 -o "$tmp/fifo"
+[ -p "$tmp/fifo" ] && ok "simblas-probe: the fifo kept" || ko "simblas-probe: the fifo replaced: $(ls -l "$tmp/fifo")"
+rm -f "$tmp/fifo"
 echo mine > "$tmp/n.toml"
 "$probe" --seconds 30 -o "$tmp/n.toml" 2> /dev/null & p=$!
 sleep 1
 kill -TERM $p
 wait $p 2> /dev/null
-[ "$(cat "$tmp/n.toml")" = mine ] && [ "$(ls -A "$tmp" | grep -c '^n\.toml\.tmp')" -eq 0 ] &&
+[ "$(cat "$tmp/n.toml")" = mine ] && [ "$(ls -A "$tmp" | grep -c '^\.\{0,1\}n\.toml\.tmp')" -eq 0 ] &&
   ok "simblas-probe interrupted: the node file kept, no temporary" || ko "simblas-probe interrupted left: $(ls -A "$tmp")"
+# -o a symbolic link: the node file is written where it points, the link
+# kept (it was replaced by the file), as simblas-calibrate's -o does
+echo mine > "$tmp/real.toml"
+ln -s real.toml "$tmp/link.toml"
+if "$probe" --seconds 0.1 -o "$tmp/link.toml" > "$tmp/probe.out" 2>&1; then
+  [ -L "$tmp/link.toml" ] && grep -q '^schema = "simblas-node/0.1"$' "$tmp/real.toml" &&
+    ok "simblas-probe -o a link: written through, the link kept" ||
+    ko "simblas-probe -o a link: $(ls -l "$tmp/link.toml"; head -2 "$tmp/real.toml")"
+elif grep -q "neither AVX2 with FMA nor AVX-512" "$tmp/probe.out"; then
+  echo "SKIP: simblas-probe -o a link: no peak to measure on this CPU"
+else ko "simblas-probe -o a link: $(cat "$tmp/probe.out")"; fi
+rm -f "$tmp/link.toml" "$tmp/real.toml" "$tmp/probe.out"
 [ -z "$(ls -A "$tmp" | grep '\.tmp\.')" ] && ok "no temporary left" || ko "temporaries left: $(ls -A "$tmp")"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -11,7 +11,8 @@
  *   stream_gbs_one_core   the same triad on one core alone
  *
  * Written as a node file (TOML, the schema of examples/nodes/) to -o
- * FILE (atomically) or stdout.  simblas-hpl run --node looks for it beside
+ * FILE (atomically, as a model is written: sb_model_out; a symbolic link
+ * written through, only a regular file replaced) or stdout.  simblas-hpl run --node looks for it beside
  * the model, as MODEL.node.toml.  --hog SEC runs the triad on the calling
  * thread for SEC seconds and nothing else: memory-bandwidth pressure for
  * bench/node-split (run it under taskset).
@@ -26,7 +27,6 @@
 #endif
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sched.h>
 #include <stdint.h>
@@ -35,6 +35,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "model.h" /* sb_model_out: the node file written atomically, as models are */
+
+/* the node file's size, well above what main writes: reserved before measuring */
+#define NODE_FILE_BYTES 4096
 
 static double now(void)
 {
@@ -52,22 +57,11 @@ static double cpu_now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* the node file's temporary, made before measuring: removed when a signal
- * ends the run (the file named by -o is then left as it was) */
-static char *tmp;
-
-static void on_signal(int sig)
-{
-  if (tmp)
-    unlink(tmp);
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
+/* (the node file's temporary, made before measuring, is removed when the
+ * run ends otherwise than by its commit: die's exit, or a signal; the file
+ * named by -o is then left as it was: sb_model_out_guard) */
 static _Noreturn void die(const char *fmt, const char *arg)
 {
-  if (tmp)
-    unlink(tmp);
   fprintf(stderr, "simblas-probe: ");
   fprintf(stderr, fmt, arg);
   fputc('\n', stderr);
@@ -280,26 +274,25 @@ int main(int argc, char **argv)
     die("this CPU has neither AVX2 with FMA nor AVX-512 (of %s): no peak to measure here; write the node file by "
         "hand (examples/nodes/)", "x86-64");
   /* the output's temporary, beside it, before measuring: a place that
-   * cannot be written is said now, not after the measuring */
+   * cannot be written (or has no room for the file) is said now, not after
+   * the measuring */
+  sb_model_out *node = NULL;
+  char err[1024];
   if (out) {
     struct stat st;
     if (!*out)
       die("-o '%s': an empty name; give the node file a file name, e.g. node.toml", out);
     if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
       die("-o %s is a directory: give the node file a file name in it", out);
-    size_t plen = strlen(out);
-    if (!(tmp = malloc(plen + 16)))
-      die("out of memory (%s)", out);
-    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", out);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-      free(tmp), tmp = NULL;
-      die("cannot write beside %s; choose a writable place", out);
+    /* any regular file is replaced (magic NULL), as before */
+    if (!(node = sb_model_out_open_as(out, "node file", "node.toml", NULL, NODE_FILE_BYTES, err, sizeof err))) {
+      size_t ol = strlen(out);
+      const char *why = strlen(err) > ol + 2 ? err + ol + 2 : ""; /* err is "OUT: why" */
+      if (!strncmp(why, "cannot write the node file into ", 32)) /* the directory: said as always */
+        die("cannot write beside %s; choose a writable place", out);
+      die("%s", err);
     }
-    close(fd);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
+    sb_model_out_guard(node, NULL);
   }
 
   cpu_set_t set;
@@ -346,16 +339,8 @@ int main(int argc, char **argv)
     return 0;
   }
   /* atomically: the temporary made before measuring, then a rename */
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    die("cannot write %s; choose a writable place", out);
-  int bad = fputs(text, f) < 0;
-  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || chmod(tmp, 0644) != 0 || rename(tmp, out) != 0)
-    die("cannot write %s; choose a writable place with room", out);
-  free(tmp);
-  tmp = NULL;
+  if (sb_model_out_commit_text(node, text, len, err, sizeof err) != 0)
+    die("%s", err);
   fprintf(stderr, "simblas-probe: %s: %.1f Gflop/s per core (all %d busy), triad %.1f GB/s (all cores), %.1f GB/s "
                   "(one core)\n",
           out, peak / 1e9, ncpu, bw_all / 1e9, bw_one / 1e9);
