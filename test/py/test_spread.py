@@ -49,6 +49,18 @@ class Identity(Sandbox):
             f.write(text.replace("end\n", "# recalibrated\nend\n", 1))
         self.refused(self.plan(model=model), "model_sha256")
 
+    def test_another_simulator_refused(self):
+        """Passes simulated by another HPL binary (simblas-hpl build --force
+        since) or another libsimblas (SimBLAS upgraded) do not mix: the
+        identity held HPL's path only, so a rebuilt binary's passes were
+        combined with the old one's."""
+        self.prepare(self.plan())
+        with open(self.xhpl, "ab") as f:
+            f.write(b"rebuilt")
+        with self.assertRaisesRegex(CliError, r"its HPL binary \(rebuilt since: simblas-hpl build\) "
+                                              r"\(xhpl_sha256 [0-9a-f]{12} -> [0-9a-f]{12}\)"):
+            self.prepare(self.plan())
+
     def test_a_directory_made_before_the_added_keys(self):
         plan = self.plan()
         self.prepare(plan)

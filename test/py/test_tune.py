@@ -181,8 +181,16 @@ class Tune(EngineCase):
             json.dump(ident, f)
         self.assertEqual(self.tune("--budget", 3)[0], 0)
         with open(self.path("t", "tune.json")) as f:
-            self.assertIn("model_sha256", json.load(f)["content"])
+            ident = json.load(f)
+        self.assertIn("model_sha256", ident["content"])
         self.assertEqual(self.calls_made(), 3)
+        # made before the simulators' hashes were recorded: resumes, and records them
+        del ident["content"]["xhpl_sha256"], ident["content"]["libsimblas_sha256"]
+        with open(self.path("t", "tune.json"), "w") as f:
+            json.dump(ident, f)
+        self.assertEqual(self.tune("--budget", 3)[0], 0)
+        with open(self.path("t", "tune.json")) as f:
+            self.assertIn("xhpl_sha256", json.load(f)["content"])
         # a study and a tune do not share a directory
         with open(self.path("s.toml"), "w") as f:
             f.write("[base]\nn = 1000\np = 1\nq = 2\n")

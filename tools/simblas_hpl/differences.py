@@ -6,7 +6,9 @@ spread run, a study and a tune say the same difference the same way."""
 # the hashes plan.content and spread.identity record, by what they are of
 HASHED = {"model_sha256": "the content of its model file", "platform_sha256": "the content of its platform file",
           "network_sha256": "the content of its network file", "node_sha256": "its composed node",
-          "hosts_sha256": "the hosts its ranks run on"}
+          "hosts_sha256": "the hosts its ranks run on",
+          "xhpl_sha256": "its HPL binary (rebuilt since: simblas-hpl build)",
+          "libsimblas_sha256": "the libsimblas it preloads (SimBLAS rebuilt or upgraded since)"}
 
 
 def _short(v):

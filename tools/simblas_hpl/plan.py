@@ -263,13 +263,31 @@ def short_passes(iters, samples, p, q, total, depth):
 
 def content(plan):
     """The content of the files a plan names, as SHA-256: the model, a
-    platform file, the network file (given or the installed one) and the
-    composed node.  A directory of runs (spread, study, tune) resumes
-    only with the same content under the same names."""
+    platform file, the network file (given or the installed one), the
+    composed node, and the programs that simulate: HPL's binary and the
+    libsimblas it preloads.  A directory of runs (spread, study, tune)
+    resumes only with the same content under the same names: passes or
+    points simulated before `simblas-hpl build --force` or an upgrade of
+    SimBLAS, and after it, would mix two simulators' results."""
     return {"model_sha256": file_sha256(plan.model),
             "platform_sha256": file_sha256(plan.platform.spec) if plan.platform.kind == "file" else None,
             "network_sha256": file_sha256(plan.network.path) if plan.network else None,
-            "node_sha256": sha256_of(plan.node.text) if plan.node else None}
+            "node_sha256": sha256_of(plan.node.text) if plan.node else None,
+            "xhpl_sha256": file_sha256(plan.xhpl),
+            "libsimblas_sha256": file_sha256(os.path.join(plan.libdir, "libsimblas.so")) if plan.libdir else None}
+
+
+# content's keys added after directories of runs were made: a record made
+# before one is compared without it (and records it when resumed)
+CONTENT_ADDED = ("xhpl_sha256", "libsimblas_sha256")
+
+
+def content_then(old, now):
+    """A content record made before CONTENT_ADDED's keys, completed with
+    them from now's (old as it is when it is no record)."""
+    if not isinstance(old, dict) or not isinstance(now, dict):
+        return old
+    return {**{k: now[k] for k in CONTENT_ADDED if k not in old and k in now}, **old}
 
 
 def make_plan(o):

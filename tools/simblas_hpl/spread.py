@@ -28,7 +28,7 @@ from . import engine, extrapolation, settings
 from .differences import changes
 from .errors import CliError, note
 from .files import sha256_of, write_atomic
-from .plan import content, make_dir
+from .plan import CONTENT_ADDED, content, make_dir
 
 SPREAD_JSON, PASSES, SPOOL, RESULT = "spread.json", "passes", "engine", "result.json"
 OTHERS_POLL_S = 5.0   # passes run by another command: how often to look
@@ -76,7 +76,7 @@ def pass_plans(plan):
 # identity's keys added after spread directories were made: a directory
 # made before one is checked without it (and gets it when resumed)
 ADDED = ("model_sha256", "platform_sha256", "hosts_sha256", "cores_per_node", "network_sha256", "node_sha256",
-         "energy")
+         "energy") + CONTENT_ADDED
 
 
 def identity(plan):

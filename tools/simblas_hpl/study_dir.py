@@ -16,7 +16,7 @@ from . import engine, hpldat
 from .differences import changes
 from .errors import CliError
 from .files import write_atomic
-from .plan import check_keep, content, make_dir
+from .plan import check_keep, content, content_then, make_dir
 from .study import dir_of, parse
 
 STUDY_JSON, STUDY_TOML, POINTS = "study.json", "study.toml", "points"
@@ -47,7 +47,7 @@ def differs(old, new):
     now = {"options": hpldat.comparable(new.get("options"))}
     for k in ("model", "xhpl", "content"):
         if k in old and k in new and (k != "content" or isinstance(old[k], dict) and isinstance(new[k], dict)):
-            was[k], now[k] = old[k], new[k]
+            was[k], now[k] = content_then(old[k], new[k]) if k == "content" else old[k], new[k]
     return changes(was, now, lambda path: {"xhpl": "HPL"}.get(path[-1], path[-1].replace("_", "-")))
 
 

@@ -46,7 +46,7 @@ from .differences import changes
 from . import study as st
 from .errors import CliError, note
 from .files import write_atomic
-from .plan import DEFAULT_NB, check_keep, content, make_dir, make_plan
+from .plan import DEFAULT_NB, check_keep, content, content_then, make_dir, make_plan
 
 TUNE_JSON, JOURNAL, POINTS, SPOOL, PLOTS = "tune.json", "optuna.journal", "points", "engine", "plots"
 SAMPLERS = ("tpe", "cmaes", "random", "grid")
@@ -454,6 +454,10 @@ def open_dir(tune, plan):
     made_before = [k for k in ADDED if old is not None and k not in old]
     if old is not None:
         old.update({k: ident[k] for k in made_before})
+        then = content_then(old.get("content"), ident["content"])
+        if then != old.get("content"):
+            old["content"] = then
+            made_before.append("content")
     was, now = (comparable(old), comparable(ident)) if old is not None else (None, None)
     if old is not None and was != now:
         raise CliError(f"{tune.dir} holds a tune of another machine or space ({'; '.join(difference(was, now)[:3])}):"
