@@ -15,7 +15,8 @@ import unittest
 from unittest import mock
 
 from support import Sandbox, fake_build
-from simblas_hpl import builds, hplbuild, procs
+from simblas_hpl import builds, hplbuild, procs, realrun
+from simblas_hpl.errors import CliError
 
 def snapshot(d):
     """{name: bytes} of the files directly in d (a build's binaries and manifest)."""
@@ -71,6 +72,29 @@ class Builds(Sandbox):
         status, out, err = self.cli("info", "--build-id", "upstream")
         self.assertEqual((status, json.loads(out)["build_id"], json.loads(out)["chosen_by"]),
                          (0, "upstream", "--build-id"))
+
+    def test_a_manifest_with_null_tables(self):
+        """A manifest whose binaries or patches are null (written by hand, or
+        damaged) was a traceback in info, run and validate ('NoneType' object
+        has no attribute 'get'); it is a build with no binary, whose lines
+        say so."""
+        self.two()
+        mpath = os.path.join(self.data, "hpcc-1.5.0", "manifest.json")
+        with open(mpath) as f:
+            man = json.load(f)
+        man["binaries"], man["patches"] = None, None
+        with open(mpath, "w") as f:
+            json.dump(man, f)
+        status, out, err = self.cli("info")
+        self.assertEqual(status, 0, err)
+        self.assertIn("* hpcc-1.5.0 (from /src/hpcc_1.5.0.orig.tar.gz, built 2026-11-25T10:00:00+00:00; no binary)",
+                      err)
+        status, out, err = self.cli("run", "--n", 1000, "--p", 1, "--q", 2, "--dry-run")
+        self.assertEqual(status, 0, err)  # a dry run names the binary anyway, and warns
+        self.assertIn("warning: no xhpl-model in the HPL build hpcc-1.5.0", err)
+        with mock.patch.dict(os.environ, self.env, clear=True):
+            with self.assertRaisesRegex(CliError, "no xhpl-mpi"):
+                realrun.mpi_binary(patch="05-deterministic-pivot.patch")
 
     def test_info_says_which_build_runs_use(self):
         """SIMBLAS_HPL_BUILD overrides the default: info's list said 'the

@@ -30,9 +30,17 @@ class Build:
     dir: str
     manifest: dict = dataclasses.field(compare=False)
 
+    def field(self, key, kind):
+        """The manifest's key when it is a kind (dict, list), else an empty
+        one: a manifest written by hand or by an older simblas-hpl may hold
+        null or another type there."""
+        v = self.manifest.get(key)
+        return v if isinstance(v, kind) else kind()
+
     def binary(self, mode):
         """The path of its binary for mode, or None when it has none."""
-        name = self.manifest.get("binaries", {}).get(mode)
+        name = self.field("binaries", dict).get(mode)
+        name = name if isinstance(name, str) else None
         p = os.path.join(self.dir, name) if name else None
         return p if p and os.path.isfile(p) else None
 

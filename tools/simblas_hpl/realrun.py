@@ -41,7 +41,7 @@ def mpi_binary(build_id=None, patch=None, why=""):
     if not xhpl:
         raise CliError("no xhpl-mpi (the real-MPI HPL) in the HPL build" + (f" {build.id}" if build else "s") +
                        f": run `simblas-hpl build{bid} --mode mpi` (it needs Open MPI's mpicc)")
-    if patch and patch not in build.manifest.get("patches", []):
+    if patch and patch not in build.field("patches", list):
         raise CliError(f"{xhpl} was built before hpl-patches/{patch}{why}: run `simblas-hpl build{bid} --force`")
     return build, xhpl
 
