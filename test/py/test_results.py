@@ -42,6 +42,21 @@ class ParseOutput(unittest.TestCase):
         self.assertEqual((r["energy_j"], r["energy_used_hosts_j"], r["energy_idle_hosts_j"]), (590.75, 590.75, 0.0))
         self.assertEqual(r["energy_per_host_j"], {"node-0": 300.5, "node-1": 290.25})
 
+    def test_the_time_in_full(self):
+        """hpl-patches/20-precise-time.patch's line gives the time a sampled
+        run's set-up and solve are taken from (HPL's two printed figures
+        bound it to about 3e-4 here); without it, or when it is not this
+        result's, the two figures are intersected as before."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        before = results.parse_output(OUT, ERR, d)["hpl_time_precise_s"]
+        self.assertAlmostEqual(before, 1.91, delta=0.005)
+        full = OUT.replace("PASSED\n", "PASSED\nSimBLAS: HPL time 1.9123456789012345 s\n")
+        self.assertEqual(results.parse_output(full, ERR, d)["hpl_time_precise_s"], 1.9123456789012345)
+        for other in ("2.5", "nan", "-1", "x"):
+            r = results.parse_output(OUT + f"SimBLAS: HPL time {other} s\n", ERR, d)
+            self.assertEqual(r["hpl_time_precise_s"], before, other)
+
     def test_hpcc_output_file_and_skips(self):
         d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, d)
