@@ -145,6 +145,26 @@ class Verb(VerbBase):
                     self.assertEqual((status, err.count("\n")), (2, 1), err)
                     self.assertRegex(err, msg)
             self.assertEqual(calls, [])
+            # a real run larger than the memory: refused now, not found by its mpirun after the other real runs
+            with mock.patch("simblas_hpl.memory.meminfo_available", return_value=1 << 30):
+                for args, msg in ((("--config", "4000:1x1", "--config", "20000:2x1", "--no-reference-speed"),
+                                   r"^simblas-hpl: N=20000 2x1: a real run of N=20000 needs about 3\.7 GiB, and this "
+                                   r"machine has 1\.0 GiB available: give N <= 9268$"),
+                                  (("--set", "check", "--no-reference-speed"),
+                                   r"^simblas-hpl: N=12000 2x1: .* 1\.0 GiB available: --set check is too large here: "
+                                   r"give --config N:PxQ runs, N <= 9268$")):
+                    status, out, err = self.cli("validate", *args)
+                    with self.subTest(args=args):
+                        self.assertEqual((status, err.count("\n")), (2, 1), err)
+                        self.assertRegex(err.rstrip("\n"), msg)
+                    self.assertEqual(calls, [])
+                # --real runs nothing here: not refused
+                js = self.path("v.json")
+                with open(js, "w") as f:
+                    json.dump({"runs": 1, "configs": [{"label": "N=20000 2x1", "real": {"gflops": [100.0]}}]}, f)
+                status, out, err = self.cli("validate", "--config", "20000:2x1", "--real", js)
+                self.assertEqual(status, 0, err)
+                self.assertEqual([c[0] for c in calls], ["sim"])
             # a build without xhpl-mpi says how to make it
             os.unlink(os.path.join(self.env["XDG_DATA_HOME"], "simblas", "hpl", "b1", "xhpl-mpi"))
             status, out, err = self.cli("validate", "--config", "4000:1x1")

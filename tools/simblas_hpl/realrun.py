@@ -75,13 +75,14 @@ def real_n_max(step=1000):
     return max(step, n - n % step)
 
 
-def check_real_memory(n, what):
-    """CliError when a real run of N does not fit in this machine's memory."""
+def check_real_memory(n, what, how="give N <= {top}"):
+    """CliError when a real run of N does not fit in this machine's memory
+    (how: the remedy, {top} the largest N that fits)."""
     top = real_n_max(1)
     if top is not None and n > top:
         need = 8 * REAL_RUN_OVERHEAD * n * n / 2 ** 30
         raise CliError(f"{what}: a real run of N={n} needs about {need:.1f} GiB, and this machine has "
-                       f"{memory.meminfo_available() / 2 ** 30:.1f} GiB available: give N <= {top}")
+                       f"{memory.meminfo_available() / 2 ** 30:.1f} GiB available: {how.format(top=top)}")
 
 
 def run_real(xhpl, n, nb, p, q, opts, workdir, timeout=None, mpirun=None, wrapper=None):

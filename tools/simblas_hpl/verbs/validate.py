@@ -159,6 +159,10 @@ def main(args):
         if c.ranks > machine_cores() and not args.real:
             raise CliError(f"{c.label}: {c.ranks} ranks, and this machine has {machine_cores()} cores: real runs "
                            "bind one rank to each core")
+        if not args.real:  # not found by the real run itself, after the others (a swapping or OOM-killed mpirun)
+            realrun.check_real_memory(c.n, c.label, "give N <= {top}" if args.config else
+                                      f"--set {args.set or 'default'} is too large here: give --config N:PxQ runs, "
+                                      "N <= {top}")
     for opt, path in (("--json", args.json), ("--csv", args.csv)):
         if path:
             check_output_path(path, opt)
