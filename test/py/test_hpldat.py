@@ -62,7 +62,10 @@ class Options(unittest.TestCase):
 
     def test_refused(self):
         for item, msg in (("depth", "expected KEY=VALUE"), ("nosuch=1", "unknown HPL option"),
-                          ("pfact=7", r"out of range \(0..2\)"), ("nbmin=0", r"out of range \(1..\)"),
+                          ("pfact=7", r"out of range \(0..2\)"), ("nbmin=0", r"out of range \(1\.\.2147483647\)$"),
+                          # HPL's atoi made 3000000000 a negative DEPTH: 'Value of DEPTH less than 0', once run
+                          ("depth=3000000000", r"out of range \(0\.\.2147483647\), and HPL reads it as a C int$"),
+                          ("swap_threshold=2147483648", r"out of range \(0\.\.2147483647\), and HPL reads it"),
                           ("bcast=ring", "expected an integer or one of 1rg"), ("threshold=x", "not a number"),
                           ("align=1.5", "expected an integer$")):
             with self.subTest(item=item), self.assertRaisesRegex(CliError, msg):

@@ -17,10 +17,11 @@ NAMES = {
     "u": {"transposed": 0, "no-transposed": 1, "notransposed": 1},
     "equil": {"no": 0, "yes": 1},
 }
+HPL_INT_MAX = 2 ** 31 - 1   # HPL reads its integers as C ints (atoi: 3000000000 became a negative DEPTH)
 RANGES = {  # key: (min, max) for integers
-    "pmap": (0, 1), "pfact": (0, 2), "nbmin": (1, None), "ndiv": (2, None), "rfact": (0, 2),
-    "bcast": (0, 5), "depth": (0, None), "swap": (0, 2), "swap_threshold": (0, None),
-    "l1": (0, 1), "u": (0, 1), "equil": (0, 1), "align": (1, None),
+    "pmap": (0, 1), "pfact": (0, 2), "nbmin": (1, HPL_INT_MAX), "ndiv": (2, HPL_INT_MAX), "rfact": (0, 2),
+    "bcast": (0, 5), "depth": (0, HPL_INT_MAX), "swap": (0, 2), "swap_threshold": (0, HPL_INT_MAX),
+    "l1": (0, 1), "u": (0, 1), "equil": (0, 1), "align": (1, HPL_INT_MAX),
 }
 
 
@@ -52,8 +53,9 @@ def setting(key, val):
         extra = f" or one of {', '.join(names)}" if names else ""
         raise CliError(f"--hpl-opt {key}={val}: expected an integer{extra}")
     lo, hi = RANGES[key]
-    if v < lo or (hi is not None and v > hi):
-        raise CliError(f"--hpl-opt {key}={v}: out of range ({lo}..{hi if hi is not None else ''})")
+    if not lo <= v <= hi:
+        raise CliError(f"--hpl-opt {key}={v}: out of range ({lo}..{hi})"
+                       + (", and HPL reads it as a C int" if v > HPL_INT_MAX else ""))
     return key, v
 
 

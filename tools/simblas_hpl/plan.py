@@ -238,7 +238,7 @@ def find_xhpl(o):
         (build.ref(by) if build else None)
 
 
-HPL_INT_MAX = 2 ** 31 - 1   # HPL's N, NB, P and Q are C ints
+HPL_INT_MAX = hpldat.HPL_INT_MAX   # HPL's N, NB, P and Q are C ints
 MAX_RANKS = platforms.MAX_HOSTS   # more is surely a slip (a P or Q with digits too many), which would
                                   # otherwise fill the memory planning the hosts
 
