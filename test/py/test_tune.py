@@ -78,9 +78,9 @@ class Tune(EngineCase):
         with open(self.env["SMPIRUN"], "w") as f:
             f.write(FAKE.replace("{calls}", self.calls))
 
-    def tune(self, *args):
+    def tune(self, *args, space=SPACE):
         return self.cli("tune", "--nodes", 16, "--n", 4000, "--mode", "passthrough", "--xhpl", self.xhpl,
-                        "--dir", self.path("t"), "-j", 2, *SPACE, *args)
+                        "--dir", self.path("t"), "-j", 2, *space, *args)
 
     def calls_made(self):
         try:
@@ -207,8 +207,8 @@ class Tune(EngineCase):
 
     def test_budget_beyond_the_space(self):
         """--budget 10 on a space of 2 points announced 10 evaluations."""
-        status, out, err = self.tune("--search", "nb=128", "--search", "grid=4x4", "--search", "bcast=LnM",
-                                     "--budget", 10)
+        space = [{"nb=64:192:64": "nb=128", "bcast=1rg,LnM": "bcast=LnM"}.get(a, a) for a in SPACE]
+        status, out, err = self.tune("--search", "grid=4x4", "--budget", 10, space=space)
         self.assertEqual(status, 0, err)
         self.assertIn("2 evaluation(s) (--budget 10 capped at the space's 2)", err)
         self.assertEqual(self.calls_made(), 2)
@@ -251,6 +251,11 @@ class Refused(EngineCase):
                      "ranks, e.g. 4x4$", "--nodes", 16, "--n", 4000, "--search", "grid=6x3")
         self.refused("not a tuned parameter", "--nodes", 16, "--n", 4000, "--search", "colour=red")
         self.refused("'7rg' is not a bcast", "--nodes", 16, "--n", 4000, "--search", "bcast=1rg,7rg")
+        # the second --search of a name searched its levels alone, the first's dropped without a word
+        self.refused(r"^simblas-hpl: --search nb is given twice \(nb=64 and nb=128:256:64\): give all its levels in "
+                     "one --search$", "--nodes", 16, "--n", 4000, "--search", "nb=64", "--search", "nb=128:256:64")
+        self.refused(r"--search swap_threshold is given twice \(swap_threshold=32 and swap_threshold=64\)", "--nodes",
+                     16, "--n", 4000, "--search", "threshold=32", "--search", "swap_threshold=64")
         self.refused("--search nb and --hpl-opt nb|give one", "--nodes", 16, "--n", 4000, "--search", "depth=0,1",
                      "--hpl-opt", "depth=1")
         self.refused(r"--search swap_threshold=32,64: the threshold is the mixed swap's only, and swap is bin-exch: "

@@ -263,6 +263,9 @@ def make_space(searches, fixes, ranks, max_aspect):
             k = "swap_threshold"
         if k not in DEFAULT_SPACE:
             raise CliError(f"--search {k}: not a tuned parameter; they are {', '.join(PARAMS)}")
+        if k in given:  # the last one would win without a word
+            raise CliError(f"--search {k} is given twice ({k}={given[k].strip()} and {k}={v.strip()}): give all its "
+                           "levels in one --search")
         given[k] = v
     fixed_opts = dict(fixes or {})
     levels, fixed = {}, {}
