@@ -17,6 +17,7 @@ from unittest import mock
 from support import fake_build
 from test_engine import EngineCase
 from simblas_hpl import hpldat, tune as tn
+from simblas_hpl.errors import CliError
 from simblas_hpl.plan import RunOptions
 
 try:
@@ -291,6 +292,22 @@ class Space(unittest.TestCase):
 
     def space(self, *searches, ranks=64, fixes=()):
         return tn.make_space(list(searches), hpldat.parse_hpl_opts(fixes), ranks, tn.MAX_ASPECT)
+
+    def test_levels_out_of_reach(self):
+        """A range of more levels than any search means was listed whole
+        first (depth=0:10000000000: a MemoryError, or the machine swapping);
+        a level above HPL's C int was searched, and every point at it failed
+        once run (HPL's atoi made it negative)."""
+        for search, msg in (("depth=0:1000000", r"^--search depth=0:1000000: 1,000,001 levels, more than 100,000, "
+                                                r"which is surely not what was meant: a larger STEP or a narrower "
+                                                r"range$"),
+                            ("nb=64:100000000:64", r"^--search nb=64:100000000:64: 1,562,500 levels, more "),
+                            ("depth=0,3000000000", r"^--search depth=0,3000000000: 3000000000 is more than "
+                                                   r"2147483647, and HPL reads depth as a C int$"),
+                            ("swap_threshold=2147483647:2147483648", r"2147483648 is more than 2147483647")):
+            with self.subTest(search=search), self.assertRaisesRegex(CliError, msg):
+                self.space(search)
+        self.assertEqual(len(self.space("nb=1:100000").levels["nb"].values), 100000)
 
     def test_ordered_levels_are_indexes(self):
         sp = self.space("nb=64,96,192", "grid=16x4,4x16,8x8", "bcast=LnM,1rM", "swap_threshold=256,32,64")

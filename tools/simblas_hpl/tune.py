@@ -78,6 +78,7 @@ DEFAULT_SPACE = {
 PARAMS = tuple(DEFAULT_SPACE)
 HPL_KEYS = ("pmap", "bcast", "depth", "pfact", "rfact", "nbmin", "ndiv", "swap", "swap_threshold")
 MINIMUM = {"nb": 1, "depth": 0, "nbmin": 1, "ndiv": 2, "swap_threshold": 0}
+MAX_LEVELS = 100_000  # a parameter's levels: beyond, surely a slip
 
 
 def optuna_module():
@@ -181,14 +182,21 @@ def parse_levels(name, text, ranks):
         a, b, step = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
         if a > b or step < 1 or a < lo:
             raise CliError(f"{opt}: a range LO:HI[:STEP] needs {lo} <= LO <= HI and STEP >= 1")
-        return Levels(name, list(range(a, b + 1, step)), step if b > a else None, ordered=True)
-    try:
-        vals = [int(v) for v in text.split(",")]
-    except ValueError:
-        raise CliError(f"{opt}: expected whole numbers (a,b,c) or a range LO:HI[:STEP]")
-    if min(vals) < lo:
-        raise CliError(f"{opt}: {name} must be >= {lo}")
-    return Levels(name, sorted(set(vals)), ordered=True)
+        if (b - a) // step + 1 > MAX_LEVELS:  # a list of them all first: memory and time, then a MemoryError
+            raise CliError(f"{opt}: {(b - a) // step + 1:,} levels, more than {MAX_LEVELS:,}, which is surely not "
+                           "what was meant: a larger STEP or a narrower range")
+        vals = list(range(a, b + 1, step))
+    else:
+        try:
+            vals = sorted({int(v) for v in text.split(",")})
+        except ValueError:
+            raise CliError(f"{opt}: expected whole numbers (a,b,c) or a range LO:HI[:STEP]")
+        if vals[0] < lo:
+            raise CliError(f"{opt}: {name} must be >= {lo}")
+    top = vals[-1]
+    if top > hpldat.HPL_INT_MAX:  # every point at that level would fail when run (HPL's atoi)
+        raise CliError(f"{opt}: {top} is more than {hpldat.HPL_INT_MAX}, and HPL reads {name} as a C int")
+    return Levels(name, vals, step if m and b > a else None, ordered=True)
 
 
 @dataclasses.dataclass
