@@ -263,6 +263,10 @@ class Refused(EngineCase):
                      "add mix to --search swap", "--nodes", 16, "--n", 4000, "--search", "swap=bin-exch",
                      "--search", "swap_threshold=32,64")
         self.refused("--budget 0: must be >= 1", "--nodes", 16, "--n", 4000, "--budget", 0)
+        # numpy's ValueError out of the sampler, a traceback once the tune directory was made
+        for seed in (-1, 2 ** 32):
+            self.refused(rf"^simblas-hpl: --sampler-seed {seed}: must be from 0 to 4294967295$", "--nodes", 16, "--n",
+                         4000, "--sampler-seed", seed)
         # the engine's options, checked by the function run's --engine uses (spread.check_engine_args)
         self.refused("^simblas-hpl: -j 0: must be >= 1$", "--nodes", 16, "--n", 4000, "-j", 0)
         self.refused("--slurm-opt goes with --engine slurm$", "--nodes", 16, "--n", 4000, "--slurm-opt=-p big")

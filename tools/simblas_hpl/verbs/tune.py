@@ -97,6 +97,8 @@ def make_tune(args):
     if args.budget is not None and args.budget < 1:
         raise CliError(f"--budget {args.budget}: must be >= 1")
     spread.check_engine_args(args.engine, args.jobs, args.slurm_opt, jobs_with=("local", "slurm"))
+    if not 0 <= args.sampler_seed < 2 ** 32:  # Optuna's samplers seed numpy's RandomState
+        raise CliError(f"--sampler-seed {args.sampler_seed}: must be from 0 to {2 ** 32 - 1}")
     if args.patience < 1:
         raise CliError(f"--patience {args.patience}: must be >= 1")
     mem = None
