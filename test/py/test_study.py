@@ -174,6 +174,15 @@ class Study(EngineCase):
         self.refused("[study]\noutputs = [\"gflop\"]\n", rf"{b}:2: unknown output 'gflop'; the outputs are gflops, ")
         self.refused("[study]\noutputs = [\"gflops\", \"wall_s\", \"gflops\"]\n",
                      rf"{b}:2: outputs: gflops given twice; give each output once")
+        # [study] not a table: a traceback ('int' object is not iterable), or a text's letters unknown keys
+        for text, line in (("study = 5\n[base]\nn = 1000\n", 1), ('# s\nstudy = "abc"\n', 2),
+                           ('# s\n[[study]]\nname = "x"\n', 2)):
+            self.refused(text, rf"^simblas-hpl: \S*{b}:{line}: \[study\] must be a table of name, replicates, seeds, "
+                               r"outputs, dir \(e\.g\. \[study\] then replicates = 3 on a line of its own\)$")
+        # no point at all: a study of none, 'run' with status 0
+        self.refused("# s\npoints = []\n[base]\nn = 1000\n",
+                     rf"^simblas-hpl: \S*{b}:2: points = \[\]: no point is listed; give \[\[points\]\] tables, or drop "
+                     "points")
         self.refused("[sweep]\nn = 1\n", rf"{b}:1: unknown section \[sweep\]")
         self.refused("# top\nn = 1\n", rf"{b}:2: unknown section \[n\]")
         self.refused("[[points]]\nn = 1000\n[[points]]\nnn = 2000\n", rf"{b}:4: unknown factor or option 'nn'")

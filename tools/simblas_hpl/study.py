@@ -255,6 +255,9 @@ def load(path, dir_opt=None, text=None):
             raise src.error(f"unknown section [{k}]; a study has [study], [base], [factors] and [[points]]",
                             *((k, None) if isinstance(doc[k], dict) else (None, k)))
     head = doc.get("study", {})
+    if not isinstance(head, dict):  # study = 5 was a traceback, study = "abc" its letters unknown keys
+        raise src.error(f"[study] must be a table of {', '.join(STUDY_KEYS)} (e.g. [study] then replicates = 3 on "
+                        "a line of its own)", *(("study", None) if isinstance(head, list) else (None, "study")))
     for k in head:
         if k not in STUDY_KEYS:
             raise src.error(f"unknown key '{k}' in [study]; its keys are {', '.join(STUDY_KEYS)}", "study", k)
@@ -323,6 +326,9 @@ def load(path, dir_opt=None, text=None):
         pts = doc["points"]
         if not isinstance(pts, list) or not all(isinstance(p, dict) for p in pts):
             raise src.error("points: expected [[points]] tables, each a point's options", "points")
+        if not pts:  # points = []: a study of no point, run and 'done'
+            raise src.error("points = []: no point is listed; give [[points]] tables, or drop points for [base] and "
+                            "[factors] alone", None, "points")
         crossed = dict(factors)
         for i, p in enumerate(pts):
             row, point_hpl = {}, {}
