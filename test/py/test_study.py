@@ -187,6 +187,24 @@ class Study(EngineCase):
         self.refused("# top\nn = 1\n", rf"{b}:2: unknown section \[n\]")
         self.refused("[[points]]\nn = 1000\n[[points]]\nnn = 2000\n", rf"{b}:4: unknown factor or option 'nn'")
 
+    def test_engine_options_refused(self):
+        """--per-task on this machine and -j on Slurm did nothing, without a
+        word; --per-task 0 was refused by the engine once the study's
+        directory was written, and with --dry-run not at all."""
+        path = self.write("[base]\nn = 1000\np = 1\nq = 2\n", "bad.toml")
+        for args, msg in ((("--per-task", 4), r"--per-task 4: goes with --engine slurm \(points per array task\); -j N "
+                                                "sets the points at once here"),
+                          (("--per-task", 0, "--engine", "slurm", "--dry-run"), r"--per-task 0: must be >= 1"),
+                          (("--per-task", -2, "--engine", "slurm"), r"--per-task -2: must be >= 1"),
+                          (("-j", 2, "--engine", "slurm"), r"-j 2: goes with --engine local; on Slurm each array task "
+                                                            "runs --per-task K points")):
+            status, out, err = self.cli("study", path, *args)
+            with self.subTest(args=args):
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertRegex(err, rf"^simblas-hpl: {msg}$")
+                self.assertFalse(os.path.exists(self.path("bad")), "the study directory was made")
+        self.assertEqual(self.ran(), [])
+
     def test_examples(self):
         """Every study file of examples/studies/ is valid: read, and every
         point planned by run's checks, as `study` does before running."""

@@ -38,7 +38,7 @@ def add_arguments(s):
     s.add_argument("--slurm-opt", action="append", metavar="OPTS",
                    help="--engine slurm: sbatch options, e.g. --slurm-opt='-p big --time=2:00:00 --mem=4G' "
                         "(partition, time limit, memory per task)")
-    s.add_argument("--per-task", type=int, default=1, metavar="K",
+    s.add_argument("--per-task", type=int, metavar="K",
                    help="--engine slurm: points per array task (default 1; more for many short points: a "
                         "scheduler starts tasks about once a second)")
     s.add_argument("--wait", action="store_true",
@@ -77,6 +77,12 @@ def run(args, path):
         raise CliError(f"-j {args.jobs}: must be >= 1")
     if args.engine == "local" and (args.slurm_opt or args.wait):
         raise CliError("--slurm-opt and --wait go with --engine slurm")
+    # each said, not dropped: --per-task on this machine, -j on Slurm (whose tasks run the points)
+    if args.per_task is not None and (args.engine == "local" or args.per_task < 1):
+        raise CliError(f"--per-task {args.per_task}: " + ("must be >= 1" if args.per_task < 1 else
+                       "goes with --engine slurm (points per array task); -j N sets the points at once here"))
+    if args.jobs is not None and args.engine == "slurm":
+        raise CliError(f"-j {args.jobs}: goes with --engine local; on Slurm each array task runs --per-task K points")
     if args.engine == "slurm":
         engine.slurm_options(args.slurm_opt)  # checked before anything runs
         if not args.dry_run:
@@ -91,7 +97,7 @@ def run(args, path):
         note("dry run: the points are written, nothing was run")
         return 0
     out = engine.run_points(dirs, args.engine, jobs=args.jobs, slurm_opts=args.slurm_opt, wait=args.wait,
-                            spool=f"{study.dir}/engine", per_task=args.per_task, retry_failed=not args.no_retry)
+                            spool=f"{study.dir}/engine", per_task=args.per_task or 1, retry_failed=not args.no_retry)
     if not out.finished:
         note(f"follow it with `simblas-hpl study status {study.dir}`, then `simblas-hpl study collect {study.dir}`")
         return 0
