@@ -15,8 +15,13 @@ class Configs(Sandbox):
         self.assertEqual(validate_configs.parse_config("8000:1x2:NB=256,bcast=blong").label,
                          "N=8000 NB=256 1x2 bcast=4")
         for bad, msg in (("12000", "expected N:PxQ"), ("12000:2x1:swap", "not KEY=VALUE"),
-                         ("12000:2x1:swap=7", "out of range"), ("100:1x1:nb=128", "N >= NB"),
-                         ("12000:2x1:nosuch=1", "unknown HPL option"),
+                         ("100:1x1:nb=128", "N >= NB"),
+                         # --config's messages, where they named --hpl-opt (not given) or --n (make_plan's)
+                         ("12000:2x1:swap=7", r"^--config '12000:2x1:swap=7': swap=7: out of range \(0\.\.2\)$"),
+                         ("12000:2x1:nosuch=1", r"^--config '12000:2x1:nosuch=1': nosuch is not a key of it; they are "
+                                                r"NB, pmap, threshold, "),
+                         ("3000000000:1x1", r"^--config '3000000000:1x1': N, P and Q are at most 2147483647, and HPL "
+                                            r"reads them as C ints$"),
                          # a key twice: the last one won without a word
                          ("12000:2x1:swap=0,swap=1", r"^--config '12000:2x1:swap=0,swap=1': swap is given twice: "
                                                      r"give it once$"),

@@ -68,14 +68,21 @@ def parse_config(text):
             except ValueError:
                 raise CliError(f"--config {text!r}: NB={v} is not a whole number")
             key = "NB"
+        elif k.lower().replace("-", "_") not in hpldat.DEFAULTS:  # hpldat's message named --hpl-opt, not given
+            raise CliError(f"--config {text!r}: {k} is not a key of it; they are NB, {', '.join(hpldat.DEFAULTS)}")
         else:
-            key, val = hpldat.setting(k, v)
+            try:
+                key, val = hpldat.setting(k, v)
+            except CliError as e:
+                raise CliError(f"--config {text!r}: {str(e).removeprefix('--hpl-opt ')}")
             opts[key] = val
         if key in seen:  # the last one would win without a word
             raise CliError(f"--config {text!r}: {key} is given twice: give it once")
         seen.add(key)
     if n < 1 or p < 1 or q < 1 or nb < 1 or n < nb:
         raise CliError(f"--config {text!r}: N >= NB >= 1 and P, Q >= 1")
+    if max(n, p, q) > hpldat.HPL_INT_MAX:  # make_plan's message named --n, --p or --q, not given
+        raise CliError(f"--config {text!r}: N, P and Q are at most {hpldat.HPL_INT_MAX}, and HPL reads them as C ints")
     return Config(n=n, p=p, q=q, nb=nb, opts=tuple(sorted(opts.items())))
 
 
