@@ -213,6 +213,11 @@ class VerbOptions(VerbBase):
                     (("--config", "4000:1x1", "--real", js, "--json", js),
                      r"^--json .*v\.json is also a --real report: writing it would replace the real runs it holds; "
                      r"give another file$"),
+                    (("--config", "4000:1x1", "--csv", self.path("v.dat"), "--plot", self.path("v")),
+                     r"^--csv .*v\.dat is also one of --plot .*v's files \(\.svg, \.png, \.gp, \.dat\): the figure's "
+                     r"would replace it; give another --csv file or --plot PREFIX$"),
+                    (("--config", "4000:1x1", "--json", self.path("v.gp"), "--plot", self.path("v")),
+                     r"^--json .*v\.gp is also one of --plot"),
                     (("--config", "4000:1x1", "--json", self.path("o"), "--csv", self.path("o")),
                      r"^--json and --csv both name .*o: the CSV would follow the JSON in one file; give two files$")):
                 status, out, err = self.cli("validate", *args)

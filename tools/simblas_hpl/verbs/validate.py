@@ -129,6 +129,11 @@ def check_options(args):
             raise CliError(f"{opt} {path} is also a --real report: writing it would replace the real runs it holds; "
                            "give another file")
     check_two_outputs(args.json, args.csv)
+    figure = [os.path.abspath(p) for o, p in outs if o == "--plot"]
+    for opt, path in (o for o in outs if o[0] != "--plot"):  # --csv v.dat --plot v: the figure's data replaced it
+        if os.path.abspath(path) in figure:
+            raise CliError(f"{opt} {path} is also one of --plot {args.plot}'s files (.svg, .png, .gp, .dat): the "
+                           f"figure's would replace it; give another {opt} file or --plot PREFIX")
     if args.no_model and args.probe:
         raise CliError(f"--probe {args.probe} is the model-mode simulations', and --no-model runs none: drop --probe "
                        "or --no-model")
