@@ -570,6 +570,110 @@ class Slurm(EngineCase):
         self.assertEqual(str(c.exception), "stopped waiting: Slurm jobs 52, 57 go on (scancel 52 57 stops them); "
                                            "follow it")
 
+    def polls(self, n, s):
+        """time.sleep failing the test past n of the engine's polls (its
+        sleeps of s s; subprocess sleeps too): the old code waited forever."""
+        sleep, count = time.sleep, [0]
+
+        def guarded(x):
+            if x == s:
+                count[0] += 1
+                if count[0] > n:
+                    raise self.failureException(f"still waiting after {n} polls")
+            sleep(x)
+        return mock.patch.object(engine.time, "sleep", side_effect=guarded)
+
+    def test_wait_says_why_the_job_waits_once_and_when_it_changes(self):
+        """--wait on a pending job said what it waited for and nothing more;
+        squeue's reason for its tasks is said when it first shows and when
+        it changes, not every poll, and the reasons that resolve keep it
+        waiting."""
+        d, = self.points(1000)
+        self.fake("sinfo", "echo local")
+        self.fake("sbatch", "echo 81")
+        # squeue -r -j 81 -o '%K %T %P %l %r': its answers in turn (| a new line), one a call, then none (job gone)
+        with open(self.path("answers"), "w") as f:
+            f.write("0 PENDING local 10:00 None\n"  # wait_job's first look
+                    "0 PENDING local 10:00 WaitingForScheduling\n"
+                    "0 PENDING local 10:00 Priority\n0 PENDING local 10:00 Priority\n"
+                    "0 PENDING local 10:00 ReqNodeNotAvail, UnavailableNodes:n1\n"
+                    "0 PENDING local 10:00 Priority\n0 RUNNING local 10:00 None\n")
+        n = self.path("n")
+        self.fake("squeue", f"i=$(($(cat {n} 2>/dev/null || echo 0) + 1)); echo $i > {n}\n"
+                            f"sed -n \"${{i}}p\" {self.path('answers')} | tr '|' '\\n'")
+        with self.polls(100, 0.0137):
+            out = engine.run_points([d], "slurm", wait=True, say=self.said.append, poll_s=0.0137)
+        self.assertEqual(out.states[d], "todo")
+        self.assertEqual([s for s in self.said if " pending: " in s],
+                         ["Slurm job 81 pending: Priority (jobs of higher priority go first)",
+                          "Slurm job 81 pending: ReqNodeNotAvail, UnavailableNodes:n1 (a node it requires is in use, "
+                          "reserved, down or drained)",
+                          "Slurm job 81 pending: Priority (jobs of higher priority go first)"])
+        self.assertIn("Slurm job 81 ended: 0 of 1 point(s) done, 0 failed, 1 not run", self.said)
+        for r in ("Priority", "Resources", "Dependency", "BeginTime", "JobHeldUser", "PartitionDown", "NodeDown",
+                  "ReqNodeNotAvail, UnavailableNodes:n[1-2]", "AssocGrpCpuLimit", "QOSGrpNodeLimit",
+                  "QOSMaxCpuPerUserLimit", "MaxJobsPerAccount", "JobArrayTaskLimit", "SomeReasonOfLaterSlurm"):
+            self.assertIsNone(engine.never_starts(r), r)
+
+    def test_wait_stops_at_once_on_a_job_that_will_never_start(self):
+        """A job pending for a reason waiting does not resolve (a --time over
+        the partition's MaxTime: PartitionTimeLimit) was waited for forever;
+        --wait now stops with status 1 in one line saying what it means and
+        the remedy, and leaves the job queued and its points with it.  The
+        reason must hold (engine.STUCK_S): Slurm 22.05 says PartitionConfig
+        for half a second after sbatch, then PartitionTimeLimit."""
+        patch = mock.patch.object(engine, "STUCK_S", 0.2)
+        patch.start()
+        self.addCleanup(patch.stop)
+        dirs = self.points(1000, 2000)
+        self.fake("sinfo", 'case "$*" in *%l*) echo 1:00:00 ;; *) echo local ;; esac')  # the partition's MaxTime
+        self.fake("sbatch", f"echo \"$@\" >> {self.path('sbatch.args')}\necho 91")
+        self.fake("scancel", f"echo \"$@\" >> {self.path('scancel.args')}")
+        n, live = self.path("n"), self.path("live")
+        self.fake("squeue", f"i=$(($(cat {n} 2>/dev/null || echo 0) + 1)); echo $i > {n}\n"  # the first 3 calls
+                            f"if [ $i -le 3 ]; then sed s/PartitionTimeLimit/PartitionConfig/ {live}; "
+                            f"else cat {live}; fi")
+        with open(live, "w") as f:
+            f.write("0 PENDING local 4-03:00:00 PartitionTimeLimit\n1 PENDING local 4-03:00:00 PartitionTimeLimit\n")
+        stuck = ("Slurm job 91 will not start: it is pending for PartitionTimeLimit (its time limit, 4-03:00:00, is "
+                 "over partition local's MaxTime, 1:00:00), which waiting does not resolve; stopped waiting, the job "
+                 "left as it is: `scancel 91`, then run again with a --slurm-opt=--time=... within partition local's "
+                 "MaxTime, 1:00:00 (`scontrol show partition local` gives it); until then its points stay queued in it")
+        for _ in range(2):  # the second run: nothing to submit, the points queued in job 91, which it waits for
+            with self.polls(100, 0.0137), self.assertRaises(CliError) as c:
+                engine.run_points(dirs, "slurm", wait=True, slurm_opts=["--time=99:00:00"], say=self.said.append,
+                                  poll_s=0.0137)
+            self.assertEqual((c.exception.status, str(c.exception)), (1, stuck))
+            self.assertEqual([engine.state(d) for d in dirs], ["queued", "queued"])
+        self.assertEqual(len(self.read(self.path("sbatch.args")).splitlines()), 1)
+        self.assertFalse(os.path.exists(self.path("scancel.args")))  # the job left to the user
+        self.assertFalse(any(" pending: " in s for s in self.said), self.said)  # the error line alone
+        # other reasons that never resolve, with their remedy; no MaxTime from sinfo: none said
+        self.fake("sinfo", "echo local")
+        for reason, remedy in (("BadConstraints", "--constraint=... of the features `sinfo -p local -o %f` lists"),
+                               ("QOSMaxWallDurationPerJobLimit", "a --slurm-opt within that limit (`sacctmgr show "
+                                                                 "qos`"),
+                               ("InvalidAccount", "--account of `sacctmgr show assoc user=$USER`"),
+                               ("DependencyNeverSatisfied", "--dependency that can still be satisfied"),
+                               ("PartitionTimeLimit", "within partition local's MaxTime (`scontrol show partition "
+                                                      "local` gives it)")):
+            with open(self.path("live"), "w") as f:
+                f.write(f"0 RUNNING local 10:00 None\n1 PENDING local 10:00 {reason}\n")
+            with self.polls(100, 0.0137), self.assertRaises(CliError) as c:
+                engine.run_points(dirs, "slurm", wait=True, say=None, poll_s=0.0137)
+            self.assertTrue(str(c.exception).startswith(f"Slurm job 91 will not start: it is pending for {reason} ("),
+                            str(c.exception))
+            self.assertIn(remedy, str(c.exception))
+        for r in ("PartitionNodeLimit", "PartitionConfig", "AccountNotAllowed", "QOSNotAllowed", "InvalidQOS",
+                  "AssocMaxCpuPerJobLimit", "QOSMaxNodePerJobLimit", "QOSMaxMemoryPerNode", "QOSMinCpuNotSatisfied"):
+            self.assertIsNotNone(engine.never_starts(r), r)
+        # cancelled (scancel 91): the points are to do, and submitted again with a --time that fits
+        with open(self.path("live"), "w") as f:
+            f.write("")
+        self.assertEqual([engine.state(d) for d in dirs], ["todo", "todo"])
+        self.assertEqual(engine.run_points(dirs, "slurm", wait=False, slurm_opts=["--time=30:00"], say=None).job, "91")
+        self.assertIn("--time=30:00", self.read(self.path("sbatch.args")).splitlines()[1].split())
+
     def test_parse_job_id_and_options(self):
         self.assertEqual(engine.parse_job_id("123\n"), "123")
         self.assertEqual(engine.parse_job_id("123;cluster\n"), "123")

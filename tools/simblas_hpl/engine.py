@@ -43,6 +43,7 @@ import itertools
 import json
 import os
 import pickle
+import re
 import shlex
 import shutil
 import signal
@@ -64,6 +65,8 @@ STOP_WAIT_S = 20       # how long stopped workers get to stop their simulators b
 POLL_S = 0.02          # the local engine's look at its workers
 SBATCH_TIMEOUT_S = 60  # sbatch answers at once; beyond this the controller is taken as unreachable
 SQUEUE_POLL_S = 1.0    # --wait on Slurm: squeue every second (sbatch --wait polls every 2-10 s)
+STUCK_S = 10           # --wait: a pending reason that never resolves, held this long, ends the wait (the
+                       # controller's first may be provisional: PartitionConfig, then PartitionTimeLimit)
 LOCAL_SLURM = "sh scripts/local-slurm.sh start"
 FOLLOW = "`simblas-hpl study status` follows it"  # after a ^C while waiting for a study's job
 SUBMISSIONS = itertools.count()  # this process's Slurm submissions: each stamp its own
@@ -509,21 +512,149 @@ def check_slurm():
         raise unreachable(lines[-1] if lines else f"sinfo exited with status {rc}")
 
 
+class Tasks(set):
+    """The array task ids of a job in Slurm's queue; pending: of those
+    pending, {task: (reason, partition, time limit)} as squeue gives them."""
+
+    def __init__(self, tasks=(), pending=None):
+        super().__init__(tasks)
+        self.pending = pending or {}
+
+
 def slurm_live_tasks(job):
     """The array task ids of job still in Slurm's queue (pending or
-    running), or None when Slurm cannot be asked."""
+    running), a Tasks, or None when Slurm cannot be asked."""
     if not job or not shutil.which("squeue"):
         return None
-    rc, out, err = _slurm(["squeue", "-h", "-r", "-j", str(job), "-o", "%K"], timeout=20)
+    # one line per task: '3 PENDING local 4-03:00:00 PartitionTimeLimit' (the reason may hold spaces:
+    # 'ReqNodeNotAvail, UnavailableNodes:n[1-2]'; a running task's is None)
+    rc, out, err = _slurm(["squeue", "-h", "-r", "-j", str(job), "-o", "%K %T %P %l %r"], timeout=20)
     if rc is None:
         return None
     if rc != 0:  # a job that left the queue long ago: "Invalid job id specified"
-        return set() if "nvalid job id" in err else None
-    tasks = set()
-    for ln in out.split():
-        if ln.isdigit():
-            tasks.add(int(ln))
+        return Tasks() if "nvalid job id" in err else None
+    tasks = Tasks()
+    for ln in out.splitlines():
+        f = ln.split(None, 4)
+        if f and f[0].isdigit():
+            tasks.add(int(f[0]))
+            if len(f) == 5 and f[1] == "PENDING":
+                tasks.pending[int(f[0])] = (f[4].strip(), f[2], f[3])
     return tasks
+
+
+# ---- why a job waits: squeue's reason for its pending tasks (Slurm 22.05's man squeue, JOB REASON CODES) ----
+# reasons waiting resolves, and what they mean ({job}, {part}: the job, its partition)
+WAITS = {
+    "Priority": "jobs of higher priority go first",
+    "Resources": "the CPUs or memory it asks for are in use",
+    "Dependency": "it waits for the jobs it depends on",
+    "BeginTime": "its --begin time has not come",
+    "JobArrayTaskLimit": "its array's limit of tasks at once is reached",
+    "JobHeldUser": "held: `scontrol release {job}` lets it start",
+    "JobHeldAdmin": "held by an administrator",
+    "PartitionDown": "partition {part} is down: it starts once an administrator brings it up (`sinfo -p {part}`)",
+    "PartitionInactive": "partition {part} is inactive: it starts once an administrator brings it up "
+                         "(`sinfo -p {part}`)",
+    "ReqNodeNotAvail": "a node it requires is in use, reserved, down or drained",
+    "NodeDown": "a node it requires is down",
+    "Reservation": "its reservation has not begun",
+    "Licenses": "the licenses it asks for are in use",
+    "Cleaning": "requeued, its last run still cleaning up",
+}
+# reasons waiting does not resolve: the job asks for what its partition, account or QOS never gives, or its
+# dependency failed: (what it means, the remedy), {limit} the job's time limit, {max} the partition's MaxTime
+NEVER = {
+    "PartitionTimeLimit": ("its time limit, {limit}, is over partition {part}'s MaxTime{max}",
+                           "a --slurm-opt=--time=... within partition {part}'s MaxTime{max} "
+                           "(`scontrol show partition {part}` gives it)"),
+    "PartitionNodeLimit": ("its node count is outside partition {part}'s MinNodes-MaxNodes, or nodes it requires "
+                           "are down or drained", "a --slurm-opt -N within the limits `scontrol show partition {part}` "
+                           "gives, or nodes `sinfo -p {part}` shows up"),
+    "PartitionConfig": ("it does not fit partition {part}: its time limit, {limit}, against the MaxTime{max}, or "
+                        "its nodes, CPUs or memory against the partition's nodes",
+                        "a --slurm-opt that fits (`scontrol show job {job}` against `scontrol show partition "
+                        "{part}`)"),
+    "BadConstraints": ("its constraints cannot be satisfied by partition {part}'s nodes",
+                       "a --slurm-opt=--constraint=... of the features `sinfo -p {part} -o %f` lists"),
+    "AccountNotAllowed": ("its account may not use partition {part}",
+                          "a --slurm-opt --account or --partition allowed (`scontrol show partition {part}`)"),
+    "QOSNotAllowed": ("its QOS may not use partition {part}, or its account may not use the QOS",
+                      "a --slurm-opt --qos allowed (`scontrol show partition {part}`, `sacctmgr show assoc`)"),
+    "InvalidAccount": ("its account is not one Slurm knows for the user",
+                       "a --slurm-opt --account of `sacctmgr show assoc user=$USER`"),
+    "InvalidQOS": ("its QOS is not one Slurm knows for its account",
+                   "a --slurm-opt --qos of `sacctmgr show assoc user=$USER format=account,qos`"),
+    "DependencyNeverSatisfied": ("a job it depends on ended so that it never will", "a --slurm-opt --dependency "
+                                 "that can still be satisfied, or none"),
+    "ReservationDeleted": ("its reservation was deleted", "another --slurm-opt --reservation, or none"),
+}
+PER_JOB = re.compile(r"^(Assoc|QOS)Max\w*Per(Job|Node)(Limit)?$")  # a per-job limit: AssocMaxWallDurationPerJobLimit
+QOS_MIN = re.compile(r"^QOSMin\w+$")  # below the QOS's minimum: QOSMinCpuNotSatisfied
+
+
+def reason_code(reason):
+    """'ReqNodeNotAvail' of 'ReqNodeNotAvail, UnavailableNodes:n1'."""
+    return reason.split(",")[0].split()[0] if reason.strip() else ""
+
+
+def pending_reasons(tasks):
+    """The reasons squeue gives for the pending tasks of a job (Tasks), each
+    once, in task order, with the partition and time limit of the task
+    that has it first; not None nor WaitingForScheduling (no reason yet)."""
+    out = {}
+    for t in sorted(getattr(tasks, "pending", None) or {}):
+        reason, part, limit = tasks.pending[t]
+        if reason_code(reason) not in ("", "None", "WaitingForScheduling") and reason not in out:
+            out[reason] = (part, limit)
+    return out
+
+
+def never_starts(reason):
+    """(meaning, remedy) templates of a reason waiting does not resolve, or None."""
+    code = reason_code(reason)
+    if code in NEVER:
+        return NEVER[code]
+    if PER_JOB.match(code):
+        return ("it asks for more than a per-job limit of its " + ("QOS" if code.startswith("QOS") else "association")
+                + " allows", "a --slurm-opt within that limit (`sacctmgr show qos`, `sacctmgr show assoc "
+                "user=$USER`)")
+    if QOS_MIN.match(code):
+        return ("it asks for less than its QOS's minimum", "a --slurm-opt that asks at least that minimum "
+                "(`sacctmgr show qos`)")
+    return None
+
+
+def pending_line(job, reasons):
+    """'Slurm job J pending: Priority (jobs of higher priority go first)'."""
+    def one(reason, part):
+        code = reason_code(reason)
+        meaning = (WAITS.get(code) or ("its association has reached an aggregate limit: it starts as other jobs end"
+                                       if code.startswith("AssocGrp") else
+                                       "its QOS has reached an aggregate limit: it starts as other jobs end"
+                                       if code.startswith("QOSGrp") else ""))
+        return reason + (f" ({meaning.format(job=job, part=part)})" if meaning else "")
+    return f"Slurm job {job} pending: " + "; ".join(one(r, p) for r, (p, _) in reasons.items())
+
+
+def partition_max_time(part):
+    """Partition part's MaxTime as sinfo gives it ('1:00:00'), or None."""
+    if not part or "," in part:
+        return None
+    rc, out, err = _slurm(["sinfo", "-h", "-p", part, "-o", "%l"], timeout=20)
+    t = out.strip().splitlines()[0].strip() if rc == 0 and out.strip() else ""
+    return t if re.match(r"^(\d+-)?\d+(:\d+)*$", t) else None
+
+
+def stuck(job, reason, part, limit):
+    """The CliError (status 1) of a job pending for a reason waiting does not
+    resolve: what it means and the remedy; the job is left as it is."""
+    meaning, remedy = never_starts(reason)
+    mx = partition_max_time(part) if reason_code(reason) in ("PartitionTimeLimit", "PartitionConfig") else None
+    fill = dict(job=job, part=part, limit=limit, max=f", {mx}" if mx else "")
+    return CliError(f"Slurm job {job} will not start: it is pending for {reason} ({meaning.format(**fill)}), which "
+                    f"waiting does not resolve; stopped waiting, the job left as it is: `scancel {job}`, then run "
+                    f"again with {remedy.format(**fill)}; until then its points stay queued in it", 1)
 
 
 def parse_job_id(out):
@@ -645,11 +776,16 @@ def _run_slurm(dirs, slurm_opts, wait, spool, per_task, retry_failed, say, poll_
     return wait_job(job, todo, dirs, spool, say, poll_s, follow)
 
 
-def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=120):
+def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=120, stuck_after_s=None):
     """Poll squeue until job (None: none submitted) has left the queue and
     no point of dirs is queued or running elsewhere, reporting the points as
-    they finish; CliError (status 1) when Slurm stops answering for
-    lost_after_s (the jobs may go on: follow says how to follow them)."""
+    they finish, and why a job waits (squeue's reason for its pending tasks)
+    when it first shows and when it changes; CliError (status 1) when Slurm
+    stops answering for lost_after_s (the jobs may go on: follow says how
+    to follow them), or once a job has waited stuck_after_s (default
+    STUCK_S) for one reason waiting does not resolve (PartitionTimeLimit...;
+    the job is left queued)."""
+    stuck_after_s = STUCK_S if stuck_after_s is None else stuck_after_s
     first = states(dirs)
     watch = [d for d in dirs if d in todo or first[d] in ("queued", "running")]
     before = {d: failure(d) for d in watch}  # a failed.json that is still this one: not run again
@@ -663,7 +799,7 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
         one = len(parts) == 1 and held  # all in one job
         what = f" in Slurm job {held[0]}" if one else ": " + ", ".join(parts)
         say(f"waiting for {len(watch)} point(s){what} (^C leaves them running)")
-    seen, lost_since, now = set(), None, first
+    seen, lost_since, now, pending, stuck_since = set(), None, first, {}, {}
     try:
         while True:
             answers = {}
@@ -675,6 +811,19 @@ def wait_job(job, todo, dirs, spool, say, poll_s, follow=FOLLOW, lost_after_s=12
                                    f"it may still run: {follow}", 1)
             else:
                 lost_since = None
+            for j in held:  # why a job's tasks wait: said when it first shows and when it changes
+                reasons = pending_reasons(answers.get(j))
+                never = next((r for r in reasons if never_starts(r)), None)
+                if never:  # the end of the wait once it holds: the first one Slurm gives may be provisional
+                    if (stuck_since.get(j) or (None,))[0] != never:
+                        stuck_since[j] = (never, time.monotonic())
+                    elif time.monotonic() - stuck_since[j][1] >= stuck_after_s:
+                        raise stuck(j, never, *reasons[never])
+                    continue
+                stuck_since.pop(j, None)
+                if reasons and list(reasons) != pending.get(j):
+                    pending[j] = list(reasons)
+                    say(pending_line(j, reasons))
             for d in watch:
                 if (now[d] == "done" or now[d] == "failed" and failure(d) != before[d]) and d not in seen:
                     seen.add(d)
