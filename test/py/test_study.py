@@ -520,6 +520,27 @@ class Study(EngineCase):
         self.assertEqual(status, 2)
         self.assertIn("study status: give the study file or directory", err)
 
+    def test_dir_not_a_path_is_refused_by_every_action(self):
+        """[study] dir = 5 was refused by run (without --dir), and status and
+        collect took the default directory without a word."""
+        path = self.write("# s\n[study]\ndir = 5\n[base]\nn = 1000\np = 1\nq = 2\n", "five.toml")
+        os.makedirs(self.path("five"))  # the default directory: was read as the study's
+        for args in (("run", path, "--dry-run"), ("status", path), ("collect", path), ("plot", path),
+                     ("run", path, "--dir", self.path("d"), "--dry-run"), ("status", path, "--dir", self.path("d"))):
+            status, out, err = self.cli("study", *args)
+            with self.subTest(args=args):
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertRegex(err, r"^simblas-hpl: \S*five.toml:3: dir = 5: expected a path in quotes, e\.g\. "
+                                      r'dir = "runs/grid"$')
+        self.assertFalse(os.path.exists(self.path("d")))
+        self.assertEqual(os.listdir(self.path("five")), [])
+        # [study] that is not a table: status as run
+        path = self.write("study = 5\n[base]\nn = 1000\n", "five.toml")
+        for action in ("run", "status"):
+            status, out, err = self.cli("study", action, path)
+            self.assertEqual((status, err.count("\n")), (2, 1), err)
+            self.assertIn("five.toml:1: [study] must be a table of name", err)
+
 
 @unittest.skipUnless(have_scipy(), "no scipy (python3-scipy): no intervals")
 class Stats(unittest.TestCase):

@@ -254,10 +254,7 @@ def load(path, dir_opt=None, text=None):
         if k not in SECTIONS:
             raise src.error(f"unknown section [{k}]; a study has [study], [base], [factors] and [[points]]",
                             *((k, None) if isinstance(doc[k], dict) else (None, k)))
-    head = doc.get("study", {})
-    if not isinstance(head, dict):  # study = 5 was a traceback, study = "abc" its letters unknown keys
-        raise src.error(f"[study] must be a table of {', '.join(STUDY_KEYS)} (e.g. [study] then replicates = 3 on "
-                        "a line of its own)", *(("study", None) if isinstance(head, list) else (None, "study")))
+    head = study_table(src, doc)
     for k in head:
         if k not in STUDY_KEYS:
             raise src.error(f"unknown key '{k}' in [study]; its keys are {', '.join(STUDY_KEYS)}", "study", k)
@@ -370,9 +367,7 @@ def load(path, dir_opt=None, text=None):
         if o not in OUTPUTS:
             raise src.error(f"unknown output '{o}'; the outputs are {', '.join(OUTPUTS)}", "study", "outputs")
     # the directory
-    if not dir_opt and "dir" in head and not isinstance(head["dir"], str):
-        raise src.error("dir: expected a path in quotes", "study", "dir")
-    d = dir_of(path, head, dir_opt)
+    d = dir_of(src, head, dir_opt)
     check_workdir(d, "--dir", "study")  # no white space, no comma: smpirun and SimGrid split there
     # the points; a listed point's factors that it does not set take what
     # its run uses (settle(), from its plan: the base's value, or what run
@@ -390,14 +385,29 @@ def load(path, dir_opt=None, text=None):
                  base=base, factors=factors, design=design, seeds=seeds, outputs=outputs, points=points)
 
 
-def dir_of(path, head, dir_opt=None):
-    """The directory of study file path: --dir, else [study] dir (head's)
-    relative to the file, else the file's name in the current directory."""
+def study_table(src, doc):
+    """The file's [study] table ({} when it has none); one that is not a
+    table is refused at its line (study = 5 was a traceback, study = "abc"
+    its letters unknown keys)."""
+    head = doc.get("study", {})
+    if not isinstance(head, dict):
+        raise src.error(f"[study] must be a table of {', '.join(STUDY_KEYS)} (e.g. [study] then replicates = 3 on "
+                        "a line of its own)", *(("study", None) if isinstance(head, list) else (None, "study")))
+    return head
+
+
+def dir_of(src, head, dir_opt=None):
+    """The directory of the study file src (its Source): --dir, else
+    [study] dir (head's) relative to the file, else the file's name in the
+    current directory; a dir that is not a path is refused, --dir or not
+    (run, status, collect and plot read it here alike)."""
+    if "dir" in head and not isinstance(head["dir"], str):
+        raise src.error(f"dir = {head['dir']!r}: expected a path in quotes, e.g. dir = \"runs/grid\"", "study", "dir")
     if dir_opt:
         return os.path.abspath(dir_opt)
-    if isinstance(head.get("dir"), str):
-        return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), head["dir"]))
-    return os.path.abspath(os.path.splitext(os.path.basename(path))[0])
+    if "dir" in head:
+        return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(src.path)), head["dir"]))
+    return os.path.abspath(os.path.splitext(os.path.basename(src.path))[0])
 
 
 def too_many(src, count, section):

@@ -17,7 +17,7 @@ from .differences import changes
 from .errors import CliError
 from .files import write_atomic
 from .plan import check_keep, content, content_then, make_dir
-from .study import dir_of, parse
+from .study import dir_of, parse, study_table
 
 STUDY_JSON, STUDY_TOML, POINTS = "study.json", "study.toml", "points"
 
@@ -98,7 +98,7 @@ def open_dir(target, dir_opt=None):
         d = os.path.abspath(target)
     elif os.path.isfile(target):
         src, doc, _ = parse(target)
-        d = dir_of(target, doc.get("study", {}) if isinstance(doc.get("study"), dict) else {}, dir_opt)
+        d = dir_of(src, study_table(src, doc), dir_opt)
     else:
         raise CliError(f"{target}: no such study file or directory")
     path = os.path.join(d, STUDY_JSON)
