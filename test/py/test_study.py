@@ -520,6 +520,26 @@ class Study(EngineCase):
         self.assertEqual(status, 2)
         self.assertIn("study status: give the study file or directory", err)
 
+    def test_a_directory_with_dir(self):
+        """status|collect DIR --dir OTHER said 'no such study file or
+        directory' of a directory that exists; --dir naming the same one is
+        taken."""
+        path = self.write("[base]\nn = 1000\np = 1\nq = 2\n", "one.toml")
+        self.assertEqual(self.cli("study", path, "--dry-run")[0], 0)
+        for action in ("status", "collect"):
+            status, out, err = self.cli("study", action, self.path("one"), "--dir", self.path("other"))
+            with self.subTest(action=action):
+                self.assertEqual((status, err.count("\n")), (2, 1), err)
+                self.assertRegex(err, r"^simblas-hpl: \S*/one is a study's directory, and --dir \S*/other names "
+                                      r"another: --dir goes with a study file \(FILE.toml --dir DIR\); give the "
+                                      r"directory alone, or the file with --dir$")
+        status, out, err = self.cli("study", "status", self.path("one"), "--dir", self.path("one"))
+        self.assertEqual(status, 0, err)
+        self.assertIn("1 point(s): 0 done", out)
+        status, out, err = self.cli("study", "status", "/dev/null")
+        self.assertEqual((status, err.strip()), (2, "simblas-hpl: /dev/null: neither a study file nor a directory; "
+                                                   "give FILE.toml or the study's directory"))
+
     def test_dir_not_a_path_is_refused_by_every_action(self):
         """[study] dir = 5 was refused by run (without --dir), and status and
         collect took the default directory without a word."""

@@ -94,11 +94,16 @@ def check_dir(d):
 def open_dir(target, dir_opt=None):
     """status, collect, plot: the study directory of a study file or the
     directory itself -> (dir, its study.json)."""
-    if os.path.isdir(target) and not dir_opt:
+    if os.path.isdir(target):
         d = os.path.abspath(target)
+        if dir_opt and os.path.abspath(dir_opt) != d:  # was 'no such study file or directory', of one that is
+            raise CliError(f"{target} is a study's directory, and --dir {dir_opt} names another: --dir goes with a "
+                           "study file (FILE.toml --dir DIR); give the directory alone, or the file with --dir")
     elif os.path.isfile(target):
         src, doc, _ = parse(target)
         d = dir_of(src, study_table(src, doc), dir_opt)
+    elif os.path.exists(target):
+        raise CliError(f"{target}: neither a study file nor a directory; give FILE.toml or the study's directory")
     else:
         raise CliError(f"{target}: no such study file or directory")
     path = os.path.join(d, STUDY_JSON)
