@@ -219,7 +219,14 @@ class VerbOptions(VerbBase):
                     (("--config", "4000:1x1", "--json", self.path("v.gp"), "--plot", self.path("v")),
                      r"^--json .*v\.gp is also one of --plot"),
                     (("--config", "4000:1x1", "--json", self.path("o"), "--csv", self.path("o")),
-                     r"^--json and --csv both name .*o: the CSV would follow the JSON in one file; give two files$")):
+                     r"^--json and --csv both name .*o: the CSV would follow the JSON in one file; give two files$"),
+                    # the same model twice was simulated twice, and reported as two (m and m-2)
+                    (("--config", "4000:1x1", "--model", model, "--model", model),
+                     rf"^--model {model}: the same model is given twice, and it would be simulated twice; give each "
+                     r"model once$"),
+                    (("--config", "4000:1x1", "--model", model, "--model", self.path("..", os.path.basename(self.root),
+                                                                                     os.path.relpath(model, self.root))),
+                     rf"^--model {model} and --model \S+: the same model is given twice")):
                 status, out, err = self.cli("validate", *args)
                 with self.subTest(args=args):
                     self.assertEqual((status, err.count("\n")), (2, 1), err)

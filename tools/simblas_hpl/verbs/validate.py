@@ -114,6 +114,12 @@ def check_options(args):
         raise CliError(f"--cores-per-node {args.cores_per_node}: must be >= 1 (leave it out for this machine's "
                        f"{machine_cores()})")
     check_seconds("--timeout", args.timeout)
+    twice = [m for i, m in enumerate(args.model or ()) if any(os.path.realpath(m) == os.path.realpath(o)
+                                                               for o in args.model[:i])]
+    if twice:  # each --model is one simulation of every configuration: the same one again, minutes for nothing
+        first = next(o for o in args.model if os.path.realpath(o) == os.path.realpath(twice[0]))
+        said = f"--model {first}" + (f" and --model {twice[0]}" if twice[0] != first else "")
+        raise CliError(f"{said}: the same model is given twice, and it would be simulated twice; give each model once")
     if args.set and args.config:
         raise CliError(f"--set {args.set} and --config both choose the configurations: give one of them")
     if args.real and args.runs is not None:
