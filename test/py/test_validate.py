@@ -226,7 +226,15 @@ class VerbOptions(VerbBase):
                      r"model once$"),
                     (("--config", "4000:1x1", "--model", model, "--model", self.path("..", os.path.basename(self.root),
                                                                                      os.path.relpath(model, self.root))),
-                     rf"^--model {model} and --model \S+: the same model is given twice")):
+                     rf"^--model {model} and --model \S+: the same model is given twice"),
+                    # --cores-per-node above the machine's, for the set's runs: was blamed on the set's configuration
+                    # ('N=16000 1x8: 8 ranks, and this machine has 2 cores')
+                    (("--cores-per-node", 8),
+                     r"^--cores-per-node 8: --set default's real runs then include runs of 8 ranks \(1x8, 8x1\), and "
+                     r"this machine has 2 cores \(real runs bind one rank to each core\): give --cores-per-node 2 or less, "
+                     r"--config runs of at most 2 ranks, or --real an earlier report's runs$"),
+                    (("--cores-per-node", 4, "--set", "check"),
+                     r"^--cores-per-node 4: --set check's real runs then include runs of 4 ranks \(4x1\), and this")):
                 status, out, err = self.cli("validate", *args)
                 with self.subTest(args=args):
                     self.assertEqual((status, err.count("\n")), (2, 1), err)

@@ -163,6 +163,12 @@ def main(args):
         configs = [validate_configs.parse_config(c) for c in args.config]
     else:
         configs = validate_configs.check_set(cores) if args.set == "check" else validate_configs.default_set(cores)
+        big = sorted({f"{c.p}x{c.q}" for c in configs if c.ranks > machine_cores()})
+        if big and not args.real:  # the set's runs follow --cores-per-node: it is named, not one of its runs
+            raise CliError(f"--cores-per-node {cores}: --set {args.set or 'default'}'s real runs then include runs "
+                           f"of {cores} ranks ({', '.join(big)}), and this machine has {machine_cores()} cores (real runs bind "
+                           f"one rank to each core): give --cores-per-node {machine_cores()} or less, --config runs "
+                           f"of at most {machine_cores()} ranks, or --real an earlier report's runs")
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
         raise CliError("--config: the same configuration is given twice")
