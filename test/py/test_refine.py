@@ -177,6 +177,11 @@ class Refusals(RefineBase):
         self.refused(["--model", self.model, "-o", self.path()], r"-o .* is a directory: give a file name "
                                                                   r"\(e\.g\. .*/refined\.model\)")
         self.refused(["--model", self.model, "--timeout", "-1"], r"^simblas-hpl: --timeout -1: must be a number")
+        # the first did nothing (no speed measured: nothing to scale, none recorded), without a word
+        self.refused(["--model", self.model, "--at-trace-speed", "--no-reference-speed"],
+                     r"^simblas-hpl: --at-trace-speed keeps the traced times unscaled and records the reference speed "
+                     r"measured around the runs, which --no-reference-speed does not measure: the times are unscaled "
+                     r"already; drop one of them$")
         # the tools and the settings the ranks inherit: named, not blamed on the model nor met inside mpirun
         self.refused(["--model", self.model], r"^simblas-hpl: SIMBLAS_CALIBRATE=/nonexist: no such file; set it to "
                                               r"simblas-calibrate", env={"SIMBLAS_CALIBRATE": "/nonexist"})

@@ -165,6 +165,10 @@ def main(args):
     # the ranks inherit the environment, and libsimblas (trace mode) reads its settings there
     settings.check_inherited()
     check_seconds("--timeout", args.timeout)
+    if args.at_trace_speed and args.no_reference_speed:  # the first did nothing, without a word
+        raise CliError("--at-trace-speed keeps the traced times unscaled and records the reference speed measured "
+                       "around the runs, which --no-reference-speed does not measure: the times are unscaled "
+                       "already; drop one of them")
     cores = realrun.machine_cores()
     configs = plan_configs(args, cores)
     base = args.model or default_model()
