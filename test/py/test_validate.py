@@ -8,11 +8,12 @@ _machine, _speed, _sim, _score and _report."""
 
 import json
 import os
+import re
 import shutil
 from unittest import mock
 
 from support import Sandbox
-from simblas_hpl import validate_real
+from simblas_hpl import validate_real, validate_report
 from validate_fixtures import fake_calibrator, write_model
 
 
@@ -73,6 +74,41 @@ class Verb(VerbBase):
             # the real runs of an earlier report, simulated again
             calls.clear()
             status, out, err = self.cli("validate", "--config", "4000:2x1:swap=0", "--real", js)
+            self.assertEqual(status, 0, err)
+            self.assertEqual([c[0] for c in calls], ["sim"])
+
+    def test_a_report_that_cannot_be_written_is_kept(self):
+        """--json, --csv or --plot that cannot be written at the end (its
+        directory removed since the check, a disk full) was a traceback, and
+        the report of the real runs was lost; it is kept aside, named in one
+        line, status 1, and --real takes it again."""
+        calls, *patches = self.fakes(104.0)
+        out_dir = self.path("out")
+        os.mkdir(out_dir)
+        table = validate_report.table
+
+        def removed_then_table(report):  # after the real runs and the simulations
+            shutil.rmtree(out_dir)
+            return table(report)
+        with patches[0], patches[1], patches[2], patches[3]:
+            with mock.patch("simblas_hpl.validate_report.table", removed_then_table):
+                status, out, err = self.cli("validate", "--config", "4000:1x1", "--runs", 2, "--no-reference-speed",
+                                            "--json", os.path.join(out_dir, "v.json"), "--csv", self.path("v.csv"),
+                                            "--plot", os.path.join(out_dir, "v"))
+            self.assertEqual(status, 1, err)
+            self.assertNotIn("Traceback", err)
+            m = re.fullmatch(r"simblas-hpl: could not write --json \S+/out/v\.json \(No such file or directory\) or "
+                             r"--plot \S+/out/v \(No such file or directory\): the report, its table printed above, is "
+                             r"kept in (\S+\.json) \(--real FILE takes its real runs again\)", err.splitlines()[-1])
+            self.assertTrue(m, err)
+            kept = m.group(1)
+            self.addCleanup(os.unlink, kept)
+            self.assertIn("N=4000 1x1", out)
+            with open(kept) as f:
+                self.assertEqual(json.load(f)["configs"][0]["real"]["gflops"], [100.0, 100.0])
+            self.assertEqual(len(self.read(self.path("v.csv")).splitlines()), 2)  # what could be written, was
+            calls.clear()
+            status, out, err = self.cli("validate", "--config", "4000:1x1", "--real", kept)
             self.assertEqual(status, 0, err)
             self.assertEqual([c[0] for c in calls], ["sim"])
 

@@ -201,23 +201,36 @@ def write_outputs(summary, json_path=None, csv_path=None, keep_in=None):
     """Write --json and --csv.  What cannot be written (a disk full since the
     check) loses nothing: the summary is kept in keep_in/summary.json, and
     CliError (status 1) says where; the caller must then leave keep_in."""
+    try:
+        write_or_keep(summary, (("--json", json_path, write_json), ("--csv", csv_path, append_csv)),
+                      lambda: os.path.join(keep_in, "summary.json"))
+    except CliError as e:
+        e.kept = keep_in if e.kept else None
+        raise
+
+
+def write_or_keep(obj, writes, keep_at, what="the result, printed above,", then=""):
+    """write(path, obj) for each (option, path, write) given a path, after
+    the long work that made obj.  What cannot be written (a disk full, a
+    directory removed since the check before the work) loses nothing: obj
+    is written as JSON to keep_at()'s path, and CliError (status 1, kept:
+    that path) says what failed and where obj is (then, after it)."""
     failed = []
-    for opt, path, write in (("--json", json_path, write_json), ("--csv", csv_path, append_csv)):
+    for opt, path, write in writes:
         if path:
             try:
-                write(path, summary)
+                write(path, obj)
             except OSError as e:
                 failed.append(f"{opt} {path} ({e.strerror or e})")
     if not failed:
         return
-    kept = os.path.join(keep_in, "summary.json") if keep_in else None
     try:
-        write_json(kept, summary)
+        kept = keep_at()
+        write_json(kept, obj)
     except (OSError, TypeError):
         kept = None
-    where = f"kept in {kept}" if kept else "on stdout only (it could not be written anywhere)"
-    raise CliError(f"could not write {' or '.join(failed)}: the result, printed above, is {where}", 1,
-                   kept=keep_in if kept else None)
+    where = f"kept in {kept}{then}" if kept else "on stdout only (it could not be written anywhere)"
+    raise CliError(f"could not write {' or '.join(failed)}: {what} is {where}", 1, kept=kept)
 
 
 @dataclasses.dataclass

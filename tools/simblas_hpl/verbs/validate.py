@@ -26,7 +26,7 @@ from ..errors import CliError, note
 from ..locations import default_model
 from ..plan import RunOptions, check_seconds, make_plan
 from ..realrun import machine_cores, mpirun_path
-from ..results import check_output_path, check_two_outputs
+from ..results import check_output_path, check_two_outputs, write_or_keep
 from ..files import write_atomic
 
 NAME = "validate"
@@ -265,15 +265,15 @@ def main(args):
                                 "runs": o.get("runs")} for f, o in zip(args.real, real_from)]
     print(validate_report.table(report))
     sys.stdout.flush()
-    if args.json:
-        write_atomic(args.json, json.dumps(report, indent=2) + "\n")
-    if args.csv:
-        write_atomic(args.csv, validate_report.csv_text(report))
-    if args.plot:
-        validate_report.plot(report, args.plot)
     if report["other_load_max"] is not None and report["other_load_max"] > validate_machine.QUIET_SHARE:
         note(f"warning: other processes used up to {100 * report['other_load_max']:.1f}% of the cores during a real "
              "run: the real figures may be low; validate again on a quiet machine")
+    # the real runs' minutes are in the report: a file that cannot be written now (a disk full, a directory
+    # removed since the check) keeps it aside, named in one line, which --real takes again
+    write_or_keep(report, (("--json", args.json, lambda p, r: write_atomic(p, json.dumps(r, indent=2) + "\n")),
+                           ("--csv", args.csv, lambda p, r: write_atomic(p, validate_report.csv_text(r))),
+                           ("--plot", args.plot, lambda p, r: validate_report.plot(r, p))),
+                  keep_report, "the report, its table printed above,", " (--real FILE takes its real runs again)")
     if args.max_error is not None:
         worst = [(abs(r["sim"][s]["error_pct"]), s, r["label"], r["sim"][s]["error_pct"])
                  for r in report["configs"] for s in r["sim"]]
@@ -283,6 +283,14 @@ def main(args):
             raise CliError(f"{len(bad)} simulated figure(s) beyond --max-error {args.max_error:g}%: the worst, "
                            f"{w[1]} on {w[2]}, is {w[3]:+.1f}% from the real median", 1)
     return 0
+
+
+def keep_report():
+    """Where a report that could not be written is kept: a file of its own
+    in the temporary directory."""
+    fd, path = tempfile.mkstemp(prefix="simblas-validate-", suffix=".json")
+    os.close(fd)
+    return path
 
 
 def pooled_runs(olds):
