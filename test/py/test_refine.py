@@ -276,6 +276,25 @@ class Install(RefineBase):
         with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": self.installed_datadir("elsewhere")}):
             self.assertIsNone(locations.installed_copy(out))
 
+    def test_installed_copy_that_cannot_be_written(self):
+        """out in place, its copy for make install not: said, with the
+        remedy (was a traceback after out was replaced)."""
+        dd = self.installed_datadir("share")
+        out = os.path.join(dd, "default.model")
+        with open(out, "w") as f:
+            f.write("calibrated\n")
+        copy = rf.copy_atomic
+
+        def full(src, path):
+            if path.endswith("refined.model"):
+                raise OSError(28, "No space left on device")
+            copy(src, path)
+        with mock.patch.dict(os.environ, {"SIMBLAS_DATADIR": dd}), mock.patch("simblas_hpl.refine.copy_atomic", full):
+            said = rf.install(self.write("r1", "refined 1\n"), out)
+        self.assertEqual(self.read(out), "refined 1\n")
+        self.assertTrue(said.endswith(f"; not also as {dd}/refined.model (No space left on device), which make "
+                                      f"install would have put back as the default: cp {out} {dd}/refined.model"), said)
+
     def test_failure_leaves_out(self):
         out = self.write("m.model", "calibrated\n")
         with self.assertRaises(OSError):
@@ -617,6 +636,39 @@ class Verb(RefineBase):
         status, out, err = self.refine("--model", self.model, "--config", "4000:1x2", "--force", share=0.08)
         self.assertEqual(status, 0, err)
         self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(self.model))
+
+    def test_a_model_that_cannot_be_installed_is_kept(self):
+        """-o's directory removed since the check (or a disk full): the
+        refined model, made of minutes of real runs, was lost with the work
+        directory after a traceback; it is kept aside, named in one line."""
+        dest_dir = self.path("out")
+        os.mkdir(dest_dir)
+        dest = os.path.join(dest_dir, "r.model")
+        from_trace = rf.from_trace
+
+        def refit_then_gone(*a, **kw):
+            said = from_trace(*a, **kw)
+            shutil.rmtree(dest_dir)
+            return said
+        with mock.patch("simblas_hpl.refine.from_trace", refit_then_gone):
+            status, out, err = self.refine("--model", self.model, "-o", dest, "--config", "4000:1x2")
+        self.assertEqual(status, 1, err)
+        self.assertNotIn("Traceback", err)
+        m = re.fullmatch(r"simblas-hpl: could not install the refined model as \S+/out/r\.model \(No such file or "
+                         r"directory\): \S+/out/r\.model is left as it was; the refined model is kept in (\S+): cp \1 "
+                         r"\S+/out/r\.model once it can be written", err.splitlines()[-1])
+        self.assertTrue(m, err)
+        self.addCleanup(os.unlink, m.group(1))
+        self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(m.group(1)))
+        self.assertEqual(self.read(self.model), BASE)
+        # with --keep, it stays in the directory kept
+        os.mkdir(dest_dir)
+        with mock.patch("simblas_hpl.refine.from_trace", refit_then_gone):
+            status, out, err = self.refine("--model", self.model, "-o", dest, "--config", "4000:1x2", "--keep",
+                                           self.path("kept"))
+        self.assertEqual(status, 1, err)
+        self.assertIn(f"the refined model is kept in {self.path('kept', 'refined.model')}:", err)
+        self.assertIn("hpl_dlaswp00N mn=1.5e-8", self.read(self.path("kept", "refined.model")))
 
     def test_out_keep_kernels_only(self):
         dest = self.path("refined.model")

@@ -255,10 +255,14 @@ def install(refined, out):
         else:
             copy_atomic(out, kept)
             said = f"{out} replaced; the model as it was is kept as {kept}"
-    copy_atomic(refined, out)
+    copy_atomic(refined, out)  # out as it was until this renames (OSError: the caller keeps refined)
     installed = installed_copy(out)
     if installed:
-        copy_atomic(refined, installed)
+        try:
+            copy_atomic(refined, installed)
+        except OSError as e:  # out is in place: said, not a failure of the refine
+            return (said + f"; not also as {installed} ({e.strerror or e}), which make install would have put back "
+                    f"as the default: cp {out} {installed}")
         said += f"; also as {installed}, which make install puts back as the default (until make calibrate)"
     return said
 

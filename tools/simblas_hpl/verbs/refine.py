@@ -270,7 +270,19 @@ def main(args):
                            f"{100 * validate_machine.QUIET_SHARE:g}%): {out} left unchanged; the refined model is "
                            f"kept in {aside}; refine again on a quiet machine (or with --force, to install what a busy "
                            "one gives)", 1)
-        print(rf.install(refined, out))
+        try:
+            said = rf.install(refined, out)
+        except OSError as e:  # a disk full, -o's directory removed since the check: the refit is not lost
+            aside = refined
+            if not args.keep:
+                try:
+                    aside = rf.set_aside(refined)
+                except OSError:
+                    pass  # the work directory is kept instead
+            raise CliError(f"could not install the refined model as {out} ({e.strerror or e}): {out} is left as it "
+                           f"was; the refined model is kept in {aside}: cp {aside} {out} once it can be written", 1,
+                           kept=root if aside == refined else None)
+        print(said)
     except CliError as e:
         keep_root = keep_root or bool(e.kept)  # a failed run's files, which its message names
         raise
