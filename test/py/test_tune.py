@@ -214,6 +214,34 @@ class Tune(EngineCase):
         self.assertIn("2 evaluation(s) (--budget 10 capped at the space's 2)", err)
         self.assertEqual(self.calls_made(), 2)
 
+    def test_a_table_that_cannot_be_written(self):
+        """The tune's CSV or HPL.dat that cannot be written at the end (a disk
+        full) was a traceback, before the table was printed; it is one line,
+        status 1, after the table, and the same command writes it without
+        simulating the points again."""
+        write = tn.write_atomic
+
+        def full(path, text):
+            if path.endswith("-HPL.dat"):
+                raise OSError(28, "No space left on device")
+            write(path, text)
+        for target, effect in (("write_csv", OSError(28, "No space left on device")), ("write_atomic", full)):
+            with self.subTest(target=target), mock.patch.object(tn, target, side_effect=effect):
+                status, out, err = self.tune("--budget", 2)
+                self.assertEqual(status, 1, err)
+                self.assertNotIn("Traceback", err)
+                name = {"write_csv": r"\.csv", "write_atomic": r"-HPL\.dat"}[target]
+                self.assertRegex(err.splitlines()[-1],
+                                 rf"^simblas-hpl: could not write \S+/t/tpe-1{name} \(No space left on device\): the "
+                                 r"points evaluated are kept in \S+/t \(its journal and points/\); run the same tune "
+                                 r"again once it can be written: it writes the tables without simulating them again$")
+                self.assertEqual(len([ln for ln in out.splitlines() if ln.strip()[:1].isdigit()]), 2)  # the table
+        self.assertEqual(self.calls_made(), 2)
+        status, out, err = self.tune("--budget", 2)
+        self.assertEqual((status, self.calls_made()), (0, 2), err)
+        self.assertEqual(len(self.read(self.path("t", "tpe-1.csv")).splitlines()), 3)
+        self.assertTrue(os.path.isfile(self.path("t", "tpe-1-HPL.dat")))
+
     def test_plot(self):
         if not any(os.access(os.path.join(d, "gnuplot"), os.X_OK) for d in os.environ["PATH"].split(os.pathsep)):
             self.skipTest("no gnuplot")

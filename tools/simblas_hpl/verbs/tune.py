@@ -150,13 +150,16 @@ def main(args):
                              args.jobs or engine.default_jobs(), args.slurm_opt, patience=args.patience,
                              first=args.first)
     name = tn.study_name(args.sampler, args.sampler_seed)
-    tn.write_csv(os.path.join(tune.dir, f"{name}.csv"), evals)
     print(tn.table(evals))
+    sys.stdout.flush()
+    csv_path = os.path.join(tune.dir, f"{name}.csv")
+    written(tune, csv_path, lambda: tn.write_csv(csv_path, evals))
     b = tn.best(evals)
     if b is None:
         raise CliError(f"no point finished ({why}); their failures: {tune.dir}/{tn.POINTS}/*/failed-stderr.txt", 1)
     dat = tn.hpl_dat_of(tune, b)
-    tn.write_atomic(os.path.join(tune.dir, f"{name}-HPL.dat"), dat)
+    dat_path = os.path.join(tune.dir, f"{name}-HPL.dat")
+    written(tune, dat_path, lambda: tn.write_atomic(dat_path, dat))
     print(f"\nstopped: {why}; {len(evals)} point(s) evaluated of {size}")
     print(f"best: {b.gflops:.6g} Gflops (predicted Rmax), point {len(evals) and evals.index(b) + 1}: "
           + " ".join(f"{k}={v}" for k, v in b.full.items() if v is not None) + f" N={b.n}")
@@ -164,6 +167,23 @@ def main(args):
     print(dat, end="" if dat.endswith("\n") else "\n")
     sys.stdout.flush()
     if args.plot:
-        made = tn.plot(tune, name, evals, gnuplot)
+        made = written(tune, f"the convergence's figure in {os.path.join(tune.dir, tn.PLOTS)}",
+                       lambda: tn.plot(tune, name, evals, gnuplot))
         note(f"convergence: {made[0]} and {made[1]}")
     return 0
+
+
+def written(tune, what, write):
+    """write()'s value; what, a file of the tune's, that cannot be written at the
+    end (a disk full) is one line, status 1: the points evaluated are in
+    the directory (the journal and points/), and the same command writes
+    it again without simulating them (was a traceback)."""
+    try:
+        return write()
+    except OSError as e:
+        if not os.path.isdir(os.path.join(tune.dir, tn.POINTS)):
+            raise CliError(f"could not write {what} ({e.strerror or e}): {tune.dir} is gone, its points with it; the "
+                           "table above is what is left of them", 1)
+        raise CliError(f"could not write {what} ({e.strerror or e}): the points evaluated are kept "
+                       f"in {tune.dir} (its journal and {tn.POINTS}/); run the same tune again once it can be written: "
+                       "it writes the tables without simulating them again", 1)
