@@ -4,6 +4,7 @@ BCAST and DEPTH (one best point): the exhaustive grid evaluates every point
 once and finds it; TPE resumes where it stopped and shares the points
 already simulated; bad input is refused in one line before anything runs."""
 
+import itertools
 import json
 import os
 import signal
@@ -118,6 +119,35 @@ class Tune(EngineCase):
         # again: nothing to do, nothing simulated again
         status, out, err = self.tune("--sampler", "grid")
         self.assertEqual((status, self.calls_made()), (0, 36), err)
+
+    def test_grid_reads_its_order_as_it_goes(self):
+        """--sampler grid listed its whole order before the first point: on
+        the default space of 16 ranks (1,049,760 points) 30 s and 650 MB
+        whatever --budget; it reads the order as it goes, the same points
+        first, in the same order, and again from where a tune stopped."""
+        made = []
+        points = tn.Space.grid_points
+
+        def counted(space):
+            for p in points(space):
+                made.append(p)
+                if len(made) > 1000:
+                    raise AssertionError("the grid's order listed beyond what --budget needs")
+                yield p
+        with mock.patch.object(tn.Space, "grid_points", counted):
+            status, out, err = self.tune("--sampler", "grid", "--budget", 3, space=())
+            self.assertEqual(status, 0, err)
+            self.assertIn("1049760 point(s) in the space", err)
+            self.assertLessEqual(len(made), 3 + 2)  # (3: read as asked; 2 more allowed)
+            made.clear()
+            status, out, err = self.tune("--sampler", "grid", "--budget", 5, space=())
+            self.assertEqual(status, 0, err)
+            self.assertEqual(self.calls_made(), 5)
+            self.assertLessEqual(len(made), 5 + 2)
+        rows = self.read(self.path("t", "grid-1.csv")).splitlines()[1:]
+        space = tn.make_space(None, {}, 16, tn.MAX_ASPECT)
+        first = [tn.point_id(space.full(p)) for p in itertools.islice(points(space), 5)]
+        self.assertEqual([r.split(",")[-1] for r in rows], first)
 
     def test_tpe_resumes_and_shares_the_points(self):
         status, out, err = self.tune("--budget", 8)

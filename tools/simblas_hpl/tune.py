@@ -616,8 +616,10 @@ def optimise(tune, sampler, seed, budget, engine_name, jobs, slurm_opts, say=not
     adopt_stale(optuna, study, tune, say)
     if first == "usual" and sampler != "grid" and not study.get_trials(deepcopy=False):
         study.enqueue_trial(tune.space.encode(usual_point(tune.space)))
-    order = [(p, point_id(tune.space.full(p))) for p in tune.space.grid_points()] if sampler == "grid" else None
-    at, streak = 0, 0
+    # the grid's order, read as it goes: listed whole first, a space of a million points (16 ranks' default)
+    # took 30 s and 650 MB before the first point, whatever the budget
+    order = ((p, point_id(tune.space.full(p))) for p in tune.space.grid_points()) if sampler == "grid" else None
+    streak = 0
     while True:
         evals = evaluations(optuna, study, tune)
         seen = {e.point for e in evals}
@@ -627,12 +629,10 @@ def optimise(tune, sampler, seed, budget, engine_name, jobs, slurm_opts, say=not
         batch = {}  # point dir -> (params, [trial numbers])
         while len(batch) < jobs and counted + len(batch) < budget and streak < patience:
             if order is not None:  # the grid: the next point it has not evaluated
-                while at < len(order) and order[at][1] in seen:
-                    at += 1
-                if at == len(order):
+                nxt = next((p for p, pid in order if pid not in seen), None)
+                if nxt is None:
                     break
-                study.enqueue_trial(tune.space.encode(order[at][0]))
-                at += 1
+                study.enqueue_trial(tune.space.encode(nxt))
             trial = study.ask()
             params = tune.space.suggest(trial)
             d = tune.point_dir(params)
