@@ -17,7 +17,7 @@ import unittest
 from unittest import mock
 
 from support import SRC, Sandbox
-from simblas_hpl import engine, study_dir
+from simblas_hpl import engine, points, slurm, slurm_engine, study_dir, worker
 from simblas_hpl.errors import CliError
 from simblas_hpl.plan import RunOptions, make_plan
 
@@ -106,7 +106,7 @@ class EngineCase(Sandbox):
     def start_worker(self, d):
         """A worker running point d in a session of its own (as the local
         engine starts it), killed at the end of the test if still there."""
-        p = subprocess.Popen(engine.worker_command("run", d), env=engine.worker_env(), stdout=subprocess.DEVNULL,
+        p = subprocess.Popen(worker.worker_command("run", d), env=worker.worker_env(), stdout=subprocess.DEVNULL,
                              start_new_session=True)
 
         def stop():
@@ -123,8 +123,8 @@ class EngineCase(Sandbox):
         os.environ["FAKE_UNTIL"] = self.path("go")
         p = self.start_worker(d)
         self.until("the simulator started and recorded",
-                   lambda: self.ran() and "simulator" in (engine._read_json(os.path.join(d, "running.json")) or {}))
-        self.assertEqual((engine.state(d), engine.runner(d)["worker"]), ("running", "alive"))
+                   lambda: self.ran() and "simulator" in (points._read_json(os.path.join(d, "running.json")) or {}))
+        self.assertEqual((points.state(d), points.runner(d)["worker"]), ("running", "alive"))
         os.killpg(p.pid, signal.SIGKILL)  # the worker only: its simulator is in a session of its own
         p.wait()
         del os.environ["FAKE_UNTIL"]
@@ -139,7 +139,7 @@ class EngineCase(Sandbox):
         dirs = []
         for n in ns:
             d = self.path("points", f"n={n}")
-            engine.write_point(d, self.plan(n), {"n": n})
+            points.write_point(d, self.plan(n), {"n": n})
             dirs.append(d)
         return dirs
 
@@ -161,10 +161,10 @@ class Local(EngineCase):
         self.assertEqual(out.count("done"), 4, self.said)
         self.assertEqual(self.ran(), [1000, 2000, 4000, 5000])
         for d, n in zip(dirs, (1000, 2000, 4000, 5000)):
-            r = engine.result(d)
+            r = points.result(d)
             self.assertEqual((r["n"], r["gflops"], r["simulated_time_s"]), (n, n / 1000, 1.5))
-            self.assertEqual(engine.state(d), "done")
-            self.assertEqual(engine.info(d), {"n": n})
+            self.assertEqual(points.state(d), "done")
+            self.assertEqual(points.info(d), {"n": n})
             self.assertFalse(os.path.exists(os.path.join(d, "running.json")))
             self.assertFalse(os.path.exists(os.path.join(d, "run", "tmp")))  # the run's scratch is gone
             self.assertTrue(os.path.exists(os.path.join(d, "run", "HPL.dat")))
@@ -180,7 +180,7 @@ class Local(EngineCase):
         dirs = self.points(1000, 3000, 2000)
         out = self.run_local(dirs)
         self.assertEqual((out.count("done"), out.of("failed")), (2, [dirs[1]]))
-        f = engine.failure(dirs[1])
+        f = points.failure(dirs[1])
         self.assertEqual((f["status"], f["attempt"]), (1, 1))
         self.assertIn("smpirun exited with status 3", f["message"])
         self.assertIn("the fake simulator fails at N=3000", f["message"])  # the first error, pushed out of the tail
@@ -188,11 +188,11 @@ class Local(EngineCase):
         self.assertEqual(len(tail), 40)
         self.assertIn("the fake simulator fails at N=3000", tail[-1])
         self.assertTrue(os.path.isfile(os.path.join(dirs[1], "run", "stderr.txt")))  # its run files kept
-        self.assertIsNone(engine.result(dirs[1]))
+        self.assertIsNone(points.result(dirs[1]))
         # the study again: only the failed point runs, a second attempt
         out = self.run_local(dirs)
         self.assertEqual(self.ran(), [1000, 2000, 3000, 3000])
-        self.assertEqual(engine.failure(dirs[1])["attempt"], 2)
+        self.assertEqual(points.failure(dirs[1])["attempt"], 2)
         # ... unless told not to retry
         out = self.run_local(dirs, retry_failed=False)
         self.assertEqual(self.ran(), [1000, 2000, 3000, 3000])
@@ -202,14 +202,14 @@ class Local(EngineCase):
         fd = os.open(os.path.join(d, "lock"), os.O_RDWR | os.O_CREAT)
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            self.assertEqual(engine.state(d), "running")
+            self.assertEqual(points.state(d), "running")
             out = self.run_local([d])
             self.assertEqual(out.states[d], "running")
             self.assertEqual(self.ran(), [])
-            self.assertEqual(engine.run_point(d, say=self.said.append), "busy")
+            self.assertEqual(worker.run_point(d, say=self.said.append), "busy")
         finally:
             os.close(fd)
-        self.assertEqual(engine.state(d), "todo")
+        self.assertEqual(points.state(d), "todo")
 
     def test_interrupted_points_stop_and_resume(self):
         dirs = self.points(1000, 2000, 4000)
@@ -242,8 +242,8 @@ class Local(EngineCase):
         for pid in fakes:  # the simulators were stopped
             self.assertFalse(os.path.exists(f"/proc/{pid}") and
                              self.read(f"/proc/{pid}/stat").split()[2] != "Z", f"simulator {pid} still runs")
-        self.assertEqual(engine.state(dirs[0]), "done")
-        self.assertEqual([engine.state(d) for d in dirs[1:]], ["todo", "todo"])
+        self.assertEqual(points.state(dirs[0]), "done")
+        self.assertEqual([points.state(d) for d in dirs[1:]], ["todo", "todo"])
         self.assertFalse(any(os.path.exists(os.path.join(d, n)) for d in dirs[1:]
                              for n in ("running.json", "failed.json", "result.json")))
         # resumed: the two run, the first does not
@@ -255,7 +255,7 @@ class Local(EngineCase):
         d, = self.points(2000)
         sim = self.orphan(d)
         os.killpg(sim, signal.SIGKILL)  # its simulator too (a reboot, the OOM killer taking both)
-        self.until("the killed simulator's lock released", lambda: engine.state(d) == "todo")  # no result
+        self.until("the killed simulator's lock released", lambda: points.state(d) == "todo")  # no result
         self.assertEqual(self.run_local([d]).states[d], "done")
         self.assertEqual(self.ran(), [2000, 2000])
 
@@ -265,8 +265,8 @@ class Local(EngineCase):
         lock = os.path.join(d, "lock")
         held = [int(fd) for fd in os.listdir(f"/proc/{sim}/fd") if os.readlink(f"/proc/{sim}/fd/{fd}") == lock]
         self.assertTrue(held and min(held) >= 100, held)  # inherited, out of smpirun's way (its fd 3)
-        self.assertEqual(engine.state(d), "running")
-        r = engine.runner(d)
+        self.assertEqual(points.state(d), "running")
+        r = points.runner(d)
         self.assertEqual((r["worker"], r["simulator"]), ("gone", sim))
         lines = []
         counts = study_dir.status(self.root, {"name": "s", "points": [{"id": "n=2000"}]}, out=lines.append)
@@ -282,21 +282,21 @@ class Local(EngineCase):
         out = self.run_local([d])  # the study run again
         self.assertEqual(out.states[d], "running")
         self.assertTrue(any(f"kill -- -{sim}" in m for m in self.said), self.said)
-        self.assertEqual(engine.run_point(d, say=self.said.append), "busy")  # a worker given it anyway
+        self.assertEqual(worker.run_point(d, say=self.said.append), "busy")  # a worker given it anyway
         self.assertEqual(self.ran(), [2000])  # one simulator started, ever
         self.assertEqual(self.fake_pids(), [sim])
 
     def test_a_point_runs_again_once_its_orphaned_simulator_ends(self):
         d, = self.points(2000)
         sim = self.orphan(d)
-        self.assertEqual(engine.state(d), "running")
+        self.assertEqual(points.state(d), "running")
         with open(self.path("go"), "w"):
             pass  # the orphan finishes
         self.until("the orphaned simulator gone", lambda: not self.lives(sim))
-        self.until("its lock released", lambda: engine.state(d) == "todo")  # its result was not recorded
+        self.until("its lock released", lambda: points.state(d) == "todo")  # its result was not recorded
         self.assertEqual(self.run_local([d]).states[d], "done")
         self.assertEqual(self.ran(), [2000, 2000])
-        self.assertEqual(engine.result(d)["gflops"], 2.0)
+        self.assertEqual(points.result(d)["gflops"], 2.0)
 
     def test_nothing_a_simulator_leaves_behind_outlives_it(self):
         d, = self.points(2000)
@@ -339,7 +339,7 @@ class Slurm(EngineCase):
         lst = json.loads(self.read(d, "queued.json"))["list"]
         runner = subprocess.Popen(["sh", "-c", f"sleep 1; for i in {' '.join(map(str, tasks))}; do "
                                    f"SLURM_ARRAY_TASK_ID=$i sh {self.path('points', '.engine', 'task.sh')} {lst} 1; "
-                                   f"done; : > {live}"], env=engine.worker_env(), stdout=subprocess.DEVNULL)
+                                   f"done; : > {live}"], env=worker.worker_env(), stdout=subprocess.DEVNULL)
         self.addCleanup(runner.wait)
 
     def test_unreachable_slurm_names_the_local_cluster_and_the_local_engine(self):
@@ -355,7 +355,7 @@ class Slurm(EngineCase):
         self.assertIn("sh scripts/local-slurm.sh start", msg)
         self.assertIn("--engine local", msg)
         self.assertNotIn("\n", msg)
-        self.assertEqual(engine.state(dirs[0]), "todo")
+        self.assertEqual(points.state(dirs[0]), "todo")
         self.assertFalse(os.path.exists(self.path("points", ".engine")))
         os.environ["PATH"] = "/nonexistent"
         with self.assertRaisesRegex(CliError, r"Slurm is unreachable \(sbatch is not installed"):
@@ -381,22 +381,22 @@ class Slurm(EngineCase):
         script, lst, k = args[10:]
         self.assertEqual(k, "2")
         self.assertEqual(self.read(lst).split(), dirs)
-        self.assertEqual([engine.state(d) for d in dirs], ["queued"] * 3)
+        self.assertEqual([points.state(d) for d in dirs], ["queued"] * 3)
         self.assertEqual([json.loads(self.read(d, "queued.json"))["task"] for d in dirs], [0, 0, 1])
         # the local engine leaves queued points to their job
         self.assertEqual(self.run_local(dirs).count("queued"), 3)
         # task 1 runs its share (the third point), as Slurm would start it
-        r = subprocess.run(["sh", script, lst, k], env=dict(engine.worker_env(), SLURM_ARRAY_TASK_ID="1",
+        r = subprocess.run(["sh", script, lst, k], env=dict(worker.worker_env(), SLURM_ARRAY_TASK_ID="1",
                                                              SLURM_ARRAY_JOB_ID="4242"),
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.ran(), [4000])
-        self.assertEqual([engine.state(d) for d in dirs], ["queued", "queued", "done"])
+        self.assertEqual([points.state(d) for d in dirs], ["queued", "queued", "done"])
         self.assertFalse(os.path.exists(os.path.join(dirs[2], "queued.json")))
         # task 0 ends without running its points (killed): they are to do again
         with open(self.path("live"), "w") as f:
             f.write("")
-        self.assertEqual([engine.state(d) for d in dirs], ["todo", "todo", "done"])
+        self.assertEqual([points.state(d) for d in dirs], ["todo", "todo", "done"])
 
     def test_a_late_sbatch_is_found_by_its_tag(self):
         """sbatch that submitted the job but said its id after the engine's
@@ -411,20 +411,20 @@ class Slurm(EngineCase):
         self.fake("squeue", f"tag=$(tr ' ' '\\n' < {self.path('sbatch.args')} | sed -n 's/^--comment=//p')\n"
                             'case "$*" in *simblas-study*) echo "4300 simblas-other"; echo "4343 $tag" ;; '
                             '*) echo 0; echo 1 ;; esac')
-        with mock.patch.object(engine, "SBATCH_TIMEOUT_S", 1):
+        with mock.patch.object(slurm_engine, "SBATCH_TIMEOUT_S", 1):
             out = engine.run_points(dirs, "slurm", wait=False, say=self.said.append)
         self.assertEqual(out.job, "4343")
-        self.assertEqual([engine.state(d) for d in dirs], ["queued", "queued"])
+        self.assertEqual([points.state(d) for d in dirs], ["queued", "queued"])
         self.assertIn("sbatch did not answer within 1 s, but Slurm holds the submission as job 4343", self.said)
         self.fake("squeue", "echo \"4300 simblas-other\"")
         dirs = self.points(3000)
-        with mock.patch.object(engine, "SBATCH_TIMEOUT_S", 1), self.assertRaises(CliError) as c:
+        with mock.patch.object(slurm_engine, "SBATCH_TIMEOUT_S", 1), self.assertRaises(CliError) as c:
             engine.run_points(dirs, "slurm", wait=False, say=self.said.append)
         self.assertIn("sbatch did not answer within 1 s; no job of this submission is in the queue", str(c.exception))
-        self.assertEqual(engine.state(dirs[0]), "todo")
+        self.assertEqual(points.state(dirs[0]), "todo")
         # squeue failing too (an overloaded controller) was taken as 'no job of this submission is in the queue'
         self.fake("squeue", "echo 'squeue: error: Socket timed out on send/recv operation' >&2; exit 1")
-        with mock.patch.object(engine, "SBATCH_TIMEOUT_S", 1), self.assertRaises(CliError) as c:
+        with mock.patch.object(slurm_engine, "SBATCH_TIMEOUT_S", 1), self.assertRaises(CliError) as c:
             engine.run_points(dirs, "slurm", wait=False, say=self.said.append)
         self.assertNotIn("no job of this submission is in the queue", str(c.exception))
         self.assertRegex(str(c.exception), r"sbatch did not answer within 1 s; squeue did not answer either, so "
@@ -440,7 +440,7 @@ class Slurm(EngineCase):
         self.fake("sinfo", "echo local")
         self.fake("sbatch", f"echo \"$@\" >> {self.path('sbatch.args')}\necho 71")
         self.fake("squeue", "echo 0")
-        with mock.patch.object(engine.time, "strftime", return_value="20250101-120000"):
+        with mock.patch.object(slurm_engine.time, "strftime", return_value="20250101-120000"):
             for d in dirs:
                 engine.run_points([d], "slurm", wait=False, say=None)
         lists = [json.loads(self.read(d, "queued.json"))["list"] for d in dirs]
@@ -549,7 +549,7 @@ class Slurm(EngineCase):
             if s == 7.5:
                 raise KeyboardInterrupt
             sleep(s)
-        with mock.patch.object(engine.time, "sleep", side_effect=interrupted):
+        with mock.patch.object(slurm_engine.time, "sleep", side_effect=interrupted):
             with self.assertRaises(CliError) as c:
                 engine.run_points(dirs, "slurm", wait=True, say=None, poll_s=7.5,
                                   follow="run the same command again to collect it")
@@ -561,11 +561,11 @@ class Slurm(EngineCase):
         more = dirs + self.points(2000)
         self.fake("sbatch", "echo 57")
         self.fake("squeue", 'case "$*" in *"-j 52 "*) echo 0 ;; esac')
-        with mock.patch.object(engine.time, "sleep", side_effect=interrupted), self.assertRaises(CliError) as c:
+        with mock.patch.object(slurm_engine.time, "sleep", side_effect=interrupted), self.assertRaises(CliError) as c:
             engine.run_points(more, "slurm", wait=True, say=None, poll_s=7.5, follow="follow it")
         self.assertEqual(str(c.exception), "stopped waiting: Slurm job 52 goes on (scancel 52 stops it); follow it")
         self.fake("squeue", "echo 0")  # both jobs queued, nothing to submit: both named
-        with mock.patch.object(engine.time, "sleep", side_effect=interrupted), self.assertRaises(CliError) as c:
+        with mock.patch.object(slurm_engine.time, "sleep", side_effect=interrupted), self.assertRaises(CliError) as c:
             engine.run_points(more, "slurm", wait=True, say=None, poll_s=7.5, follow="follow it")
         self.assertEqual(str(c.exception), "stopped waiting: Slurm jobs 52, 57 go on (scancel 52 57 stops them); "
                                            "follow it")
@@ -581,7 +581,7 @@ class Slurm(EngineCase):
                 if count[0] > n:
                     raise self.failureException(f"still waiting after {n} polls")
             sleep(x)
-        return mock.patch.object(engine.time, "sleep", side_effect=guarded)
+        return mock.patch.object(slurm_engine.time, "sleep", side_effect=guarded)
 
     def test_wait_says_why_the_job_waits_once_and_when_it_changes(self):
         """--wait on a pending job said what it waited for and nothing more;
@@ -613,16 +613,16 @@ class Slurm(EngineCase):
         for r in ("Priority", "Resources", "Dependency", "BeginTime", "JobHeldUser", "PartitionDown", "NodeDown",
                   "ReqNodeNotAvail, UnavailableNodes:n[1-2]", "AssocGrpCpuLimit", "QOSGrpNodeLimit",
                   "QOSMaxCpuPerUserLimit", "MaxJobsPerAccount", "JobArrayTaskLimit", "SomeReasonOfLaterSlurm"):
-            self.assertIsNone(engine.never_starts(r), r)
+            self.assertIsNone(slurm.never_starts(r), r)
 
     def test_wait_stops_at_once_on_a_job_that_will_never_start(self):
         """A job pending for a reason waiting does not resolve (a --time over
         the partition's MaxTime: PartitionTimeLimit) was waited for forever;
         --wait now stops with status 1 in one line saying what it means and
         the remedy, and leaves the job queued and its points with it.  The
-        reason must hold (engine.STUCK_S): Slurm 22.05 says PartitionConfig
+        reason must hold (slurm_engine.STUCK_S): Slurm 22.05 says PartitionConfig
         for half a second after sbatch, then PartitionTimeLimit."""
-        patch = mock.patch.object(engine, "STUCK_S", 0.2)
+        patch = mock.patch.object(slurm_engine, "STUCK_S", 0.2)
         patch.start()
         self.addCleanup(patch.stop)
         dirs = self.points(1000, 2000)
@@ -644,7 +644,7 @@ class Slurm(EngineCase):
                 engine.run_points(dirs, "slurm", wait=True, slurm_opts=["--time=99:00:00"], say=self.said.append,
                                   poll_s=0.0137)
             self.assertEqual((c.exception.status, str(c.exception)), (1, stuck))
-            self.assertEqual([engine.state(d) for d in dirs], ["queued", "queued"])
+            self.assertEqual([points.state(d) for d in dirs], ["queued", "queued"])
         self.assertEqual(len(self.read(self.path("sbatch.args")).splitlines()), 1)
         self.assertFalse(os.path.exists(self.path("scancel.args")))  # the job left to the user
         self.assertFalse(any(" pending: " in s for s in self.said), self.said)  # the error line alone
@@ -666,38 +666,38 @@ class Slurm(EngineCase):
             self.assertIn(remedy, str(c.exception))
         for r in ("PartitionNodeLimit", "PartitionConfig", "AccountNotAllowed", "QOSNotAllowed", "InvalidQOS",
                   "AssocMaxCpuPerJobLimit", "QOSMaxNodePerJobLimit", "QOSMaxMemoryPerNode", "QOSMinCpuNotSatisfied"):
-            self.assertIsNotNone(engine.never_starts(r), r)
+            self.assertIsNotNone(slurm.never_starts(r), r)
         # cancelled (scancel 91): the points are to do, and submitted again with a --time that fits
         with open(self.path("live"), "w") as f:
             f.write("")
-        self.assertEqual([engine.state(d) for d in dirs], ["todo", "todo"])
+        self.assertEqual([points.state(d) for d in dirs], ["todo", "todo"])
         self.assertEqual(engine.run_points(dirs, "slurm", wait=False, slurm_opts=["--time=30:00"], say=None).job, "91")
         self.assertIn("--time=30:00", self.read(self.path("sbatch.args")).splitlines()[1].split())
 
     def test_parse_job_id_and_options(self):
-        self.assertEqual(engine.parse_job_id("123\n"), "123")
-        self.assertEqual(engine.parse_job_id("123;cluster\n"), "123")
+        self.assertEqual(slurm.parse_job_id("123\n"), "123")
+        self.assertEqual(slurm.parse_job_id("123;cluster\n"), "123")
         with self.assertRaisesRegex(CliError, "not a job id"):
-            engine.parse_job_id("sbatch: error: nope")
-        self.assertEqual(engine.slurm_options(["-p big --time 60", "--mem=4G"]),
+            slurm.parse_job_id("sbatch: error: nope")
+        self.assertEqual(slurm.slurm_options(["-p big --time 60", "--mem=4G"]),
                          ["-p", "big", "--time", "60", "--mem=4G"])
         with self.assertRaisesRegex(CliError, "--slurm-opt --array=1-3: the engine sets it"):
-            engine.slurm_options(["--array=1-3"])
+            slurm.slurm_options(["--array=1-3"])
         # sbatch's own --wait blocked past the engine's 60 s: 'Slurm is unreachable', status 2, the job submitted
         # and running, its points 'to do'
         for o in ("--wait", "-W"):
             with self.assertRaisesRegex(CliError, f"^--slurm-opt {o}: sbatch would wait for the job .*: drop it "
                                                   r"\(give simblas-hpl's own --wait\)$"):
-                engine.slurm_options([f"--time=10 {o}"])
-        self.assertEqual(engine.slurm_options(["--wait-all-nodes=1"]), ["--wait-all-nodes=1"])
+                slurm.slurm_options([f"--time=10 {o}"])
+        self.assertEqual(slurm.slurm_options(["--wait-all-nodes=1"]), ["--wait-all-nodes=1"])
         # --output moved the task logs away from where the engine's messages send the user; --test-only
         # submitted nothing ("sbatch answered '', not a job id", status 1)
         for o in ("--output=x.out", "-o", "-ox.out", "--error=e", "-e"):
             with self.assertRaisesRegex(CliError, f"^--slurm-opt {o}: the engine puts the task logs in its spool"):
-                engine.slurm_options([f"--time=10 {o}"])
+                slurm.slurm_options([f"--time=10 {o}"])
         with self.assertRaisesRegex(CliError, "^--slurm-opt --test-only: sbatch would only check the job"):
-            engine.slurm_options(["--test-only"])
-        self.assertEqual(engine.slurm_options(["--exclusive", "-O"]), ["--exclusive", "-O"])
+            slurm.slurm_options(["--test-only"])
+        self.assertEqual(slurm.slurm_options(["--exclusive", "-O"]), ["--exclusive", "-O"])
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from support import SRC, fake_build
 from test_engine import FAKE, EngineCase
 from test_network import network_text
 from test_variability import TWO_CORES
-from simblas_hpl import study, study_dir, study_plot, study_stats
+from simblas_hpl import points, study, study_plot, study_stats
 
 GOOD = """# a study
 [study]
@@ -339,9 +339,9 @@ class Study(EngineCase):
                               r"\(model_sha256 [0-9a-f]{12} -> [0-9a-f]{12}\)\).*give another --dir")
         # a directory made before the content was recorded stays usable
         for d in glob.glob(self.path("grid", "points", "*")):
-            info = study_dir.engine.info(d)
+            info = points.info(d)
             del info["content"]
-            study_dir.engine._write_json(os.path.join(d, "point.json"), info)
+            points._write_json(os.path.join(d, "point.json"), info)
         self.assertEqual(self.cli("study", path, "--dry-run")[0], 0)
         # a point running (its lock held) with a changed base: refused, its plan kept
         path = self.write(GOOD.replace("replicates = 3", "replicates = 1"), "busy.toml")
@@ -362,9 +362,9 @@ class Study(EngineCase):
         # collect: a done point of another design (a study run before this check) is named, not mixed in
         self.write(GOOD.replace("replicates = 3", "replicates = 1"), "busy.toml")
         self.assertEqual(self.cli("study", path, "-j", 2)[0], 0)
-        info = study_dir.engine.info(point)
+        info = points.info(point)
         info["options"]["nb"] = 100
-        study_dir.engine._write_json(os.path.join(point, "point.json"), info)
+        points._write_json(os.path.join(point, "point.json"), info)
         status, out, err = self.cli("study", "collect", path)
         self.assertEqual((status, err.count("\n")), (2, 1), err)
         self.assertRegex(err, r"was run with other settings than .*busy/study.json gives \(nb 100 -> 128\): its "

@@ -10,8 +10,15 @@ package; doc/user-guide.md is the manual.  One job per module:
                   every decision taken): the one place run options are checked
   launch          a RunPlan and a run directory -> a RunResult: the run's
                   files, smpirun's command and environment, the process
-  engine          many runs: points (directories holding their RunPlan) run
-                  by a pool of worker processes or a Slurm job array
+  engine          many runs: run_points, the points handed to an engine
+  points          a point: a directory holding its RunPlan, its files and
+                  state; which of many are left to run
+  worker          the worker: runs points in its own process
+                  (python -m simblas_hpl.worker)
+  local_engine    the points run by a pool of worker processes
+  slurm_engine    the points run as a Slurm job array, --wait
+  slurm           Slurm's commands and answers: sbatch options, the queue,
+                  why a job waits
   study           studies: a TOML file of runs -> its points, each planned
                   (the verb: verbs/study.py)
   study_dir       a study's directory: written, found, its points' status

@@ -1,6 +1,6 @@
 """One sampled run spread over the engine: `run --iterations K --samples S
---engine local|slurm` runs each of the S passes as its own job (a point of
-engine.py whose plan runs pass s only: SIMBLAS_SAMPLE_ONLY), then combines
+--engine local|slurm` runs each of the S passes as its own job (a point,
+points.py, whose plan runs pass s only: SIMBLAS_SAMPLE_ONLY), then combines
 their iteration logs into the extrapolation the single-process run makes
 (extrapolation.extrapolate_runs).  With K x S covering the loop it is a full
 run in S jobs.
@@ -24,7 +24,7 @@ import shutil
 import tempfile
 import time
 
-from . import engine, extrapolation, settings
+from . import engine, extrapolation, points, settings, slurm
 from .differences import changes
 from .errors import CliError, note
 from .files import sha256_of, write_atomic
@@ -107,7 +107,7 @@ def prepare(plan, d):
     make_dir(os.path.join(d, PASSES))
     ident = identity(plan)
     path = os.path.join(d, SPREAD_JSON)
-    old = engine._read_json(path)
+    old = points._read_json(path)
     if old is not None:
         if old.get("seed", 0) is None:  # written before the default seed was one value
             old["seed"] = settings.seed(None)
@@ -121,8 +121,8 @@ def prepare(plan, d):
     dirs = []
     for p in pass_plans(plan):
         pd = os.path.join(d, PASSES, f"pass-{p.sample_only:0{width}d}")
-        if engine.state(pd) not in ("done", "running", "queued"):
-            engine.write_point(pd, p, {"pass": p.sample_only, "of": plan.samples})
+        if points.state(pd) not in ("done", "running", "queued"):
+            points.write_point(pd, p, {"pass": p.sample_only, "of": plan.samples})
         dirs.append(pd)
     return dirs
 
@@ -132,7 +132,7 @@ def wait_others(dirs, say):
     submitted before): wait for them."""
     said = False
     while True:
-        st = engine.states(dirs)
+        st = points.states(dirs)
         busy = [d for d in dirs if st[d] in ("running", "queued")]
         if not busy:
             return st
@@ -188,9 +188,9 @@ def run(plan, engine_name, jobs, slurm_opts, keep, say=note):
     """Run plan's passes on the engine and combine them: (the summary, the
     directory: keep's, else a temporary one for the caller to remove)."""
     check(plan, engine_name, keep)
-    engine.slurm_options(slurm_opts)
+    slurm.slurm_options(slurm_opts)
     if engine_name == "slurm":
-        engine.check_slurm()
+        slurm.check_slurm()
     d = os.path.abspath(keep) if keep else tempfile.mkdtemp(prefix="simblas-hpl-spread-")
     dirs = prepare(plan, d)
     say(f"{plan.samples} passes of {plan.iterations} iteration(s), one job each (--engine {engine_name}), in {d}")
@@ -200,18 +200,18 @@ def run(plan, engine_name, jobs, slurm_opts, keep, say=note):
                           follow=f"run the same command again (--keep {d}) to collect its passes")
         st = wait_others(dirs, say)
     except CliError as e:
-        if not keep and any(engine.state(x) == "done" for x in dirs):
+        if not keep and any(points.state(x) == "done" for x in dirs):
             raise CliError(f"{e} (the passes done are kept in {d}: run again with --keep {d} to resume)", e.status)
         if not keep:
             shutil.rmtree(d, ignore_errors=True)
         raise
     failed = [x for x in dirs if st[x] != "done"]
     if failed:
-        why = "; ".join(f"{os.path.basename(x)}: {((engine.failure(x) or {}).get('message') or st[x]).splitlines()[0]}"
-                        f" ({os.path.join(x, engine.FAILED_TAIL)})" for x in failed[:3])
+        why = "; ".join(f"{os.path.basename(x)}: {((points.failure(x) or {}).get('message') or st[x]).splitlines()[0]}"
+                        f" ({os.path.join(x, points.FAILED_TAIL)})" for x in failed[:3])
         raise CliError(f"{len(failed)} of {plan.samples} passes did not finish ({why}); run the same command "
                        f"with --keep {d} to run them again", 1, kept=d)
-    summary = combine(plan, [engine.result(x) for x in dirs])
+    summary = combine(plan, [points.result(x) for x in dirs])
     summary["run_dir"] = d if keep else None
     write_atomic(os.path.join(d, RESULT), json.dumps(summary, indent=2) + "\n")
     return summary, d

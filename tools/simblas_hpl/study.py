@@ -1,6 +1,6 @@
 """Studies: many runs described by one TOML file (doc/user-guide.md,
-section 12), each run a point of the engine (engine.py) in the study's
-directory.
+section 12), each run a point (points.py) in the study's directory, run by
+the engine (engine.py).
 
     [study]                       # all optional
     name = "node speed and links"

@@ -1,5 +1,5 @@
 """A study's results: collect() reads the done points' JSON summaries
-(engine.result) and writes, atomically, results.csv (a row per point:
+(points.result) and writes, atomically, results.csv (a row per point:
 its factors, seed, every JSON field, and the means and 95% intervals of
 the outputs over its replicates, study_stats.py) and means.csv (a row
 per factor combination); read_means() reads means.csv back for the
@@ -10,7 +10,7 @@ import io
 import json
 import os
 
-from . import engine
+from . import points
 from .files import write_atomic
 from .errors import CliError
 from .study_dir import differs, point_dirs
@@ -93,10 +93,10 @@ def collect(d, design, out=None):
     outputs = design["outputs"]
     rows, combos = [], {}
     for p, dd in zip(design["points"], dirs):
-        r = engine.result(dd)
+        r = points.result(dd)
         if r is None:
             continue
-        info = engine.info(dd)
+        info = points.info(dd)
         check_point(d, p, dd, info)
         f = flatten(r)
         vals = levels_of(p, info, f, factors)

@@ -1,18 +1,18 @@
 """A study's directory: prepare() writes it from a loaded study (study.py):
 study.toml, study.json (the design: factors, seeds, outputs, every point)
-and a point directory of the engine (engine.py) per point; open_dir()
+and a point directory (points.py) per point; open_dir()
 finds it again from the study file or the directory; status() says where
 its points are, from their own files.
 
     DIR/study.toml     the study file, as it was run
     DIR/study.json     the design, which collect and plot read
-    DIR/points/ID/     a point (engine.py), ID from study.point_id
+    DIR/points/ID/     a point (points.py), ID from study.point_id
 """
 
 import json
 import os
 
-from . import engine, hpldat
+from . import hpldat, points
 from .differences import changes
 from .errors import CliError
 from .files import write_atomic
@@ -64,7 +64,7 @@ def prepare(study, plans):
         d = os.path.join(pdir, pt.id)
         if not os.path.isdir(d):
             continue
-        old, s = engine.info(d), engine.state(d)
+        old, s = points.info(d), points.state(d)
         if s not in ("done", "running", "queued") or not isinstance(old, dict):
             continue
         diff = differs(old, point_record(pt, plan))
@@ -79,8 +79,8 @@ def prepare(study, plans):
     dirs = []
     for pt, plan in zip(study.points, plans):
         d = os.path.join(pdir, pt.id)
-        if engine.state(d) not in ("done", "running", "queued"):
-            engine.write_point(d, plan, point_record(pt, plan))
+        if points.state(d) not in ("done", "running", "queued"):
+            points.write_point(d, plan, point_record(pt, plan))
         dirs.append(d)
     return dirs
 
@@ -109,7 +109,7 @@ def open_dir(target, dir_opt=None):
     path = os.path.join(d, STUDY_JSON)
     if not os.path.exists(path):
         raise CliError(f"{d}: no study there yet ({STUDY_JSON} is missing): run `simblas-hpl study FILE.toml` first")
-    design = engine._read_json(path)
+    design = points._read_json(path)
     why = check_design(design)
     if why:
         raise CliError(f"{path}: not a study's design ({why}): run `simblas-hpl study FILE.toml` again to rewrite it "
@@ -140,9 +140,9 @@ def status(d, design, out=print):
     """Print where the points are; returns {state: count}."""
     dirs = point_dirs(d, design)
     asked = {}  # job -> its live array tasks, None: Slurm did not answer
-    st = engine.states(dirs, asked=asked)
-    counts = {s: sum(1 for x in st.values() if x == s) for s in engine.STATES}
-    runners = {dd: engine.runner(dd) for dd in dirs if st[dd] == "running"}
+    st = points.states(dirs, asked=asked)
+    counts = {s: sum(1 for x in st.values() if x == s) for s in points.STATES}
+    runners = {dd: points.runner(dd) for dd in dirs if st[dd] == "running"}
     orphans = sum(1 for r in runners.values() if r["worker"] == "gone")
     counts["orphaned"] = orphans
     out(f"study {design['name']} ({d}): {len(dirs)} point(s): {counts['done']} done, {counts['running']} running"
@@ -151,7 +151,7 @@ def status(d, design, out=print):
         + (f"{counts['unreadable']} with an unreadable result, " if counts["unreadable"] else "")
         + f"{counts['todo']} to do")
     for job in (j for j, v in asked.items() if v is None):
-        n = sum(1 for dd in dirs if st[dd] == "queued" and (engine._read_json(os.path.join(dd, engine.QUEUED)) or {})
+        n = sum(1 for dd in dirs if st[dd] == "queued" and (points._read_json(os.path.join(dd, points.QUEUED)) or {})
                 .get("job") == job)
         if n:
             out(f"  Slurm did not answer (squeue failed or is missing) about job {job}: its {n} point(s) are shown "
@@ -159,19 +159,19 @@ def status(d, design, out=print):
     for p, dd in zip(design["points"], dirs):
         s = st[dd]
         if s == "unreadable":
-            out(f"  unreadable {p['id']}: {os.path.join(dd, engine.RESULT)} is not a run's summary (truncated or "
+            out(f"  unreadable {p['id']}: {os.path.join(dd, points.RESULT)} is not a run's summary (truncated or "
                 "corrupt); the next run of the study runs it again")
         elif s == "failed":
-            f = engine.failure(dd) or {}
+            f = points.failure(dd) or {}
             first = (f.get("message") or "?").splitlines()[0]
             out(f"  failed   {p['id']}: {first} (attempt {f.get('attempt', '?')}; stderr tail: "
-                f"{os.path.join(dd, engine.FAILED_TAIL)})")
+                f"{os.path.join(dd, points.FAILED_TAIL)})")
         elif s == "running":
             r = runners[dd]
             where = f"pid {r.get('pid')} on {r.get('host')}" + (f", Slurm job {r['job']}" if r.get("job") else "")
-            out(f"  running  {p['id']}, no worker: {engine.orphaned(dd, r)}" if r["worker"] == "gone" else
+            out(f"  running  {p['id']}, no worker: {points.orphaned(dd, r)}" if r["worker"] == "gone" else
                 f"  running  {p['id']}: since {r.get('started', '?')} ({where})")
         elif s == "queued":
-            q = engine._read_json(os.path.join(dd, engine.QUEUED)) or {}
+            q = points._read_json(os.path.join(dd, points.QUEUED)) or {}
             out(f"  queued   {p['id']}: Slurm job {q.get('job')}, array task {q.get('task')}")
     return counts

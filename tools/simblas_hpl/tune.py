@@ -41,7 +41,7 @@ import types
 import warnings
 from typing import Dict, Optional
 
-from . import engine, hpldat, study_plot
+from . import engine, hpldat, points, study_plot
 from .differences import changes
 from . import study as st
 from .errors import CliError, note
@@ -456,7 +456,7 @@ def open_dir(tune, plan):
     ident = tune.identity()
     ident["model_file"] = plan.model
     ident["content"] = content(plan)
-    old = engine._read_json(path)
+    old = points._read_json(path)
     if old is not None and not isinstance(old, dict):
         old = {}
     if old is not None and old.get("format") != FORMAT:
@@ -592,7 +592,7 @@ def adopt_stale(optuna, study, tune, say):
         if alive(t.user_attrs.get("owner")):
             continue
         d = os.path.join(tune.dir, POINTS, t.user_attrs.get("point", ""))
-        r = engine.result(d) if t.user_attrs.get("point") else None
+        r = points.result(d) if t.user_attrs.get("point") else None
         if r and isinstance(r.get("gflops"), (int, float)):
             study.tell(t.number, r["gflops"])
         else:
@@ -643,8 +643,8 @@ def optimise(tune, sampler, seed, budget, engine_name, jobs, slurm_opts, say=not
                 batch[d][1].append(trial.number)
                 streak += 1
                 continue
-            r = engine.result(d)
-            if r is not None or (engine.state(d) == "failed" and pid in seen):
+            r = points.result(d)
+            if r is not None or (points.state(d) == "failed" and pid in seen):
                 # done before (by this search, or another sampler on this directory)
                 value = r.get("gflops") if r else None
                 if isinstance(value, (int, float)):
@@ -669,19 +669,19 @@ def optimise(tune, sampler, seed, budget, engine_name, jobs, slurm_opts, say=not
             opts = tune.options(params)
             with contextlib.redirect_stderr(io.StringIO()):  # warnings were said once, by check_plans
                 plan = make_plan(opts)
-            engine.write_point(d, plan, {"params": params, "full": tune.space.full(params), "n": opts.n})
+            points.write_point(d, plan, {"params": params, "full": tune.space.full(params), "n": opts.n})
         engine.run_points(list(batch), engine_name, jobs=jobs, slurm_opts=slurm_opts, wait=True,
                           spool=os.path.join(tune.dir, SPOOL), say=None,
                           follow=f"run the same tune again (--dir {tune.dir}) to use its points")
         for d, (params, trials) in batch.items():
-            r = engine.result(d)
+            r = points.result(d)
             value = r.get("gflops") if r else None
             for num in trials:
                 if isinstance(value, (int, float)):
                     study.tell(num, value)
                 else:
                     study.tell(num, state=optuna.trial.TrialState.FAIL)
-            fail = (engine.failure(d) or {}).get("message", "not run").splitlines()[0]
+            fail = (points.failure(d) or {}).get("message", "not run").splitlines()[0]
             say(f"[{len(evaluations(optuna, study, tune))}/{budget}] " +
                 " ".join(f"{k}={v}" for k, v in tune.space.full(params).items() if v is not None) +
                 (f": {value:.6g} Gflops" if isinstance(value, (int, float)) else f": FAILED ({fail})"))

@@ -4,7 +4,7 @@ Slurm cluster; their status, results and figures."""
 import os
 import sys
 
-from .. import engine
+from .. import engine, local_engine, points, slurm
 from .. import study as st
 from .. import study_collect, study_dir, study_plot
 from ..errors import CliError, note
@@ -34,7 +34,7 @@ def add_arguments(s):
     s.add_argument("--engine", choices=["local", "slurm"], default="local",
                    help="local: a pool of processes on this machine (default); slurm: one sbatch --array job")
     s.add_argument("-j", "--jobs", type=int, metavar="N",
-                   help=f"--engine local: points run at once (default: the cores, {engine.default_jobs()} here)")
+                   help=f"--engine local: points run at once (default: the cores, {local_engine.default_jobs()} here)")
     s.add_argument("--slurm-opt", action="append", metavar="OPTS",
                    help="--engine slurm: sbatch options, e.g. --slurm-opt='-p big --time=2:00:00 --mem=4G' "
                         "(partition, time limit, memory per task)")
@@ -84,9 +84,9 @@ def run(args, path):
     if args.jobs is not None and args.engine == "slurm":
         raise CliError(f"-j {args.jobs}: goes with --engine local; on Slurm each array task runs --per-task K points")
     if args.engine == "slurm":
-        engine.slurm_options(args.slurm_opt)  # checked before anything runs
+        slurm.slurm_options(args.slurm_opt)  # checked before anything runs
         if not args.dry_run:
-            engine.check_slurm()
+            slurm.check_slurm()
     study = st.load(path, args.dir)
     plans = st.plan_points(study)  # every point as `run` checks it, before anything is written
     st.settle(study, plans)        # what each point runs with; two points that are one run refused
@@ -120,9 +120,9 @@ def run(args, path):
 def collect(d, design):
     n, total, intervals = study_collect.collect(d, design)
     bad = [p["id"] for p, dd in zip(design["points"], study_dir.point_dirs(d, design))
-           if engine.state(dd, lambda job: None) == "unreadable"]
+           if points.state(dd, lambda job: None) == "unreadable"]
     if bad:
-        note(f"{len(bad)} point(s) have a {engine.RESULT} that cannot be read (truncated or corrupt), left out: "
+        note(f"{len(bad)} point(s) have a {points.RESULT} that cannot be read (truncated or corrupt), left out: "
              f"{', '.join(bad[:3])}{', ...' if len(bad) > 3 else ''}; run the study again to redo them")
     if not n:
         raise CliError(f"{d}: no point is done yet (simblas-hpl study status {d})", 1)

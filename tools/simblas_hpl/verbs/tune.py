@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from .. import engine, spread
+from .. import local_engine, slurm, spread
 from .. import tune as tn
 from ..errors import CliError, note
 from ..locations import tool
@@ -64,7 +64,7 @@ def add_arguments(t):
     t.add_argument("--engine", choices=["local", "slurm"], default="local",
                    help="local: -j points at once on this machine (default); slurm: each batch one job array")
     t.add_argument("-j", "--jobs", type=int, metavar="J",
-                   help=f"points evaluated at once (default: the cores, {engine.default_jobs()} here; on Slurm, "
+                   help=f"points evaluated at once (default: the cores, {local_engine.default_jobs()} here; on Slurm, "
                         "the batch size)")
     t.add_argument("--slurm-opt", action="append", metavar="OPTS", help="--engine slurm: sbatch options")
     t.add_argument("--plot", action="store_true",
@@ -125,8 +125,8 @@ def main(args):
     tune = make_tune(args)
     tn.optuna_module()  # missing: named before anything runs
     if args.engine == "slurm":
-        engine.slurm_options(args.slurm_opt)
-        engine.check_slurm()
+        slurm.slurm_options(args.slurm_opt)
+        slurm.check_slurm()
     gnuplot = None
     if args.plot:
         try:
@@ -147,7 +147,7 @@ def main(args):
          + f"; {size} point(s) in the space ({', '.join(f'{k} {lv.text()}' for k, lv in tune.space.levels.items())}); "
          f"{args.sampler} (seed {args.sampler_seed}), {budget} evaluation(s){capped}, in {tune.dir}")
     evals, why = tn.optimise(tune, args.sampler, args.sampler_seed, budget, args.engine,
-                             args.jobs or engine.default_jobs(), args.slurm_opt, patience=args.patience,
+                             args.jobs or local_engine.default_jobs(), args.slurm_opt, patience=args.patience,
                              first=args.first)
     name = tn.study_name(args.sampler, args.sampler_seed)
     print(tn.table(evals))
