@@ -23,6 +23,11 @@ Composition, for a rank of a node of C cores run with R ranks per node:
   host lines the node's own dgemm/dtrsm fits (per = "node" or "core")
   accelerators count / R per rank, their rate models, the offload rule
              (policy, size bounds, routines), the host's share, the link.
+compose() makes it in steps, one function each, in the order the file is
+checked in: rank_of_node, flops_scale, bandwidth_scale, host_fits,
+accelerator_lines (devices_per_rank, offloaded_routines, accel_rates,
+offload_bounds, host_share, link_line), power_figures, dgemm_fraction,
+summary_of.
 """
 
 import collections
@@ -361,80 +366,141 @@ def read_reference(model_path, why):
     return NodeDoc(path)
 
 
+@dataclasses.dataclass
+class Rank:
+    """One rank's part of a node, what the steps of a composition share:
+    the node file (doc; path as the run gave it), the model it is composed
+    against, the ranks per node (r, as ranks_by says) and the cores of
+    each (per_rank); the calibrated node's figures (ref), once an absolute
+    figure needs them, and how the flops and bandwidth were made (how)."""
+    doc: NodeDoc
+    path: str
+    model_path: str
+    r: int
+    ranks_by: str
+    per_rank: float
+    ref: Optional[NodeDoc] = None
+    how: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def reference(self, why):
+        """The calibrated node's figures, read the first time they are
+        needed (why: for what)."""
+        self.ref = self.ref or read_reference(self.model_path, why)
+        return self.ref
+
+
 def compose(path, model_path, ranks_per_node=1, energy=None, ranks_by="--cores-per-node"):
     """The node file at path, for a run with ranks_per_node ranks on each
     node (as ranks_by says: --cores-per-node, or a platform file's hosts)
     against the model at model_path; energy: the --energy option's text
     ('node': the node file's power figures; I:E:A: the host triple given,
-    the accelerators' watts still from the node file)."""
+    the accelerators' watts still from the node file).  The steps below,
+    in this order, which is the order the node file is checked in."""
+    rank = rank_of_node(path, model_path, ranks_per_node, ranks_by)
+    flops, ref_peak = flops_scale(rank)
+    bandwidth, absolute = bandwidth_scale(rank)
+    overhead = flops / rank.per_rank   # a call's own cost: the per-core speed ratio
+    host_lines, fitted = host_fits(rank)
+    acc_lines, accelerators = accelerator_lines(rank, lambda: rank_memory_gbs(rank, bandwidth, absolute))
+    wattage, accel_watts = power_figures(rank.doc, energy, accelerators is not None)
+    fraction = dgemm_fraction(rank, ref_peak, fitted)
+    lines = ["simblas-node 1", f"name {rank.doc.name}", f"flops {flops!r}", f"bandwidth {bandwidth!r}",
+             f"overhead {overhead!r}"] + [f"host {ln}" for ln in host_lines] + acc_lines + ["end"]
+    summary = summary_of(rank, fraction, flops, bandwidth, overhead, host_lines, accelerators)
+    return Composition(text="\n".join(lines) + "\n", summary=summary, energy=wattage, accel_watts=accel_watts,
+                       accelerators_per_node=accelerators["count_per_node"] if accelerators else 0)
+
+
+def rank_of_node(path, model_path, r, ranks_by):
+    """The node file at path read, and its cores (cpu.cores, a whole
+    number) shared among r ranks, at most one rank per core."""
     doc = NodeDoc(path)
     cores = doc.need("cpu.cores", "the cores a rank's flop rate and bandwidth are made of", lo=1)
     if cores != int(cores):
         doc.fail("cpu.cores", f"is {cores}: a whole number of cores")
-    r = ranks_per_node
     if r > cores:
         raise CliError(f"--node {path}: {r} ranks per node ({ranks_by}) but the node has {cores:g} cores "
                        f"(cpu.cores): at most one rank per core")
-    per_rank = cores / r
-    ref = ref_speed = None
-    lines = ["simblas-node 1", f"name {doc.name}"]
+    return Rank(doc, path, model_path, r, ranks_by, cores / r)
 
-    # flops
+
+def flops_scale(rank):
+    """The rank's flop rate over the calibrated core's (the `flops`
+    line): cpu.speed_relative, or cpu.peak_gflops_per_core over the
+    reference's, times the rank's cores.  With it, for an absolute peak,
+    (this machine's dgemm flop/s per core, the reference's peak Gflop/s per
+    core), which dgemm_fraction compares; else None."""
+    doc = rank.doc
     rel, peak = doc.given("cpu.speed_relative"), doc.given("cpu.peak_gflops_per_core")
     if rel and peak:
         doc.fail("cpu.speed_relative", "and cpu.peak_gflops_per_core are both given: the speed is relative to "
                                        "the calibrated node or absolute, not both")
-    how = {}
+    ref_peak = None
     if rel:
         core_ratio = doc.take(rel, lo=1e-6, hi=1e6)
-        how["flops"] = "cpu.speed_relative"
+        rank.how["flops"] = "cpu.speed_relative"
     elif peak:
-        ref = ref or read_reference(model_path, "cpu.peak_gflops_per_core (absolute)")
+        ref = rank.reference("cpu.peak_gflops_per_core (absolute)")
         p_ref = ref.need("cpu.peak_gflops_per_core", "the calibrated core's peak", lo=1e-6)
         core_ratio = doc.take(peak, lo=1e-6) / p_ref
-        how["flops"] = f"cpu.peak_gflops_per_core / the reference's {p_ref:g}"
-        ref_speed = model.reference_speed(model_path)   # one core's dgemm, all cores busy, flop/s
+        rank.how["flops"] = f"cpu.peak_gflops_per_core / the reference's {p_ref:g}"
+        ref_peak = (model.reference_speed(rank.model_path), p_ref)   # one core's dgemm, all cores busy, flop/s
     else:
         doc.need("cpu.peak_gflops_per_core", "the rank's flop rate (or cpu.speed_relative)")
-    flops = core_ratio * per_rank
+    return core_ratio * rank.per_rank, ref_peak
 
-    # bandwidth
+
+def bandwidth_scale(rank):
+    """The rank's memory bandwidth over the calibrated core's share (the
+    `bandwidth` line): cpu.bandwidth_relative times the rank's cores, or
+    the rank's share of the node's cpu.stream_gbs (else of the nominal
+    cpu.mem_bw_gbs) over the reference's STREAM per core.  With it, the
+    node's absolute figure taken (None for a relative one)."""
+    doc = rank.doc
     brel = doc.given("cpu.bandwidth_relative")
     stream, nominal = doc.given("cpu.stream_gbs"), doc.given("cpu.mem_bw_gbs")
     if brel and (stream or nominal):
         doc.fail("cpu.bandwidth_relative", f"and {(stream or nominal).key} are both given: the bandwidth is "
                                            "relative to the calibrated node or absolute, not both")
     if brel:
-        bandwidth = doc.take(brel, lo=1e-6, hi=1e6) * per_rank
-        how["bandwidth"] = "cpu.bandwidth_relative"
+        bandwidth = doc.take(brel, lo=1e-6, hi=1e6) * rank.per_rank
+        rank.how["bandwidth"] = "cpu.bandwidth_relative"
     elif stream or nominal:
         fig = stream or nominal
-        ref = ref or read_reference(model_path, f"{fig.key} (absolute)")
+        ref = rank.reference(f"{fig.key} (absolute)")
         s_ref = ref.need("cpu.stream_gbs", "the calibrated node's memory bandwidth", lo=1e-6)
         c_ref = ref.need("cpu.cores", "the calibrated node's cores", lo=1)
-        bandwidth = (doc.take(fig, lo=1e-6) / r) / (s_ref / c_ref)
-        how["bandwidth"] = f"{fig.key} / {r} rank(s) against the reference's {s_ref:g} GB/s / {c_ref:g} cores" + \
-            ("" if stream else " (a nominal figure against a measured one)")
+        bandwidth = (doc.take(fig, lo=1e-6) / rank.r) / (s_ref / c_ref)
+        rank.how["bandwidth"] = f"{fig.key} / {rank.r} rank(s) against the reference's {s_ref:g} GB/s / " \
+                                f"{c_ref:g} cores" + ("" if stream else " (a nominal figure against a measured one)")
     else:
         f = doc.figure("cpu.stream_gbs") or doc.figure("cpu.mem_bw_gbs")
         key = f.key if f else "cpu.stream_gbs"
         doc.need(key, "the rank's memory bandwidth (or cpu.mem_bw_gbs, cpu.bandwidth_relative)")
-    overhead = flops / per_rank
+    return bandwidth, stream or nominal
 
-    def rank_bw_gbs():
-        """The rank's memory bandwidth in GB/s: its share of the node's
-        STREAM (or nominal) figure, or the relative figure over the
-        calibrated core's."""
-        if stream or nominal:
-            return (stream or nominal).value / r
-        ref_ = ref or read_reference(model_path, "accelerator.0.link.c = \"out\" with cpu.bandwidth_relative "
-                                                 "(the host's merge at its memory bandwidth, in bytes/s)")
-        return bandwidth * ref_.need("cpu.stream_gbs", "the calibrated node's memory bandwidth", lo=1e-6) / \
-            ref_.need("cpu.cores", "the calibrated node's cores", lo=1)
-    lines += [f"flops {flops!r}", f"bandwidth {bandwidth!r}", f"overhead {overhead!r}"]
 
-    # the node's own kernel fits
-    host_lines, fitted = [], set()
+def rank_memory_gbs(rank, bandwidth, absolute):
+    """The rank's memory bandwidth in GB/s: its share of the node's STREAM
+    (or nominal) figure, absolute, or the relative bandwidth over the
+    calibrated core's.  Asked only of an accelerator whose product the host
+    merges (link_flow), so the reference read for it is not kept: the
+    summary's reference is what the scales were made against."""
+    if absolute:
+        return absolute.value / rank.r
+    ref = rank.ref or read_reference(rank.model_path, "accelerator.0.link.c = \"out\" with "
+                                                      "cpu.bandwidth_relative (the host's merge at its memory "
+                                                      "bandwidth, in bytes/s)")
+    return bandwidth * ref.need("cpu.stream_gbs", "the calibrated node's memory bandwidth", lo=1e-6) / \
+        ref.need("cpu.cores", "the calibrated node's cores", lo=1)
+
+
+def host_fits(rank):
+    """The node's own dgemm and dtrsm fits (cpu.dgemm, cpu.dtrsm, per =
+    "node" or "core"), as model lines for one rank, and the routines they
+    fit; a routine without one keeps the model's, scaled."""
+    doc = rank.doc
+    lines, fitted = [], set()
     for routine in ("dgemm", "dtrsm"):
         key = f"cpu.{routine}"
         f = doc.figure(key)
@@ -444,113 +510,164 @@ def compose(path, model_path, ranks_per_node=1, energy=None, ranks_by="--cores-p
         if per not in ("node", "core"):
             doc.fail(key + ".per", f"is {per!r}: say what the fit measured, per = \"node\" (all its cores) or "
                                    "\"core\" (one)")
-        scale = r if per == "node" else 1 / per_rank
-        host_lines += rate_lines(doc, key, routine, scale)
+        scale = rank.r if per == "node" else 1 / rank.per_rank
+        lines += rate_lines(doc, key, routine, scale)
         fitted.add(routine)
-    lines += [f"host {ln}" for ln in host_lines]
+    return lines, fitted
 
-    # accelerators
+
+# ---- the accelerator --------------------------------------------------------
+def accelerator_lines(rank, memory_gbs):
+    """The node's accelerator ([[accelerator]]: one kind, with its count):
+    its lines, none when it runs no routine, and the JSON's account of it;
+    ([], None) for a node without one.  memory_gbs(): the rank's memory
+    bandwidth in GB/s, for a product the host merges (link_flow)."""
+    doc = rank.doc
     accs = doc.raw("accelerator") or []
     if not isinstance(accs, list):
         doc.fail("accelerator", "must be an array of tables ([[accelerator]])")
     if len(accs) > 1:
         doc.fail("accelerator", f"describes {len(accs)} kinds of accelerator; a node file gives one kind "
                                 "(with its count)")
-    acc_summary = None
-    acc_per_node = 0
-    accel_watts = None
-    if accs:
-        a = "accelerator.0"
-        acc_per_node = doc.need(f"{a}.count", "how many accelerators a node has", lo=1)
-        if acc_per_node != int(acc_per_node) or acc_per_node % r:
-            raise CliError(f"--node {path}: {a}.count is {acc_per_node:g} for {r} rank(s) per node: each rank "
-                           f"needs a whole number of devices; run a divisor of the count per node ({ranks_by})")
-        per_rank_acc = int(acc_per_node) // r
-        policy = doc.raw(f"{a}.offload.policy") or "threshold"
-        if policy not in ("threshold", "always", "never"):
-            doc.fail(f"{a}.offload.policy", f"is {policy!r}: one of threshold, always, never")
-        resident = doc.raw(f"{a}.matrix_resident") is True
-        check_routines(doc, a)
-        listed = doc.raw(f"{a}.offload.routines")
-        if listed is None:  # what HPL calls that the file says something about
-            hpl = hpl_routines()
-            listed = hpl if resident else \
-                [x for x in hpl if doc.raw(f"{a}.{x}") is not None or doc.raw(f"{a}.offload.{x}_min")]
-        routines = [] if policy == "never" else listed
-        lacking = [x for x in routines if doc.raw(f"{a}.{x}") is None or
-                   (isinstance(doc.raw(f"{a}.{x}"), dict) and "missing" in doc.raw(f"{a}.{x}"))]
-        if lacking:
-            why = ("the matrix lives on it (matrix_resident), so it runs every routine HPL calls" if resident
-                   else "it offloads them")
-            raise CliError(f"--node {path}: the accelerator has no rate for {', '.join(lacking)} ({a}."
-                           f"{lacking[0]}), and {why}: give each a rate model, or leave it out of "
-                           f"{a}.offload.routines")
-        included = doc.raw(f"{a}.offload.rates_include_host") is True
-        share_txt = flow = None
-        if routines:
-            lines.append(f"accelerators {per_rank_acc}")
-            for x in routines:
-                rates = rate_lines(doc, f"{a}.{x}", x)
-                if all(ln.startswith(x + ".right") for ln in rates):   # libsimblas refuses it too (lib/node.c)
-                    doc.fail(f"{a}.{x}", f"is the Right side's rate only (term MN2), and the accelerator runs "
-                                         f"{x}'s Left-side calls too (HPL's): give the Left side's (term M2N)")
-                lines += [f"accel {ln}" for ln in rates]
-                bounds = ""
-                if policy == "threshold":
-                    mn = doc.raw(f"{a}.offload.{x}_min")
-                    if mn is not None:
-                        if not isinstance(mn, dict) or not any(d in mn for d in "mnk"):
-                            doc.fail(f"{a}.offload.{x}_min", "must be a table of bounds m, n, k")
-                        for d in "mnk":
-                            if d in mn:
-                                b = mn[d]
-                                if isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0:
-                                    doc.fail(f"{a}.offload.{x}_min.{d}", f"is {b!r}: a size >= 0")
-                                bounds += f" {d}>{b:g}"
-                        doc.used[f"{a}.offload.{x}_min"] = Figure(f"{a}.offload.{x}_min",
-                                                                   {d: mn[d] for d in "mnk" if d in mn},
-                                                                   mn.get("kind"), mn.get("source"))
-                    elif not resident:
-                        doc.fail(f"{a}.offload.{x}_min", f"is not given, and policy \"threshold\" needs the sizes "
-                                                         f"above which {x} is offloaded (or policy \"always\")")
-                lines.append(f"offload {x}{bounds}")
-            if included:
-                share_txt = "included"
-            else:
-                hs = doc.raw(f"{a}.offload.host_share")
-                if hs == "balanced" or (isinstance(hs, dict) and hs.get("value") == "balanced"):
-                    share_txt = "balanced"
-                    if isinstance(hs, dict):
-                        doc.used[f"{a}.offload.host_share"] = Figure(f"{a}.offload.host_share", "balanced",
-                                                                     hs.get("kind"), hs.get("source"))
-                else:
-                    share_txt = repr(doc.need(f"{a}.offload.host_share",
-                                              "the host's part of an offloaded call (a number in [0, 1], or "
-                                              "\"balanced\")", lo=0, hi=1))
-            lines.append(f"share {share_txt}")
-            flow = link_flow(doc, a, rank_bw_gbs, resident, included)
-            if not included:
-                if resident:
-                    lines.append("link none")
-                else:
-                    bw = doc.need(f"{a}.link.bandwidth_gbs", "the host-device link carries an offloaded call's "
-                                                             "operands", lo=1e-9)
-                    lat = doc.need(f"{a}.link.latency_us", "the host-device link's latency", lo=0)
-                    lines.append(f"link bandwidth={bw * 1e9!r} latency={lat / 1e6!r}" + flow.pop("text"))
-        acc_summary = {"count_per_node": int(acc_per_node), "per_rank": per_rank_acc, "policy": policy,
-                       "routines": routines, "share": share_txt, "matrix_resident": resident,
-                       "link": flow}
-    lines.append("end")
+    if not accs:
+        return [], None
+    a = "accelerator.0"
+    per_node, per_rank = devices_per_rank(rank, a)
+    resident = doc.raw(f"{a}.matrix_resident") is True
+    policy, routines = offloaded_routines(rank, a, resident)
+    included = doc.raw(f"{a}.offload.rates_include_host") is True
+    lines, share, flow = [], None, None
+    if routines:
+        lines.append(f"accelerators {per_rank}")
+        for x in routines:
+            lines += accel_rates(doc, a, x)
+            bounds = offload_bounds(doc, a, x, resident) if policy == "threshold" else ""
+            lines.append(f"offload {x}{bounds}")
+        share = host_share(doc, a, included)
+        lines.append(f"share {share}")
+        link, flow = link_line(doc, a, resident, included, memory_gbs)
+        if link:
+            lines.append(link)
+    return lines, {"count_per_node": per_node, "per_rank": per_rank, "policy": policy, "routines": routines,
+                   "share": share, "matrix_resident": resident, "link": flow}
 
-    # power
-    wattage = None
+
+def devices_per_rank(rank, a):
+    """The accelerators of a node (count) and of each of its ranks: each
+    rank a whole number of them."""
+    count = rank.doc.need(f"{a}.count", "how many accelerators a node has", lo=1)
+    if count != int(count) or count % rank.r:
+        raise CliError(f"--node {rank.path}: {a}.count is {count:g} for {rank.r} rank(s) per node: each rank "
+                       f"needs a whole number of devices; run a divisor of the count per node ({rank.ranks_by})")
+    return int(count), int(count) // rank.r
+
+
+def offloaded_routines(rank, a, resident):
+    """The offload policy (threshold, always, never) and the routines the
+    accelerator runs: offload.routines, else those HPL calls that the file
+    gives a rate or a bound of (all of them, for an accelerator that holds
+    the matrix); none with policy "never".  Each must have a rate."""
+    doc = rank.doc
+    policy = doc.raw(f"{a}.offload.policy") or "threshold"
+    if policy not in ("threshold", "always", "never"):
+        doc.fail(f"{a}.offload.policy", f"is {policy!r}: one of threshold, always, never")
+    check_routines(doc, a)
+    listed = doc.raw(f"{a}.offload.routines")
+    if listed is None:  # what HPL calls that the file says something about
+        hpl = hpl_routines()
+        listed = hpl if resident else \
+            [x for x in hpl if doc.raw(f"{a}.{x}") is not None or doc.raw(f"{a}.offload.{x}_min")]
+    routines = [] if policy == "never" else listed
+    lacking = [x for x in routines if doc.raw(f"{a}.{x}") is None or
+               (isinstance(doc.raw(f"{a}.{x}"), dict) and "missing" in doc.raw(f"{a}.{x}"))]
+    if lacking:
+        why = ("the matrix lives on it (matrix_resident), so it runs every routine HPL calls" if resident
+               else "it offloads them")
+        raise CliError(f"--node {rank.path}: the accelerator has no rate for {', '.join(lacking)} ({a}."
+                       f"{lacking[0]}), and {why}: give each a rate model, or leave it out of "
+                       f"{a}.offload.routines")
+    return policy, routines
+
+
+def accel_rates(doc, a, x):
+    """The accelerator's rate model of routine x, as `accel` lines."""
+    rates = rate_lines(doc, f"{a}.{x}", x)
+    if all(ln.startswith(x + ".right") for ln in rates):   # libsimblas refuses it too (lib/node.c)
+        doc.fail(f"{a}.{x}", f"is the Right side's rate only (term MN2), and the accelerator runs "
+                             f"{x}'s Left-side calls too (HPL's): give the Left side's (term M2N)")
+    return [f"accel {ln}" for ln in rates]
+
+
+def offload_bounds(doc, a, x, resident):
+    """The sizes above which policy "threshold" offloads routine x
+    (offload.X_min = { m = ..., n = ..., k = ... }), as the options of its
+    `offload` line (" m>1280 n>1280"); an accelerator that holds the
+    matrix may give none (it runs every call)."""
+    key = f"{a}.offload.{x}_min"
+    mn = doc.raw(key)
+    if mn is None:
+        if not resident:
+            doc.fail(key, f"is not given, and policy \"threshold\" needs the sizes above which {x} is offloaded "
+                          "(or policy \"always\")")
+        return ""
+    if not isinstance(mn, dict) or not any(d in mn for d in "mnk"):
+        doc.fail(key, "must be a table of bounds m, n, k")
+    bounds = ""
+    for d in "mnk":
+        if d in mn:
+            b = mn[d]
+            if isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0:
+                doc.fail(f"{key}.{d}", f"is {b!r}: a size >= 0")
+            bounds += f" {d}>{b:g}"
+    doc.used[key] = Figure(key, {d: mn[d] for d in "mnk" if d in mn}, mn.get("kind"), mn.get("source"))
+    return bounds
+
+
+def host_share(doc, a, included):
+    """The host's part of an offloaded call, as the `share` line gives it:
+    "included" (the rates include the host's: offload.rates_include_host),
+    "balanced", or offload.host_share's number in [0, 1]."""
+    if included:
+        return "included"
+    key = f"{a}.offload.host_share"
+    hs = doc.raw(key)
+    if hs == "balanced" or (isinstance(hs, dict) and hs.get("value") == "balanced"):
+        if isinstance(hs, dict):
+            doc.used[key] = Figure(key, "balanced", hs.get("kind"), hs.get("source"))
+        return "balanced"
+    return repr(doc.need(key, "the host's part of an offloaded call (a number in [0, 1], or \"balanced\")",
+                         lo=0, hi=1))
+
+
+def link_line(doc, a, resident, included, memory_gbs):
+    """The host-device link's line (link.bandwidth_gbs, .latency_us, and
+    what crosses it: link_flow), "link none" for an accelerator that holds
+    the matrix, None when the rates include the transfers; and the JSON's
+    account of what crosses it."""
+    flow = link_flow(doc, a, memory_gbs, resident, included)
+    if included:
+        return None, flow
+    if resident:
+        return "link none", flow
+    bw = doc.need(f"{a}.link.bandwidth_gbs", "the host-device link carries an offloaded call's operands", lo=1e-9)
+    lat = doc.need(f"{a}.link.latency_us", "the host-device link's latency", lo=0)
+    return f"link bandwidth={bw * 1e9!r} latency={lat / 1e6!r}" + flow.pop("text"), flow
+
+
+# ---- power, and what the composition says -----------------------------------
+def power_figures(doc, energy, accelerated):
+    """The watts --energy takes from the node file: with 'node', the
+    node's idle, epsilon and all-cores figures, in rising order; with any
+    --energy, an accelerated node's devices' idle and busy ones.  (the
+    triple or None, [idle, busy] or None)."""
+    wattage = accel_watts = None
     if energy == "node":
         wattage = [doc.need(f"power.{k}", "--energy node takes the node's power from the node file", lo=0)
                    for k in ("idle_w", "epsilon_w", "allcores_w")]
         if wattage[2] < max(wattage[:2]):
             doc.fail("power.allcores_w", f"is {wattage[2]:g} W, below power.idle_w or power.epsilon_w "
                                          f"({max(wattage[:2]):g} W): the order is idle, epsilon, all cores")
-    if energy and accs:
+    if energy and accelerated:
         idle = doc.need("power.accelerator_idle_w", "the accelerators' energy (--energy) counts their idle time",
                         lo=0)
         busy = doc.need("power.accelerator_busy_w", "the accelerators' energy (--energy) counts their busy time",
@@ -558,26 +675,38 @@ def compose(path, model_path, ranks_per_node=1, energy=None, ranks_by="--cores-p
         if busy < idle:
             doc.fail("power.accelerator_busy_w", f"is {busy:g} W, below power.accelerator_idle_w ({idle:g} W)")
         accel_watts = [idle, busy]
+    return wattage, accel_watts
 
-    # scaled by peaks, the model's dgemm keeps the fraction of its peak this
-    # machine's BLAS reaches: say it, since the target's BLAS may reach
-    # another (OpenBLAS 0.3.21: 84% on the EPYC VM of 2026-11-25, 48% on the Zen 5
-    # one, doc/hindcast.md), unless the node gives its own dgemm
-    fraction = None
-    if ref_speed and "dgemm" not in fitted:   # ref_speed: the speed is an absolute peak
-        fraction = ref_speed / (p_ref * 1e9)
-        note(f"--node {path}: the CPU's dgemm composed at {100 * fraction:.0f}% of its peak, the share this "
-             f"machine's BLAS reaches of its own ({ref_speed / 1e9:.4g} of {p_ref:g} Gflop/s per core, "
-             f"{os.path.basename(model_path)} and its probe); if the target's BLAS reaches another share, give "
-             "its measured rate as cpu.dgemm")
 
+def dgemm_fraction(rank, ref_peak, fitted):
+    """Scaled by peaks, the model's dgemm keeps the fraction of its peak
+    this machine's BLAS reaches: say it, since the target's BLAS may reach
+    another (OpenBLAS 0.3.21: 84% on the EPYC VM of 2026-11-25, 48% on the
+    Zen 5 one, doc/hindcast.md).  The fraction, or None when the speed is
+    relative (ref_peak None) or the node gives its own dgemm (fitted)."""
+    ref_speed, p_ref = ref_peak or (None, None)
+    if not ref_speed or "dgemm" in fitted:
+        return None
+    fraction = ref_speed / (p_ref * 1e9)
+    note(f"--node {rank.path}: the CPU's dgemm composed at {100 * fraction:.0f}% of its peak, the share this "
+         f"machine's BLAS reaches of its own ({ref_speed / 1e9:.4g} of {p_ref:g} Gflop/s per core, "
+         f"{os.path.basename(rank.model_path)} and its probe); if the target's BLAS reaches another share, give "
+         "its measured rate as cpu.dgemm")
+    return fraction
+
+
+def summary_of(rank, fraction, flops, bandwidth, overhead, host_lines, accelerators):
+    """The JSON's account of a composition: its scales and how they were
+    made, its lines, the reference and the figures used (the assumed and
+    proxy ones named)."""
+    doc, ref = rank.doc, rank.ref
     used = sorted(doc.used.values(), key=lambda f: f.key)
-    summary = {
+    return {
         "dgemm_fraction_of_peak": fraction,
         "file": doc.path, "name": doc.name, "variant": doc.data.get("variant"),
-        "ranks_per_node": r, "cores_per_rank": per_rank,
-        "flops": flops, "bandwidth": bandwidth, "overhead": overhead, "how": how,
-        "host_lines": host_lines, "accelerators": acc_summary,
+        "ranks_per_node": rank.r, "cores_per_rank": rank.per_rank,
+        "flops": flops, "bandwidth": bandwidth, "overhead": overhead, "how": rank.how,
+        "host_lines": host_lines, "accelerators": accelerators,
         "reference": ({"file": ref.path, "peak_gflops_per_core": ref.raw("cpu.peak_gflops_per_core.value"),
                        "stream_gbs": ref.raw("cpu.stream_gbs.value"), "cores": ref.raw("cpu.cores.value")}
                       if ref else None),
@@ -585,8 +714,6 @@ def compose(path, model_path, ranks_per_node=1, energy=None, ranks_by="--cores-p
         "assumed": [f.key for f in used if f.kind == "assumed"],
         "proxy": [f.key for f in used if f.kind == "proxy"],
     }
-    return Composition(text="\n".join(lines) + "\n", summary=summary, energy=wattage, accel_watts=accel_watts,
-                       accelerators_per_node=int(acc_per_node))
 
 
 def check_options(o):
