@@ -353,6 +353,12 @@ class Compose(Sandbox):
                            'bandwidth_relative = 1\ndgemm = { model = "linear", term = "MNK", alpha = 1e-11 }\n',
                            "np.toml")
         self.refused(r"cpu\.dgemm\.per is None: say what the fit measured", no_per)
+        # a term that is a table or an array names no term (it was a TypeError: unhashable type)
+        for term in ('{ value = "MNK" }', '["MNK"]'):
+            bad = self.node('schema = "simblas-node/0.1"\n[cpu]\ncores = 1\nspeed_relative = 1\n'
+                            f'bandwidth_relative = 1\ndgemm = {{ term = {term}, alpha = 1e-11, per = "node" }}\n',
+                            "bt.toml")
+            self.refused(r"cpu\.dgemm\.term is .*; the terms are ", bad)
 
     def test_run_writes_the_node_file(self):
         keep = self.path("run")

@@ -284,6 +284,8 @@ def rate_lines(doc, key, routine, scale_terms=1.0):
     if "term" in v or "alpha" in v:
         if "term" not in v or "alpha" not in v:
             doc.fail(key, "needs term and alpha together (t = alpha x term + beta)")
+        if not isinstance(v["term"], str):  # a table or an array: no term's name (it was a TypeError)
+            doc.fail(key + ".term", f"is {v['term']!r}; the terms are {', '.join(sorted(set(TERMS)))}")
         coefs[v["term"]] = v["alpha"]
         if "beta" in v:
             coefs["1"] = v["beta"]
