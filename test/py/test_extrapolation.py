@@ -235,6 +235,10 @@ class Extrapolation(unittest.TestCase):
         line = extrapolated_line(self.noisy([(2, 6), (12, 6)])[0])
         self.assertRegex(line, r"^extrapolated from 12 of 40 panel iterations \(2 sample\(s\)\): HPL time [0-9.]+ s \+- ")
         self.assertIn("(uncertainty not estimated: one pass)", extrapolated_line(self.case(0, [(0, 5)], 0.01, 0.05, 1.0)))
+        # strata that agree with every reading of them (a flat cost at depth 1) are not a full run: +- 0, not "exact"
+        flat = self.case(1, [(2, 6), (12, 6), (22, 6), (32, 6)], 0.01, 0.0, 3.0)
+        self.assertEqual(flat["extrapolation_uncertainty"]["s"], 0)
+        self.assertIn("HPL time 0.90 s +- 0 s (0%)", extrapolated_line(flat))
         # HPL's own line is that of the part simulated: said so (it stood first, alone, like a result:
         # "WR11C2R4 4000 128 1 2 0.04 1.003e+03" for an estimate of 68.23 Gflops)
         from simblas_hpl.verbs.run import show

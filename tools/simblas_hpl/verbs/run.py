@@ -239,9 +239,13 @@ def extrapolated_line(summary):
                 f"({summary['samples']} sample(s))")
     u = (summary.get("extrapolation_uncertainty") or {}).get("s")
     t = summary["extrapolated_hpl_time_s"]
-    return (f"{what}: HPL time {t:.2f} s"
-            + (f" +- {u:.3g} s ({100 * u / t:.2g}%)" if u and t > 0 else " (exact: every iteration measured)"
-               if u == 0 else " (uncertainty not estimated: one pass)")
+    if summary.get("covering") and not est:
+        unc = " (exact: every iteration measured)"
+    elif u is None:
+        unc = " (uncertainty not estimated: one pass)"
+    else:  # 0 too: strata whose spread and straight-line reading both say nothing else
+        unc = f" +- {u:.3g} s ({100 * u / t:.2g}%)" if t > 0 else f" +- {u:.3g} s"
+    return (f"{what}: HPL time {t:.2f} s{unc}"
             + f", {summary['extrapolated_gflops']:.4g} Gflops, wall {summary['extrapolated_wall_s']:.1f} s"
             + ("; HPL's solve skipped (too many messages for its share of the time)"
                if summary.get("solve") == "skipped" else ""))
